@@ -1,0 +1,59 @@
+# kplace — see README.md. The two commands: `make run` and `make test`.
+GO      ?= go
+BIN     := bin/kplace
+ORACLE  := bin/oracle
+SCEN    := .scenarios
+# The oracle checker lives beside the project (../shared/oracle).
+ORACLE_SRC ?= ../shared/oracle
+
+.PHONY: build run test bench lint fuzz conformance clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/kplace
+
+# Place the bundled sample cluster and print the summary.
+run: build
+	./$(BIN) place --sample -o sample-result.json --report sample-report.json
+
+test:
+	$(GO) vet ./...
+	$(GO) test ./...
+
+# Go micro-benchmarks, then the kplace bench suite.
+bench: build
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+	./$(BIN) bench
+
+lint:
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) test -run 'TestImportDirection' ./cmd/kplace
+
+# A short run of every fuzz target.
+FUZZTIME ?= 20s
+fuzz:
+	@for pkg in ./ingest; do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "fuzz $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+# Replay kplace's results on the sample scenarios through the real
+# kube-scheduler filters (../shared/oracle validate -strict): any violation
+# or any pending pod that a node could still take fails the target.
+CONFORMANCE_CASES ?= taints:1000:5000 affinity:1000:5000 resources:1000:5000 mixed:1000:5000
+conformance: build
+	@mkdir -p bin $(SCEN)
+	$(GO) build -C $(ORACLE_SRC) -o $(CURDIR)/$(ORACLE) .
+	@set -e; for c in $(CONFORMANCE_CASES); do \
+	  p=$${c%%:*}; rest=$${c#*:}; n=$${rest%%:*}; m=$${rest#*:}; \
+	  f=$(SCEN)/$$p-$$n-$$m.json; \
+	  echo "== conformance $$p: $$n nodes, $$m pending pods"; \
+	  ./$(BIN) gen --profile $$p --nodes $$n --pods $$m --seed 1 -o $$f; \
+	  ./$(BIN) place -q -f $$f -o $$f.result.json --report $$f.report.json; \
+	  ./$(ORACLE) validate -in $$f -result $$f.result.json -json $$f.validate.json -strict -score-sample 200; \
+	done
+
+clean:
+	rm -rf bin $(SCEN) sample-result.json sample-report.json

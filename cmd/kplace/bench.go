@@ -1,0 +1,152 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kplace/kplace/bench"
+	"github.com/spf13/pflag"
+)
+
+// benchCase is one row of the benchmark table.
+type benchCase struct {
+	Name    string  `json:"name"`
+	Nodes   int     `json:"nodes"`
+	Pods    int     `json:"pods"`
+	Profile string  `json:"profile"`
+	GenMs   float64 `json:"gen_ms"`
+	// Phase timings of the place run.
+	IngestMs float64 `json:"ingest_ms"`
+	IndexMs  float64 `json:"index_ms"`
+	SolveMs  float64 `json:"solve_ms"`
+	ExportMs float64 `json:"export_ms"`
+	TotalMs  float64 `json:"total_ms"`
+	// Rates in pending pods per second.
+	SolveRate float64 `json:"solve_pods_per_s"`
+	TotalRate float64 `json:"total_pods_per_s"`
+	PeakRSSMB float64 `json:"peak_rss_mb"`
+	Mallocs   uint64  `json:"solve_mallocs"`
+	Placed    int     `json:"placed"`
+	Pending   int     `json:"pending"`
+	Evicted   int     `json:"evicted"`
+}
+
+// defaultSuite is the fixed benchmark suite.
+var defaultSuite = []bench.GenConfig{
+	{Profile: "mixed", Nodes: 1000, Pods: 10000, Running: -1, Seed: 1},
+	{Profile: "mixed", Nodes: 10000, Pods: 100000, Running: -1, Seed: 1},
+}
+
+func cmdBench(args []string) int {
+	fs := pflag.NewFlagSet("bench", pflag.ContinueOnError)
+	fs.SortFlags = false
+	nodes := fs.Int("nodes", 0, "run one case with this many nodes instead of the suite")
+	pods := fs.Int("pods", 0, "pending pods of the single case")
+	profile := fs.String("profile", "mixed", "profile of the single case: "+strings.Join(bench.Profiles(), ", "))
+	seed := fs.Uint64("seed", 1, "generator seed")
+	asJSON := fs.Bool("json", false, "print the table as JSON")
+	keep := fs.String("keep", "", "keep the generated inputs and results in this directory")
+	fs.Usage = func() {
+		fmt.Fprintf(os.Stderr, "Usage: kplace bench [--nodes N --pods M --profile P] [--json]\n\n"+
+			"Generates clusters, places them in-process and prints phase timings, pods/s,\n"+
+			"peak RSS and solve-phase allocations. Without --nodes it runs the fixed suite.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintln(os.Stderr, "kplace bench:", err)
+		return 2
+	}
+	suite := defaultSuite
+	if *nodes > 0 {
+		suite = []bench.GenConfig{{Profile: *profile, Nodes: *nodes, Pods: *pods, Running: -1, Seed: *seed}}
+	}
+	dir := *keep
+	if dir == "" {
+		d, err := os.MkdirTemp("", "kplace-bench")
+		if err != nil {
+			return fail(err)
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fail(err)
+	}
+	var rows []benchCase
+	for _, gc := range suite {
+		name := fmt.Sprintf("%s/nodes=%d/pods=%d", gc.Profile, gc.Nodes, gc.Pods)
+		if !*asJSON {
+			fmt.Fprintf(os.Stderr, "bench: %s ...\n", name)
+		}
+		path := filepath.Join(dir, fmt.Sprintf("%s-%d-%d.json", gc.Profile, gc.Nodes, gc.Pods))
+		g0 := time.Now()
+		if err := writeGenerated(path, gc); err != nil {
+			return fail(err)
+		}
+		genMs := float64(time.Since(g0).Microseconds()) / 1000
+		cfg := placeConfig{paths: []string{path}, admission: true, quiet: true, format: "list",
+			out: strings.TrimSuffix(path, ".json") + ".result.json"}
+		cfg.solve.Seed = *seed
+		st, err := place(cfg)
+		if err != nil {
+			return fail(err)
+		}
+		r := st.report
+		row := benchCase{Name: name, Nodes: gc.Nodes, Pods: gc.Pods, Profile: gc.Profile, GenMs: genMs,
+			IngestMs: r.Timings.Ingest, IndexMs: r.Timings.Index, SolveMs: r.Timings.Solve,
+			ExportMs: r.Timings.Export, TotalMs: r.Timings.Total, PeakRSSMB: peakRSSMB(), Mallocs: st.mallocs,
+			Placed: r.Counts.Placed, Pending: r.Counts.Unschedulable + r.Counts.Unsupported + r.Counts.Gated,
+			Evicted: r.Counts.Evicted}
+		if row.SolveMs > 0 {
+			row.SolveRate = float64(r.Counts.Pending) / (row.SolveMs / 1000)
+		}
+		if row.TotalMs > 0 {
+			row.TotalRate = float64(r.Counts.Pending) / (row.TotalMs / 1000)
+		}
+		rows = append(rows, row)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rows); err != nil {
+			return fail(err)
+		}
+		return 0
+	}
+	fmt.Printf("%-28s %9s %8s %8s %8s %8s %9s %11s %11s %9s %10s %8s %8s\n",
+		"case", "ingest", "index", "solve", "export", "total", "gen", "solve pod/s", "total pod/s", "peak RSS", "allocs", "placed", "pending")
+	for _, r := range rows {
+		fmt.Printf("%-28s %8.0fms %6.0fms %6.0fms %6.0fms %6.0fms %7.0fms %11.0f %11.0f %7.0fMB %10d %8d %8d\n",
+			r.Name, r.IngestMs, r.IndexMs, r.SolveMs, r.ExportMs, r.TotalMs, r.GenMs, r.SolveRate, r.TotalRate,
+			r.PeakRSSMB, r.Mallocs, r.Placed, r.Pending)
+	}
+	fmt.Println("peak RSS is the process high-water mark so far (cumulative across cases).")
+	return 0
+}
+
+// peakRSSMB reads the process's peak resident set size (VmHWM) in MiB; 0 where
+// /proc is unavailable.
+func peakRSSMB() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			f := strings.Fields(rest)
+			if len(f) > 0 {
+				kb, _ := strconv.ParseFloat(f[0], 64)
+				return kb / 1024
+			}
+		}
+	}
+	return 0
+}

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"time"
+
+	"github.com/kplace/kplace/bench"
+	"github.com/kplace/kplace/export"
+	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/ingest"
+	"github.com/kplace/kplace/solver"
+	"github.com/spf13/pflag"
+)
+
+// placeConfig is everything one placement run needs.
+type placeConfig struct {
+	paths     []string
+	admission bool
+	solve     solver.Config
+	out       string
+	report    string
+	format    export.Format
+	quiet     bool
+}
+
+// placeStats is what a run measured, beyond the report.
+type placeStats struct {
+	report  *export.Report
+	mallocs uint64 // heap allocations during the solve phase
+}
+
+func cmdPlace(args []string) int {
+	fs := pflag.NewFlagSet("place", pflag.ContinueOnError)
+	fs.SortFlags = false
+	paths := fs.StringArrayP("filename", "f", nil, "input file or directory (repeatable): JSON or YAML, List/typed list/objects/multi-doc, optionally .gz or .zst")
+	sample := fs.Bool("sample", false, "place the bundled sample cluster (generated deterministically) instead of -f")
+	out := fs.StringP("output", "o", "", `result file: Bindings in commit order ("-" for stdout; default: none)`)
+	report := fs.String("report", "", "JSON report: counts, timings, reason for every pod left pending")
+	format := fs.String("format", "list", "result format: list (a JSON v1 List) or jsonl (one object per line)")
+	strategy := fs.String("strategy", "least-allocated", "NodeResourcesFit scoring: least-allocated (spread) or most-allocated (bin packing)")
+	seed := fs.Uint64("seed", 1, "seed for deterministic tie-breaking between equally scored nodes")
+	admission := fs.Bool("admission-defaults", true, "add the DefaultTolerationSeconds tolerations (not-ready, unreachable: 300s) to pending pods, as the API server does")
+	quiet := fs.BoolP("quiet", "q", false, "no summary or progress on stderr")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
+	memprofile := fs.String("memprofile", "", "write a heap profile to this file at the end")
+	fs.Usage = func() {
+		fmt.Fprintf(os.Stderr, "Usage: kplace place -f FILE|DIR [-f ...] [-o result.json] [--report report.json] [flags]\n\n"+
+			"Places every pending pod (no spec.nodeName) of the input on its nodes, highest priority first,\n"+
+			"and writes the Bindings in commit order. Pods left pending get kube-scheduler's reason.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintln(os.Stderr, "kplace place:", err)
+		return 2
+	}
+	cfg := placeConfig{paths: *paths, admission: *admission, out: *out, report: *report, quiet: *quiet}
+	cfg.solve.Seed = *seed
+	switch *strategy {
+	case "least-allocated":
+		cfg.solve.Strategy = solver.LeastAllocated
+	case "most-allocated":
+		cfg.solve.Strategy = solver.MostAllocated
+	default:
+		fmt.Fprintf(os.Stderr, "kplace place: unknown --strategy %q (want least-allocated or most-allocated)\n", *strategy)
+		return 2
+	}
+	f, err := export.ParseFormat(*format)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kplace place:", err)
+		return 2
+	}
+	cfg.format = f
+	if *sample {
+		if len(cfg.paths) > 0 {
+			fmt.Fprintln(os.Stderr, "kplace place: --sample and -f are exclusive")
+			return 2
+		}
+		dir, err := os.MkdirTemp("", "kplace-sample")
+		if err != nil {
+			return fail(err)
+		}
+		defer os.RemoveAll(dir)
+		path := filepath.Join(dir, "sample.json")
+		if err := writeGenerated(path, sampleConfig); err != nil {
+			return fail(err)
+		}
+		cfg.paths = []string{path}
+	}
+	if len(cfg.paths) == 0 {
+		fmt.Fprintln(os.Stderr, "kplace place: no input: give -f FILE|DIR or --sample")
+		fs.Usage()
+		return 2
+	}
+	if *cpuprofile != "" {
+		pf, err := os.Create(*cpuprofile)
+		if err != nil {
+			return fail(err)
+		}
+		pprof.StartCPUProfile(pf)
+		defer func() { pprof.StopCPUProfile(); pf.Close() }()
+	}
+	st, err := place(cfg)
+	if err != nil {
+		return fail(err)
+	}
+	if *memprofile != "" {
+		if err := export.WriteFileAtomic(*memprofile, func(w io.Writer) error { return pprof.WriteHeapProfile(w) }); err != nil {
+			return fail(err)
+		}
+	}
+	if !cfg.quiet {
+		printSummary(os.Stderr, st.report)
+	}
+	return 0
+}
+
+// sampleConfig is the bundled sample: a mixed cluster small enough to place
+// in about a second.
+var sampleConfig = bench.GenConfig{Profile: "mixed", Nodes: 1000, Pods: 10000, Running: -1, Seed: 1}
+
+// place runs ingest, index, solve and export.
+func place(cfg placeConfig) (*placeStats, error) {
+	t0 := time.Now()
+	in, err := ingest.Load(cfg.paths, ingest.Options{AdmissionDefaults: cfg.admission})
+	if err != nil {
+		return nil, err
+	}
+	t1 := time.Now()
+	c, err := index.Build(in)
+	if err != nil {
+		return nil, err
+	}
+	bound := 0
+	for _, n := range c.PodNode {
+		if n != index.NoNode {
+			bound++
+		}
+	}
+	t2 := time.Now()
+	var prog *progress
+	if !cfg.quiet {
+		prog = newProgress(os.Stderr, "placing")
+		cfg.solve.Progress = prog.update
+	}
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	res := solver.Solve(c, cfg.solve)
+	runtime.ReadMemStats(&ms1)
+	prog.done()
+	t3 := time.Now()
+	if cfg.out != "" {
+		err := export.WriteFileAtomic(cfg.out, func(w io.Writer) error {
+			return export.WriteCommits(w, c, res, cfg.format)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("write %s: %w", cfg.out, err)
+		}
+	}
+	t4 := time.Now()
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	rep := export.NewReport(c, res, bound, export.Timings{
+		Ingest: ms(t1.Sub(t0)), Index: ms(t2.Sub(t1)), Solve: ms(t3.Sub(t2)), Export: ms(t4.Sub(t3)),
+	})
+	if cfg.report != "" {
+		if err := export.WriteFileAtomic(cfg.report, rep.Write); err != nil {
+			return nil, fmt.Errorf("write %s: %w", cfg.report, err)
+		}
+	}
+	rep.Timings.Total = ms(time.Since(t0))
+	return &placeStats{report: rep, mallocs: ms1.Mallocs - ms0.Mallocs}, nil
+}
+
+// printSummary writes the one-screen summary.
+func printSummary(w io.Writer, r *export.Report) {
+	c, t := r.Counts, r.Timings
+	fmt.Fprintf(w, "kplace: %d nodes, %d pods bound before, %d pending\n", c.Nodes, c.BoundBefore, c.Pending)
+	fmt.Fprintf(w, "  placed          %8d\n", c.Placed)
+	fmt.Fprintf(w, "  unschedulable   %8d\n", c.Unschedulable)
+	if c.Unsupported > 0 {
+		fmt.Fprintf(w, "  unsupported     %8d\n", c.Unsupported)
+	}
+	if c.Gated > 0 {
+		fmt.Fprintf(w, "  gated           %8d\n", c.Gated)
+	}
+	if c.Rejected > 0 {
+		fmt.Fprintf(w, "  rejected        %8d  (admission: unknown PriorityClass)\n", c.Rejected)
+	}
+	if c.OtherScheduler > 0 {
+		fmt.Fprintf(w, "  other scheduler %8d  (skipped)\n", c.OtherScheduler)
+	}
+	fmt.Fprintf(w, "  classes         %8d  (%d static groups, %d heap rebuilds)\n", c.Classes, c.Groups, c.Rebuilds)
+	rate := 0.0
+	if t.Solve > 0 {
+		rate = float64(c.Pending) / (t.Solve / 1000)
+	}
+	fmt.Fprintf(w, "  time: ingest %.0fms, index %.0fms, solve %.0fms (%.0f pods/s), export %.0fms\n",
+		t.Ingest, t.Index, t.Solve, rate, t.Export)
+	for kind, n := range r.SkippedKinds {
+		fmt.Fprintf(w, "  warning: skipped %d object(s) of kind %s\n", n, kind)
+	}
+	for i, warn := range r.Warnings {
+		if i == 5 {
+			fmt.Fprintf(w, "  warning: ... and %d more\n", len(r.Warnings)-5)
+			break
+		}
+		fmt.Fprintf(w, "  warning: %s\n", warn)
+	}
+	if top := r.TopReasons(5); len(top) > 0 {
+		fmt.Fprintln(w, "  pending reasons (most frequent):")
+		for _, rc := range top {
+			fmt.Fprintf(w, "    %7d  %s\n", rc.Pods, truncate(rc.Reason, 160))
+		}
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
+}
+
+// writeGenerated generates a cluster into path, compressed by its suffix.
+func writeGenerated(path string, cfg bench.GenConfig) error {
+	return export.WriteFileAtomic(path, func(w io.Writer) error {
+		cw, closeFn, err := compressTo(w, path)
+		if err != nil {
+			return err
+		}
+		if err := bench.Generate(cfg, cw); err != nil {
+			return err
+		}
+		return closeFn()
+	})
+}

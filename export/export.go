@@ -1,0 +1,129 @@
+package export
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver"
+)
+
+// Format is an output format for the commits.
+type Format string
+
+// Formats.
+const (
+	FormatList  Format = "list"  // a JSON v1 List, one item per line
+	FormatJSONL Format = "jsonl" // one object per line
+)
+
+// ParseFormat checks a --format value.
+func ParseFormat(s string) (Format, error) {
+	switch Format(s) {
+	case FormatList, FormatJSONL:
+		return Format(s), nil
+	}
+	return "", fmt.Errorf("unknown format %q (want list or jsonl)", s)
+}
+
+// PreemptorAnnotation names the pod ("namespace/name") an Eviction was made
+// for; the oracle reads the same annotation.
+const PreemptorAnnotation = "oracle/preemptor"
+
+// WriteCommits writes res's commits in order as Binding (v1) and Eviction
+// (policy/v1) objects.
+func WriteCommits(w io.Writer, c *index.Cluster, res *solver.Result, f Format) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	if f == FormatList {
+		bw.WriteString(`{"apiVersion":"v1","kind":"List","metadata":{},"items":[`)
+	}
+	var buf []byte
+	for i, cm := range res.Commits {
+		buf = buf[:0]
+		if f == FormatList {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, '\n')
+		}
+		buf = appendCommit(buf, c, &cm)
+		if f == FormatJSONL {
+			buf = append(buf, '\n')
+		}
+		bw.Write(buf)
+	}
+	if f == FormatList {
+		bw.WriteString("\n]}\n")
+	}
+	return bw.Flush()
+}
+
+// appendCommit appends one commit as a JSON object.
+func appendCommit(b []byte, c *index.Cluster, cm *solver.Commit) []byte {
+	p := &c.Pods[cm.Pod]
+	switch cm.Action {
+	case solver.Evict:
+		b = append(b, `{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":`...)
+		b = appendJSONString(b, p.Name)
+		b = append(b, `,"namespace":`...)
+		b = appendJSONString(b, p.Namespace)
+		b = append(b, "}}"...)
+	default:
+		b = append(b, `{"apiVersion":"v1","kind":"Binding","metadata":{"name":`...)
+		b = appendJSONString(b, p.Name)
+		b = append(b, `,"namespace":`...)
+		b = appendJSONString(b, p.Namespace)
+		if p.UID != "" {
+			b = append(b, `,"uid":`...)
+			b = appendJSONString(b, p.UID)
+		}
+		b = append(b, `},"target":{"apiVersion":"v1","kind":"Node","name":`...)
+		b = appendJSONString(b, c.Nodes[cm.Node].Name)
+		b = append(b, "}}"...)
+	}
+	return b
+}
+
+// appendJSONString appends s as a JSON string; plain names take the fast path.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// WriteFileAtomic writes a file through write, into a temporary file in the
+// same directory that is renamed over path only when write succeeds. "-"
+// writes to stdout.
+func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
+	if path == "-" {
+		return write(os.Stdout)
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err = write(tmp); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

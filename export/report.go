@@ -1,0 +1,140 @@
+package export
+
+import (
+	"encoding/json"
+	"io"
+	"sort"
+
+	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver"
+)
+
+// Counts summarises a run.
+type Counts struct {
+	Nodes          int `json:"nodes"`
+	BoundBefore    int `json:"bound_before"`
+	Pending        int `json:"pending"`
+	Placed         int `json:"placed"`
+	Unschedulable  int `json:"unschedulable"`
+	Unsupported    int `json:"unsupported"`
+	Gated          int `json:"gated"`
+	Rejected       int `json:"rejected"`
+	Evicted        int `json:"evicted"`
+	OtherScheduler int `json:"other_scheduler"`
+	Finished       int `json:"finished"`
+	Classes        int `json:"classes"`
+	Groups         int `json:"groups"`
+	Rebuilds       int `json:"heap_rebuilds"`
+}
+
+// Timings are phase durations in milliseconds.
+type Timings struct {
+	Ingest float64 `json:"ingest_ms"`
+	Index  float64 `json:"index_ms"`
+	Solve  float64 `json:"solve_ms"`
+	Export float64 `json:"export_ms"`
+	Total  float64 `json:"total_ms"`
+}
+
+// PodReason is one pod left pending or rejected.
+type PodReason struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Kind      string `json:"kind"`
+	Reason    string `json:"reason"`
+}
+
+// Report is the JSON report of a run.
+type Report struct {
+	Counts       Counts         `json:"counts"`
+	Timings      Timings        `json:"timings"`
+	Pending      []PodReason    `json:"pending"`
+	Rejected     []PodReason    `json:"rejected"`
+	SkippedKinds map[string]int `json:"skipped_kinds,omitempty"`
+	Warnings     []string       `json:"warnings,omitempty"`
+}
+
+// NewReport builds the report of res over c (c in its final state). bound is
+// the number of pods bound before the run.
+func NewReport(c *index.Cluster, res *solver.Result, bound int, t Timings) *Report {
+	r := &Report{
+		Counts: Counts{
+			Nodes:          c.NumNodes(),
+			BoundBefore:    bound,
+			Pending:        len(c.Pending),
+			Rejected:       len(c.Rejected),
+			OtherScheduler: c.OtherScheduler,
+			Finished:       c.FinishedPods,
+			Classes:        res.Classes,
+			Groups:         res.Groups,
+			Rebuilds:       res.Rebuilds,
+		},
+		Timings:      t,
+		Pending:      make([]PodReason, 0, len(res.Pending)),
+		Rejected:     make([]PodReason, 0, len(c.Rejected)),
+		SkippedKinds: c.SkippedKinds,
+		Warnings:     c.Warnings,
+	}
+	for _, cm := range res.Commits {
+		switch cm.Action {
+		case solver.Bind:
+			r.Counts.Placed++
+		case solver.Evict:
+			r.Counts.Evicted++
+		}
+	}
+	for _, pd := range res.Pending {
+		p := &c.Pods[pd.Pod]
+		switch pd.Kind {
+		case solver.Unschedulable:
+			r.Counts.Unschedulable++
+		case solver.Unsupported:
+			r.Counts.Unsupported++
+		case solver.Gated:
+			r.Counts.Gated++
+		}
+		r.Pending = append(r.Pending, PodReason{Namespace: p.Namespace, Name: p.Name, Kind: pd.Kind.String(), Reason: pd.Reason})
+	}
+	for _, pid := range c.Rejected {
+		p := &c.Pods[pid]
+		r.Rejected = append(r.Rejected, PodReason{Namespace: p.Namespace, Name: p.Name, Kind: "rejected", Reason: p.Rejected})
+	}
+	return r
+}
+
+// TopReasons returns the most frequent pending reasons, most frequent first
+// (ties by text), at most k.
+func (r *Report) TopReasons(k int) []ReasonCount {
+	m := map[string]int{}
+	for _, p := range r.Pending {
+		m[p.Reason]++
+	}
+	out := make([]ReasonCount, 0, len(m))
+	for reason, n := range m {
+		out = append(out, ReasonCount{Reason: reason, Pods: n})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Pods != out[j].Pods {
+			return out[i].Pods > out[j].Pods
+		}
+		return out[i].Reason < out[j].Reason
+	})
+	if len(out) > k {
+		out = out[:k]
+	}
+	return out
+}
+
+// ReasonCount is a reason and how many pods it holds back.
+type ReasonCount struct {
+	Reason string
+	Pods   int
+}
+
+// Write writes the report as indented JSON.
+func (r *Report) Write(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}

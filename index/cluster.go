@@ -1,0 +1,436 @@
+package index
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// NodeID is a dense node id, stable for the life of a Cluster.
+type NodeID = uint32
+
+// PodID indexes Cluster.Pods.
+type PodID = int32
+
+// NoNode marks a pod that is not bound.
+const NoNode = -1
+
+// ResVal is one requested amount of the resource with column index Res.
+type ResVal struct {
+	Res int32
+	Val int64
+}
+
+// PortKey is a host port in use or requested.
+type PortKey struct {
+	IP    string // "0.0.0.0" for the wildcard
+	Proto string
+	Port  int32
+}
+
+// conflicts reports whether two host ports clash: same protocol and port, and
+// the same IP or either one the wildcard.
+func (a PortKey) conflicts(b PortKey) bool {
+	return a.Port == b.Port && a.Proto == b.Proto &&
+		(a.IP == b.IP || a.IP == wildcardIP || b.IP == wildcardIP)
+}
+
+const wildcardIP = "0.0.0.0"
+
+// Demand is what one pod takes from a node, resolved to column indexes. The
+// solver computes it once per equivalence class.
+type Demand struct {
+	Req []ResVal // resources with a non-zero request, in column order
+	// ScoreCPU and ScoreMem are the non-zero requests used by scoring.
+	ScoreCPU, ScoreMem int64
+	Ports              []PortKey
+}
+
+// Change is one entry of the node change log: node n reached generation Gen.
+type Change struct {
+	Node NodeID
+	Gen  uint32
+}
+
+// Cluster is the indexed cluster. Fields are exported for the solver to read;
+// mutate only through Bind and Unbind.
+type Cluster struct {
+	Syms *Symbols
+
+	// Nodes, in input order; NodeID i is Nodes[i].
+	Nodes      []Node
+	NodeByName map[string]NodeID
+
+	All           *roaring.Bitmap
+	Unschedulable *roaring.Bitmap
+	// LabelKV maps KV(key, value) to the nodes carrying that label.
+	LabelKV map[uint64]*roaring.Bitmap
+	// LabelKey maps a label key to the nodes carrying it with any value.
+	LabelKey map[Sym]*roaring.Bitmap
+	// KeyValues lists the distinct values of each label key, sorted by id.
+	KeyValues map[Sym][]Sym
+	// Taints are the distinct taints; TaintNodes[i] holds the nodes with
+	// Taints[i]; NodeTaints[n] lists indexes into Taints.
+	Taints     []Taint
+	TaintNodes []*roaring.Bitmap
+	NodeTaints [][]int32
+
+	// Resource columns. ResNames[r] names column r; Alloc[r][n] and Req[r][n]
+	// are node n's allocatable and requested amounts of it.
+	ResNames []string
+	ResIndex map[string]int32
+	Alloc    [][]int64
+	Req      [][]int64
+	// ScoreReq holds the scheduler's non-zero requested cpu (0) and memory (1).
+	ScoreReq [2][]int64
+	// Ports holds the host ports in use per node (nil for most nodes).
+	Ports [][]PortKey
+
+	Pods    []Pod
+	PodNode []int32 // node of each pod, NoNode when not bound
+	PodsOn  [][]PodID
+	// Pending lists the admitted, ungated and gated pods that wait for this
+	// scheduler, in input order. Rejected pods are in Rejected.
+	Pending  []PodID
+	Rejected []PodID
+
+	PriorityClasses []PriorityClass
+	PDBs            []PDB
+	Namespaces      []Namespace
+
+	// Gen is each node's generation, bumped on every Bind or Unbind.
+	Gen []uint32
+	// Changes logs every node change in order.
+	Changes []Change
+
+	// Warnings are non-fatal oddities found while building.
+	Warnings []string
+	// Skipped counts from ingest.
+	SkippedKinds   map[string]int
+	OtherScheduler int
+	FinishedPods   int
+}
+
+// KV packs a label key and value into one map key.
+func KV(k, v Sym) uint64 { return uint64(k)<<32 | uint64(v) }
+
+// Build indexes in. It takes ownership of in's slices.
+func Build(in *Input) (*Cluster, error) {
+	c := &Cluster{
+		Syms:            NewSymbols(),
+		Nodes:           in.Nodes,
+		NodeByName:      make(map[string]NodeID, len(in.Nodes)),
+		All:             roaring.New(),
+		Unschedulable:   roaring.New(),
+		LabelKV:         map[uint64]*roaring.Bitmap{},
+		LabelKey:        map[Sym]*roaring.Bitmap{},
+		KeyValues:       map[Sym][]Sym{},
+		ResIndex:        map[string]int32{},
+		Pods:            in.Pods,
+		PriorityClasses: in.PriorityClasses,
+		PDBs:            in.PDBs,
+		Namespaces:      in.Namespaces,
+		SkippedKinds:    in.SkippedKinds,
+		OtherScheduler:  in.OtherScheduler,
+		FinishedPods:    in.FinishedPods,
+	}
+	for _, name := range []string{NameCPU, NameMemory, NameEphemeralStorage, NamePods} {
+		c.resColumn(name)
+	}
+	n := len(in.Nodes)
+	if uint64(n) > 1<<31 {
+		return nil, fmt.Errorf("index: %d nodes is more than supported", n)
+	}
+	c.NodeTaints = make([][]int32, n)
+	c.Ports = make([][]PortKey, n)
+	c.PodsOn = make([][]PodID, n)
+	c.Changes = make([]Change, 0, len(in.Pods)+1024)
+	c.Gen = make([]uint32, n)
+	taintIdx := map[Taint]int32{}
+	keyBuf := make([]string, 0, 16)
+	for i := range in.Nodes {
+		nd := &in.Nodes[i]
+		id := NodeID(i)
+		if _, dup := c.NodeByName[nd.Name]; dup {
+			return nil, fmt.Errorf("index: duplicate node %q", nd.Name)
+		}
+		c.NodeByName[nd.Name] = id
+		c.All.Add(id)
+		if nd.Unschedulable {
+			c.Unschedulable.Add(id)
+		}
+		keyBuf = keyBuf[:0]
+		for k := range nd.Labels {
+			keyBuf = append(keyBuf, k)
+		}
+		sort.Strings(keyBuf) // deterministic symbol ids
+		for _, k := range keyBuf {
+			ks, vs := c.Syms.Intern(k), c.Syms.Intern(nd.Labels[k])
+			bmOf(c.LabelKey, ks).Add(id)
+			kv := KV(ks, vs)
+			b, ok := c.LabelKV[kv]
+			if !ok {
+				b = roaring.New()
+				c.LabelKV[kv] = b
+				c.KeyValues[ks] = append(c.KeyValues[ks], vs)
+			}
+			b.Add(id)
+		}
+		for _, t := range nd.Taints {
+			ti, ok := taintIdx[t]
+			if !ok {
+				ti = int32(len(c.Taints))
+				taintIdx[t] = ti
+				c.Taints = append(c.Taints, t)
+				c.TaintNodes = append(c.TaintNodes, roaring.New())
+			}
+			c.TaintNodes[ti].Add(id)
+			c.NodeTaints[i] = append(c.NodeTaints[i], ti)
+		}
+		for _, q := range nd.Allocatable {
+			r := c.resColumn(q.Name)
+			c.Alloc[r][i] = q.Value
+		}
+	}
+	for k := range c.KeyValues {
+		vs := c.KeyValues[k]
+		sort.Slice(vs, func(a, b int) bool { return vs[a] < vs[b] })
+	}
+	// Pods-by-node lists are cut from one slab, each with room for the
+	// node's pod capacity, so binding a pod does not allocate.
+	var slabSize int64
+	for i := range in.Nodes {
+		slabSize += min(max(c.Alloc[ResPods][i], 0), 1024)
+	}
+	slab := make([]PodID, slabSize)
+	var off int64
+	for i := range in.Nodes {
+		k := min(max(c.Alloc[ResPods][i], 0), 1024)
+		c.PodsOn[i] = slab[off : off : off+k]
+		off += k
+	}
+	c.ScoreReq[0] = make([]int64, n)
+	c.ScoreReq[1] = make([]int64, n)
+	c.PodNode = make([]int32, len(in.Pods))
+	for i := range in.Pods {
+		p := &in.Pods[i]
+		pid := PodID(i)
+		c.PodNode[i] = NoNode
+		for _, q := range p.Requests {
+			c.resColumn(q.Name) // every requested resource gets a column
+		}
+		switch {
+		case p.NodeName != "":
+			nid, ok := c.NodeByName[p.NodeName]
+			if !ok {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("pod %s/%s is bound to unknown node %q: ignored", p.Namespace, p.Name, p.NodeName))
+				continue
+			}
+			d := c.DemandOf(p)
+			c.Bind(pid, nid, &d)
+		case p.Rejected != "":
+			c.Rejected = append(c.Rejected, pid)
+		default:
+			c.Pending = append(c.Pending, pid)
+		}
+	}
+	c.Changes = c.Changes[:0] // the initial state is generation 0 everywhere
+	for i := range c.Gen {
+		c.Gen[i] = 0
+	}
+	return c, nil
+}
+
+func bmOf[K comparable](m map[K]*roaring.Bitmap, k K) *roaring.Bitmap {
+	b, ok := m[k]
+	if !ok {
+		b = roaring.New()
+		m[k] = b
+	}
+	return b
+}
+
+// resColumn returns the column of resource name, adding it if new.
+func (c *Cluster) resColumn(name string) int32 {
+	if r, ok := c.ResIndex[name]; ok {
+		return r
+	}
+	r := int32(len(c.ResNames))
+	c.ResIndex[name] = r
+	c.ResNames = append(c.ResNames, name)
+	c.Alloc = append(c.Alloc, make([]int64, len(c.Nodes)))
+	c.Req = append(c.Req, make([]int64, len(c.Nodes)))
+	return r
+}
+
+// NumNodes is the number of nodes.
+func (c *Cluster) NumNodes() int { return len(c.Nodes) }
+
+// DemandOf resolves p's requests to columns. Every resource p requests must
+// already have a column (Build makes one for each).
+func (c *Cluster) DemandOf(p *Pod) Demand {
+	d := Demand{ScoreCPU: p.ScoreCPU, ScoreMem: p.ScoreMemory}
+	for _, q := range p.Requests {
+		if q.Value == 0 || !Checked(q.Name) {
+			continue
+		}
+		r, ok := c.ResIndex[q.Name]
+		if !ok {
+			panic("index: resource without column: " + q.Name)
+		}
+		d.Req = append(d.Req, ResVal{Res: r, Val: q.Value})
+	}
+	sort.Slice(d.Req, func(a, b int) bool { return d.Req[a].Res < d.Req[b].Res })
+	for _, hp := range p.HostPorts {
+		ip := hp.HostIP
+		if ip == "" {
+			ip = wildcardIP
+		}
+		proto := hp.Protocol
+		if proto == "" {
+			proto = "TCP"
+		}
+		d.Ports = append(d.Ports, PortKey{IP: ip, Proto: proto, Port: hp.Port})
+	}
+	return d
+}
+
+// Fits reports whether d fits on node n now: one more pod, every requested
+// resource, and no host port conflict.
+func (c *Cluster) Fits(n NodeID, d *Demand) bool {
+	if c.Req[ResPods][n]+1 > c.Alloc[ResPods][n] {
+		return false
+	}
+	for _, rv := range d.Req {
+		if c.Req[rv.Res][n]+rv.Val > c.Alloc[rv.Res][n] {
+			return false
+		}
+	}
+	return len(d.Ports) == 0 || !c.PortConflict(n, d.Ports)
+}
+
+// PortConflict reports whether any of ports clashes with one in use on n.
+func (c *Cluster) PortConflict(n NodeID, ports []PortKey) bool {
+	for _, used := range c.Ports[n] {
+		for _, p := range ports {
+			if used.conflicts(p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Bind places pod p on node n with demand d.
+func (c *Cluster) Bind(p PodID, n NodeID, d *Demand) {
+	c.Req[ResPods][n]++
+	for _, rv := range d.Req {
+		c.Req[rv.Res][n] += rv.Val
+	}
+	c.ScoreReq[0][n] += d.ScoreCPU
+	c.ScoreReq[1][n] += d.ScoreMem
+	if len(d.Ports) > 0 {
+		c.Ports[n] = append(c.Ports[n], d.Ports...)
+	}
+	c.PodNode[p] = int32(n)
+	c.PodsOn[n] = append(c.PodsOn[n], p)
+	c.touch(n)
+}
+
+// Unbind removes pod p, bound with demand d, from its node.
+func (c *Cluster) Unbind(p PodID, d *Demand) {
+	if c.PodNode[p] == NoNode {
+		return
+	}
+	n := NodeID(c.PodNode[p])
+	c.Req[ResPods][n]--
+	for _, rv := range d.Req {
+		c.Req[rv.Res][n] -= rv.Val
+	}
+	c.ScoreReq[0][n] -= d.ScoreCPU
+	c.ScoreReq[1][n] -= d.ScoreMem
+	for _, hp := range d.Ports {
+		ports := c.Ports[n]
+		for i := range ports {
+			if ports[i] == hp {
+				c.Ports[n] = append(ports[:i], ports[i+1:]...)
+				break
+			}
+		}
+	}
+	on := c.PodsOn[n]
+	for i, q := range on {
+		if q == p {
+			c.PodsOn[n] = append(on[:i], on[i+1:]...)
+			break
+		}
+	}
+	c.PodNode[p] = NoNode
+	c.touch(n)
+}
+
+func (c *Cluster) touch(n NodeID) {
+	c.Gen[n]++
+	c.Changes = append(c.Changes, Change{Node: n, Gen: c.Gen[n]})
+}
+
+// LabelNodes returns the nodes labelled key=value, or nil.
+func (c *Cluster) LabelNodes(key, value string) *roaring.Bitmap {
+	ks, ok := c.Syms.Lookup(key)
+	if !ok {
+		return nil
+	}
+	vs, ok := c.Syms.Lookup(value)
+	if !ok {
+		return nil
+	}
+	return c.LabelKV[KV(ks, vs)]
+}
+
+// KeyNodes returns the nodes carrying label key, or nil.
+func (c *Cluster) KeyNodes(key string) *roaring.Bitmap {
+	ks, ok := c.Syms.Lookup(key)
+	if !ok {
+		return nil
+	}
+	return c.LabelKey[ks]
+}
+
+// KeyNodesWhere returns the union of nodes whose value for key satisfies
+// keep (used for Gt and Lt).
+func (c *Cluster) KeyNodesWhere(key string, keep func(value string) bool) *roaring.Bitmap {
+	out := roaring.New()
+	ks, ok := c.Syms.Lookup(key)
+	if !ok {
+		return out
+	}
+	for _, vs := range c.KeyValues[ks] {
+		if keep(c.Syms.String(vs)) {
+			out.Or(c.LabelKV[KV(ks, vs)])
+		}
+	}
+	return out
+}
+
+// Checked reports whether NodeResourcesFit checks a request for resource
+// name: cpu, memory, ephemeral-storage and the scalar resources (extended and
+// prefixed names containing '/', hugepages-*, attachable-volumes-*). Other
+// names (including "pods") are not checked.
+func Checked(name string) bool {
+	switch name {
+	case NameCPU, NameMemory, NameEphemeralStorage:
+		return true
+	}
+	return strings.Contains(name, "/") || strings.HasPrefix(name, "hugepages-") ||
+		strings.HasPrefix(name, "attachable-volumes-")
+}
+
+// ParseLabelInt parses a label value for Gt/Lt the way the scheduler does
+// (base-10 int64).
+func ParseLabelInt(s string) (int64, bool) {
+	v, err := strconv.ParseInt(s, 10, 64)
+	return v, err == nil
+}

@@ -1,0 +1,270 @@
+package index
+
+// Plain model types: the cluster as ingest hands it over, with strings not yet
+// interned. ingest fills these (quantities parsed, admission defaults applied);
+// Build turns them into the columnar, interned Cluster the solver works on.
+
+// Resource names the engine knows by position. Extended resources get ids
+// from ResExtended upward, in order of first appearance.
+const (
+	ResCPU              = 0 // millicores
+	ResMemory           = 1 // bytes
+	ResEphemeralStorage = 2 // bytes
+	ResPods             = 3 // count
+	ResExtended         = 4
+)
+
+// Well-known resource names.
+const (
+	NameCPU              = "cpu"
+	NameMemory           = "memory"
+	NameEphemeralStorage = "ephemeral-storage"
+	NamePods             = "pods"
+)
+
+// Quantity is one resource amount in its base unit: millicores for cpu,
+// whole units (rounded up) for everything else.
+type Quantity struct {
+	Name  string
+	Value int64
+}
+
+// ResourceList is a small list of quantities, at most one per name.
+type ResourceList []Quantity
+
+// Get returns the value for name and whether it is present.
+func (l ResourceList) Get(name string) (int64, bool) {
+	for _, q := range l {
+		if q.Name == name {
+			return q.Value, true
+		}
+	}
+	return 0, false
+}
+
+// Taint effects.
+const (
+	EffectNoSchedule       = "NoSchedule"
+	EffectPreferNoSchedule = "PreferNoSchedule"
+	EffectNoExecute        = "NoExecute"
+)
+
+// Taint is a node taint.
+type Taint struct {
+	Key, Value, Effect string
+}
+
+// Toleration operators.
+const (
+	OpEqual  = "Equal"
+	OpExists = "Exists"
+)
+
+// Toleration is a pod toleration. Operator "" means Equal; Effect "" matches
+// every effect. TolerationSeconds is nil when unset.
+type Toleration struct {
+	Key, Operator, Value, Effect string
+	TolerationSeconds            *int64
+}
+
+// ToleratesTaint reports whether t tolerates taint, by the rules of
+// k8s.io/api/core/v1 Toleration.ToleratesTaint.
+func (t *Toleration) ToleratesTaint(taint *Taint) bool {
+	if t.Effect != "" && t.Effect != taint.Effect {
+		return false
+	}
+	if t.Key != "" && t.Key != taint.Key {
+		return false
+	}
+	switch t.Operator {
+	case OpExists:
+		return true
+	case OpEqual, "":
+		return t.Value == taint.Value
+	}
+	return false
+}
+
+// Node selector operators.
+const (
+	SelIn           = "In"
+	SelNotIn        = "NotIn"
+	SelExists       = "Exists"
+	SelDoesNotExist = "DoesNotExist"
+	SelGt           = "Gt"
+	SelLt           = "Lt"
+)
+
+// Requirement is one node selector expression (matchExpressions) or field
+// expression (matchFields, key metadata.name).
+type Requirement struct {
+	Key      string
+	Operator string
+	Values   []string
+}
+
+// NodeSelectorTerm is one term of a required or preferred node affinity:
+// all expressions and fields must match. A term with neither matches nothing.
+type NodeSelectorTerm struct {
+	MatchExpressions []Requirement
+	MatchFields      []Requirement
+}
+
+// PreferredTerm is a weighted preferred scheduling term.
+type PreferredTerm struct {
+	Weight int32
+	Term   NodeSelectorTerm
+}
+
+// HostPort is one container port with a hostPort set.
+type HostPort struct {
+	HostIP   string // "" means 0.0.0.0
+	Protocol string // "TCP" when unset
+	Port     int32
+}
+
+// Preemption policies.
+const (
+	PreemptLowerPriority = "PreemptLowerPriority"
+	PreemptNever         = "Never"
+)
+
+// Source locates an object in the input, for error messages and reports.
+type Source struct {
+	File string
+	Line int // 1-based line of the object's start, 0 when unknown
+}
+
+// Node is an input node.
+type Node struct {
+	Name          string
+	Labels        map[string]string
+	Taints        []Taint
+	Unschedulable bool
+	// Allocatable is status.allocatable, or status.capacity when allocatable
+	// is absent (API defaulting).
+	Allocatable ResourceList
+	Src         Source
+}
+
+// OwnerRef is the controller owner of a pod (kind and name).
+type OwnerRef struct {
+	Kind, Name string
+	// APIVersion is the owner's apiVersion ("apps/v1", "v1"): default
+	// topology spreading looks the owner up by group, version and kind.
+	APIVersion string
+}
+
+// Pod is an input pod, admission defaults already applied.
+type Pod struct {
+	Namespace, Name, UID string
+	Labels               map[string]string
+	// CreationUnix is metadata.creationTimestamp in Unix seconds (0 if absent).
+	CreationUnix int64
+	Owner        *OwnerRef
+	// NodeName is spec.nodeName: set means bound and consuming resources.
+	NodeName      string
+	SchedulerName string
+	// Requests is the effective pod request (init/sidecar/overhead rules
+	// applied).
+	Requests ResourceList
+	// ScoreCPU and ScoreMemory are the scheduler's non-zero requests used for
+	// scoring: computed like Requests, but each container lacking a cpu
+	// (memory) request counts 100m (200Mi), as component-helpers'
+	// PodRequests with NonMissingContainerRequests does.
+	ScoreCPU, ScoreMemory int64
+	Tolerations           []Toleration
+	NodeSelector          map[string]string
+	RequiredTerms         []NodeSelectorTerm // nil: no required node affinity
+	HasRequired           bool               // required affinity present (even with zero terms)
+	PreferredTerms        []PreferredTerm
+	HostPorts             []HostPort
+	Priority              int32
+	PreemptionPolicy      string
+	// Unsupported names the first hard constraint the engine cannot honour
+	// yet ("topologySpreadConstraints", "podAffinity", "volumes", ...); the
+	// pod is left pending with reason "unsupported: <field>".
+	Unsupported string
+	// Gated is true when the pod has schedulingGates.
+	Gated bool
+	// Rejected is the admission rejection message, "" when admitted.
+	Rejected string
+	Src      Source
+
+	// NonZeroCPU and NonZeroMemory are what the pod adds to its node's
+	// non-zero requested totals (framework PodInfo.CalculateResource). They
+	// equal ScoreCPU and ScoreMemory except for pods with pod-level requests
+	// (spec.resources), where a container's missing request is defaulted only
+	// if the pod as a whole requests nothing of that resource.
+	NonZeroCPU, NonZeroMemory int64
+	// PriorityClassName is spec.priorityClassName, or the globalDefault
+	// class's name when the priority came from it ("" when none applied).
+	PriorityClassName string
+}
+
+// PriorityClass is a scheduling.k8s.io PriorityClass.
+type PriorityClass struct {
+	Name             string
+	Value            int32
+	GlobalDefault    bool
+	PreemptionPolicy string
+}
+
+// PDB is a policy/v1 PodDisruptionBudget; kept for the preemption issue.
+type PDB struct {
+	Namespace, Name string
+	Selector        *LabelSelector
+	MinAvailable    string // int or percent, "" when unset
+	MaxUnavailable  string
+	// DisruptionsAllowed is status.disruptionsAllowed; -1 when the object has
+	// no status.
+	DisruptionsAllowed int32
+}
+
+// LabelSelector is a metav1.LabelSelector.
+type LabelSelector struct {
+	MatchLabels      map[string]string
+	MatchExpressions []Requirement // operators In, NotIn, Exists, DoesNotExist
+}
+
+// Namespace is a v1 Namespace (labels only).
+type Namespace struct {
+	Name   string
+	Labels map[string]string
+}
+
+// Workload kinds whose selectors feed default topology spreading.
+const (
+	KindService               = "Service"
+	KindReplicaSet            = "ReplicaSet"
+	KindStatefulSet           = "StatefulSet"
+	KindReplicationController = "ReplicationController"
+)
+
+// Workload is a Service (v1), ReplicaSet (apps/v1), StatefulSet (apps/v1) or
+// ReplicationController (v1); only its pod selector is kept, for default
+// topology spreading (the pod's "default selector").
+type Workload struct {
+	Kind            string // KindService, ...
+	Namespace, Name string
+	// Selector is the pod selector. Service and ReplicationController
+	// selectors are plain label maps (MatchLabels only; an RC without one is
+	// defaulted from its template's labels, as the API server does). Nil when
+	// the object has none: a Service with a nil selector selects nothing, and
+	// so does a nil LabelSelector; an empty one selects everything.
+	Selector *LabelSelector
+}
+
+// Input is everything ingest read, in input order.
+type Input struct {
+	Nodes           []Node
+	Pods            []Pod
+	PriorityClasses []PriorityClass
+	PDBs            []PDB
+	Namespaces      []Namespace
+	Workloads       []Workload
+	// Stats counts what was skipped.
+	SkippedKinds   map[string]int // kind -> count of objects of kinds not used
+	OtherScheduler int            // pending pods for another schedulerName
+	FinishedPods   int            // Succeeded/Failed pods ignored
+}

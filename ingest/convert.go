@@ -1,0 +1,543 @@
+package ingest
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/kplace/kplace/index"
+)
+
+// Conversion of decoded wire objects into index types, with API defaulting
+// (what the API server stores) applied. Admission (priority, default
+// tolerations) comes later, once every object has been read.
+
+// objCtx names the object being converted, for errors.
+type objCtx struct {
+	src             index.Source
+	kind, ns, name  string
+	resourceFilters *resourceFilter
+}
+
+func (c *objCtx) errf(field, format string, args ...any) *Error {
+	return &Error{File: c.src.File, Line: c.src.Line, Kind: c.kind, Namespace: c.ns, Name: c.name,
+		Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// parseList parses a wire resource list into exact amounts; negative
+// quantities are errors (the API server rejects them).
+func (c *objCtx) parseList(l resList, field string) (rl, error) {
+	if len(l.entries) == 0 {
+		return nil, nil
+	}
+	out := make(rl, 0, len(l.entries))
+	for _, e := range l.entries {
+		if e.err != nil {
+			msg := "invalid quantity %q"
+			if e.err == errQuantityRange {
+				msg = "quantity %q out of range"
+			}
+			return nil, c.errf(field+"."+e.name, msg, e.bad)
+		}
+		if e.neg && !e.v.isZero() {
+			return nil, c.errf(field+"."+e.name, "negative quantity")
+		}
+		out = append(out, rent{e.name, e.v})
+	}
+	return out, nil
+}
+
+// resourceFilter caches which resource names the scheduler accounts for.
+type resourceFilter struct {
+	scalar map[string]bool
+}
+
+// isScalar is the scheduler's IsScalarResourceName: extended resources
+// (domain-prefixed, not kubernetes.io), hugepages-*, *kubernetes.io/*,
+// attachable-volumes-*.
+func (f *resourceFilter) isScalar(name string) bool {
+	if v, ok := f.scalar[name]; ok {
+		return v
+	}
+	v := isHugePages(name) || strings.HasPrefix(name, "attachable-volumes-") ||
+		strings.Contains(name, "kubernetes.io/")
+	if !v && strings.Contains(name, "/") && !strings.HasPrefix(name, "requests.") {
+		v = isQualifiedName("requests." + name)
+	}
+	if f.scalar == nil {
+		f.scalar = map[string]bool{}
+	}
+	f.scalar[name] = v
+	return v
+}
+
+// podResource reports whether a pod request for name counts in the
+// scheduler's Resource (cpu, memory, ephemeral-storage, scalar resources).
+func (f *resourceFilter) podResource(name string) bool {
+	switch name {
+	case index.NameCPU, index.NameMemory, index.NameEphemeralStorage:
+		return true
+	case index.NamePods:
+		return false
+	}
+	return f.isScalar(name)
+}
+
+// nodeResource is podResource plus "pods".
+func (f *resourceFilter) nodeResource(name string) bool {
+	return name == index.NamePods || f.podResource(name)
+}
+
+func validEffect(e string) bool {
+	return e == index.EffectNoSchedule || e == index.EffectPreferNoSchedule || e == index.EffectNoExecute
+}
+
+func validPreemptionPolicy(p string) bool {
+	return p == index.PreemptLowerPriority || p == index.PreemptNever
+}
+
+// convertNode converts a v1 Node.
+func (c *objCtx) convertNode(o *wireObject) (index.Node, error) {
+	n := index.Node{Name: o.Metadata.Name, Labels: o.Metadata.Labels, Unschedulable: o.Spec.Unschedulable, Src: c.src}
+	for i, t := range o.Spec.Taints {
+		if !validEffect(t.Effect) {
+			return n, c.errf(fmt.Sprintf("spec.taints[%d].effect", i), "unknown taint effect %q", t.Effect)
+		}
+		if t.Key == "" {
+			return n, c.errf(fmt.Sprintf("spec.taints[%d].key", i), "taint key is empty")
+		}
+		n.Taints = append(n.Taints, index.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
+	}
+	list, field := o.Status.Allocatable, "status.allocatable"
+	if !list.set { // API defaulting: allocatable = capacity
+		list, field = o.Status.Capacity, "status.capacity"
+	}
+	amts, err := c.parseList(list, field)
+	if err != nil {
+		return n, err
+	}
+	var cl calc
+	n.Allocatable = toResourceList(amts, c.resourceFilters.nodeResource, false, &cl)
+	if cl.overflow != "" {
+		return n, c.errf(field+"."+cl.overflow, "value out of range")
+	}
+	return n, nil
+}
+
+// convertPod converts a v1 Pod, applying API defaulting. bound pods use
+// their status resources (in-place resize), as the scheduler's cache does.
+func (c *objCtx) convertPod(o *wireObject) (index.Pod, error) {
+	s := &o.Spec
+	p := index.Pod{
+		Namespace:         c.ns,
+		Name:              o.Metadata.Name,
+		UID:               o.Metadata.UID,
+		Labels:            o.Metadata.Labels,
+		NodeName:          s.NodeName,
+		SchedulerName:     s.SchedulerName,
+		NodeSelector:      s.NodeSelector,
+		PriorityClassName: s.PriorityClassName,
+		Gated:             s.SchedulingGates > 0,
+		Src:               c.src,
+	}
+	if p.SchedulerName == "" {
+		p.SchedulerName = "default-scheduler"
+	}
+	if bad := o.Metadata.CreatedBad; bad != "" {
+		return p, c.errf("metadata.creationTimestamp", "invalid time %q (want RFC 3339)", bad)
+	}
+	p.CreationUnix = o.Metadata.Created
+	for _, or := range o.Metadata.OwnerReferences {
+		if or.Controller {
+			p.Owner = &index.OwnerRef{Kind: or.Kind, Name: or.Name, APIVersion: or.APIVersion}
+			break
+		}
+	}
+
+	// Resources.
+	var pr podRes
+	var err error
+	if pr.containers, err = c.containers(s.Containers, "spec.containers", false); err != nil {
+		return p, err
+	}
+	if pr.inits, err = c.containers(s.InitContainers, "spec.initContainers", true); err != nil {
+		return p, err
+	}
+	if pr.overhead, err = c.parseList(s.Overhead, "spec.overhead"); err != nil {
+		return p, err
+	}
+	var calcDefault calc
+	if s.Resources != nil {
+		if pr.podReq, err = c.parseList(s.Resources.Requests, "spec.resources.requests"); err != nil {
+			return p, err
+		}
+		if pr.podLim, err = c.parseList(s.Resources.Limits, "spec.resources.limits"); err != nil {
+			return p, err
+		}
+	}
+	pr.defaultPodLevel(&calcDefault, s.Resources != nil)
+	if p.NodeName != "" {
+		if err := c.podStatus(o, &pr); err != nil {
+			return p, err
+		}
+	}
+	t, overflow := pr.totals(c.resourceFilters.podResource)
+	if overflow == "" {
+		overflow = calcDefault.overflow
+	}
+	if overflow != "" {
+		return p, c.errf("spec", "total %s request out of range", overflow)
+	}
+	p.Requests = t.requests
+	p.ScoreCPU, p.ScoreMemory = t.scoreCPU, t.scoreMemory
+	p.NonZeroCPU, p.NonZeroMemory = t.nonZeroCPU, t.nonZeroMem
+
+	// Host ports: sidecars first, then app containers (GetHostPorts).
+	for i, ct := range s.InitContainers {
+		if pr.inits[i].sidecar {
+			p.HostPorts = appendHostPorts(p.HostPorts, ct.Ports, s.HostNetwork)
+		}
+	}
+	for _, ct := range s.Containers {
+		p.HostPorts = appendHostPorts(p.HostPorts, ct.Ports, s.HostNetwork)
+	}
+
+	if p.Tolerations, err = c.tolerations(s.Tolerations); err != nil {
+		return p, err
+	}
+	if err := c.nodeAffinity(s.Affinity, &p); err != nil {
+		return p, err
+	}
+	if s.Priority != nil {
+		p.Priority = *s.Priority
+	}
+	if s.PreemptionPolicy != nil {
+		if !validPreemptionPolicy(*s.PreemptionPolicy) {
+			return p, c.errf("spec.preemptionPolicy", "unknown preemption policy %q", *s.PreemptionPolicy)
+		}
+		p.PreemptionPolicy = *s.PreemptionPolicy
+	}
+	p.Unsupported = unsupported(s)
+	return p, nil
+}
+
+// unsupported names the first hard constraint the engine cannot honour yet.
+func unsupported(s *wireSpec) string {
+	if s.TopologySpreadConstraints > 0 {
+		return "topologySpreadConstraints"
+	}
+	if a := s.Affinity; a != nil {
+		if a.PodAffinityRequired > 0 {
+			return "podAffinity"
+		}
+		if a.PodAntiAffinityRequired > 0 {
+			return "podAntiAffinity"
+		}
+	}
+	if s.ClaimVolumes {
+		return "volumes"
+	}
+	if s.ResourceClaims > 0 {
+		return "resource claims"
+	}
+	return ""
+}
+
+func appendHostPorts(dst []index.HostPort, ports []wirePort, hostNetwork bool) []index.HostPort {
+	for _, pt := range ports {
+		hp := pt.HostPort
+		if hostNetwork && hp == 0 { // API defaulting for host-network pods
+			hp = pt.ContainerPort
+		}
+		if hp <= 0 {
+			continue
+		}
+		proto := pt.Protocol
+		if proto == "" {
+			proto = "TCP"
+		}
+		dst = append(dst, index.HostPort{HostIP: pt.HostIP, Protocol: proto, Port: hp})
+	}
+	return dst
+}
+
+// containers parses container resources, defaulting requests from limits.
+func (c *objCtx) containers(cs []wireContainer, field string, init bool) ([]containerRes, error) {
+	if len(cs) == 0 {
+		return nil, nil
+	}
+	out := make([]containerRes, len(cs))
+	for i := range cs {
+		ct := &cs[i]
+		f := field + "[" + strconv.Itoa(i) + "].resources"
+		req, err := c.parseList(ct.Resources.Requests, f+".requests")
+		if err != nil {
+			return nil, err
+		}
+		lim, err := c.parseList(ct.Resources.Limits, f+".limits")
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range lim {
+			if _, ok := req.get(e.name); !ok {
+				req = append(req, e)
+			}
+		}
+		out[i] = containerRes{name: ct.Name, req: req, lim: lim,
+			sidecar: init && ct.RestartPolicy == "Always"}
+	}
+	return out, nil
+}
+
+// podStatus reads the status resources of a bound pod.
+func (c *objCtx) podStatus(o *wireObject, pr *podRes) error {
+	st := &o.Status
+	pr.useStatus = true
+	add := func(list []wireContainerStatus, field string) error {
+		for i := range list {
+			cs := &list[i]
+			f := field + "[" + strconv.Itoa(i) + "]"
+			sr := statusRes{name: cs.Name, has: cs.Resources != nil}
+			var err error
+			if cs.Resources != nil {
+				if sr.actuated, err = c.parseList(cs.Resources.Requests, f+".resources.requests"); err != nil {
+					return err
+				}
+			}
+			if sr.allocated, err = c.parseList(cs.AllocatedResources, f+".allocatedResources"); err != nil {
+				return err
+			}
+			pr.statuses = append(pr.statuses, sr)
+		}
+		return nil
+	}
+	if err := add(st.ContainerStatuses, "status.containerStatuses"); err != nil {
+		return err
+	}
+	if err := add(st.InitContainerStatuses, "status.initContainerStatuses"); err != nil {
+		return err
+	}
+	var err error
+	if st.Resources != nil {
+		pr.podStatusSet = true
+		if pr.podActuated, err = c.parseList(st.Resources.Requests, "status.resources.requests"); err != nil {
+			return err
+		}
+	}
+	if pr.podAllocated, err = c.parseList(st.AllocatedResources, "status.allocatedResources"); err != nil {
+		return err
+	}
+	pr.resizeInfeasible = st.ResizeInfeasible
+	return nil
+}
+
+func (c *objCtx) tolerations(ts []wireToleration) ([]index.Toleration, error) {
+	if len(ts) == 0 {
+		return nil, nil
+	}
+	out := make([]index.Toleration, len(ts))
+	for i, t := range ts {
+		op := t.Operator
+		switch op {
+		case "":
+			op = index.OpEqual
+		case index.OpEqual, index.OpExists:
+		default:
+			return nil, c.errf(fmt.Sprintf("spec.tolerations[%d].operator", i), "unknown toleration operator %q", t.Operator)
+		}
+		if t.Effect != "" && !validEffect(t.Effect) {
+			return nil, c.errf(fmt.Sprintf("spec.tolerations[%d].effect", i), "unknown taint effect %q", t.Effect)
+		}
+		out[i] = index.Toleration{Key: t.Key, Operator: op, Value: t.Value, Effect: t.Effect, TolerationSeconds: t.TolerationSeconds}
+	}
+	return out, nil
+}
+
+func validNodeSelectorOp(op string) bool {
+	switch op {
+	case index.SelIn, index.SelNotIn, index.SelExists, index.SelDoesNotExist, index.SelGt, index.SelLt:
+		return true
+	}
+	return false
+}
+
+func (c *objCtx) requirements(rs []wireRequirement, field string, valid func(string) bool) ([]index.Requirement, error) {
+	if len(rs) == 0 {
+		return nil, nil
+	}
+	out := make([]index.Requirement, len(rs))
+	for i, r := range rs {
+		if !valid(r.Operator) {
+			return nil, c.errf(fmt.Sprintf("%s[%d].operator", field, i), "unknown operator %q", r.Operator)
+		}
+		out[i] = index.Requirement{Key: r.Key, Operator: r.Operator, Values: r.Values}
+	}
+	return out, nil
+}
+
+func (c *objCtx) term(t *wireTerm, field string) (index.NodeSelectorTerm, error) {
+	var out index.NodeSelectorTerm
+	var err error
+	if out.MatchExpressions, err = c.requirements(t.MatchExpressions, field+".matchExpressions", validNodeSelectorOp); err != nil {
+		return out, err
+	}
+	out.MatchFields, err = c.requirements(t.MatchFields, field+".matchFields", validNodeSelectorOp)
+	return out, err
+}
+
+func (c *objCtx) nodeAffinity(a *wireAffinity, p *index.Pod) error {
+	if a == nil || !a.HasNodeAffinity {
+		return nil
+	}
+	const base = "spec.affinity.nodeAffinity."
+	if a.Required != nil {
+		terms := *a.Required
+		p.HasRequired = true
+		p.RequiredTerms = make([]index.NodeSelectorTerm, len(terms))
+		for i := range terms {
+			t, err := c.term(&terms[i],
+				fmt.Sprintf(base+"requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[%d]", i))
+			if err != nil {
+				return err
+			}
+			p.RequiredTerms[i] = t
+		}
+	}
+	for i := range a.Preferred {
+		t, err := c.term(&a.Preferred[i].Preference,
+			fmt.Sprintf(base+"preferredDuringSchedulingIgnoredDuringExecution[%d].preference", i))
+		if err != nil {
+			return err
+		}
+		p.PreferredTerms = append(p.PreferredTerms, index.PreferredTerm{Weight: a.Preferred[i].Weight, Term: t})
+	}
+	return nil
+}
+
+func validLabelSelectorOp(op string) bool {
+	switch op {
+	case index.SelIn, index.SelNotIn, index.SelExists, index.SelDoesNotExist:
+		return true
+	}
+	return false
+}
+
+// labelSelector decodes a metav1.LabelSelector; nil when absent or null.
+func (c *objCtx) labelSelector(raw []byte, field string) (*index.LabelSelector, error) {
+	if isNull(raw) {
+		return nil, nil
+	}
+	var w *wireLabelSelector
+	p := &jp{b: raw}
+	if err := p.run(func() { w = p.labelSelector(); p.end() }); err != nil {
+		return nil, c.errf(field, "invalid label selector: %v", err)
+	}
+	exprs, err := c.requirements(w.MatchExpressions, field+".matchExpressions", validLabelSelectorOp)
+	if err != nil {
+		return nil, err
+	}
+	return &index.LabelSelector{MatchLabels: w.MatchLabels, MatchExpressions: exprs}, nil
+}
+
+// mapSelector decodes a map[string]string selector (Service, RC); set is
+// false when absent or null.
+func (c *objCtx) mapSelector(raw []byte, field string) (m map[string]string, set bool, err error) {
+	if isNull(raw) {
+		return nil, false, nil
+	}
+	p := &jp{b: raw}
+	if err := p.run(func() { m = p.strMap(); p.end() }); err != nil {
+		return nil, false, c.errf(field, "invalid selector: %v", err)
+	}
+	return m, true, nil
+}
+
+func isNull(raw []byte) bool {
+	return len(raw) == 0 || string(raw) == "null"
+}
+
+func (c *objCtx) convertPriorityClass(o *wireObject) (index.PriorityClass, error) {
+	pc := index.PriorityClass{Name: o.Metadata.Name, Value: o.Value, GlobalDefault: o.GlobalDefault,
+		PreemptionPolicy: index.PreemptLowerPriority}
+	if o.PreemptionPolicy != nil {
+		if !validPreemptionPolicy(*o.PreemptionPolicy) {
+			return pc, c.errf("preemptionPolicy", "unknown preemption policy %q", *o.PreemptionPolicy)
+		}
+		pc.PreemptionPolicy = *o.PreemptionPolicy
+	}
+	return pc, nil
+}
+
+func (c *objCtx) convertPDB(o *wireObject) (index.PDB, error) {
+	pdb := index.PDB{Namespace: c.ns, Name: o.Metadata.Name, DisruptionsAllowed: -1}
+	var err error
+	if pdb.MinAvailable, err = o.Spec.MinAvailable.text(); err != nil {
+		return pdb, c.errf("spec.minAvailable", "%v", err)
+	}
+	if pdb.MaxUnavailable, err = o.Spec.MaxUnavailable.text(); err != nil {
+		return pdb, c.errf("spec.maxUnavailable", "%v", err)
+	}
+	if pdb.Selector, err = c.labelSelector(o.Spec.Selector, "spec.selector"); err != nil {
+		return pdb, err
+	}
+	if o.Status.DisruptionsAllowed != nil {
+		pdb.DisruptionsAllowed = *o.Status.DisruptionsAllowed
+	}
+	return pdb, nil
+}
+
+func (c *objCtx) convertNamespace(o *wireObject) index.Namespace {
+	labels := make(map[string]string, len(o.Metadata.Labels)+1)
+	for k, v := range o.Metadata.Labels {
+		labels[k] = v
+	}
+	labels[labelMetadataName] = o.Metadata.Name // API defaulting
+	return index.Namespace{Name: o.Metadata.Name, Labels: labels}
+}
+
+const labelMetadataName = "kubernetes.io/metadata.name"
+
+func (c *objCtx) convertWorkload(o *wireObject) (index.Workload, error) {
+	w := index.Workload{Kind: c.kind, Namespace: c.ns, Name: o.Metadata.Name}
+	switch c.kind {
+	case index.KindService, index.KindReplicationController:
+		m, set, err := c.mapSelector(o.Spec.Selector, "spec.selector")
+		if err != nil {
+			return w, err
+		}
+		if c.kind == index.KindReplicationController && len(m) == 0 && o.Spec.TemplateLabels != nil {
+			m, set = o.Spec.TemplateLabels, true // API defaulting
+		}
+		if set {
+			w.Selector = &index.LabelSelector{MatchLabels: m}
+		}
+	default:
+		sel, err := c.labelSelector(o.Spec.Selector, "spec.selector")
+		if err != nil {
+			return w, err
+		}
+		w.Selector = sel
+	}
+	return w, nil
+}
+
+var (
+	qualifiedNameRE = regexp.MustCompile(`^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`)
+	dns1123SubRE    = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+)
+
+// isQualifiedName is apimachinery's validation.IsQualifiedName: an
+// optional DNS subdomain prefix and '/', then a name of at most 63
+// alphanumerics, '-', '_' or '.', starting and ending alphanumeric.
+func isQualifiedName(v string) bool {
+	name := v
+	if i := strings.IndexByte(v, '/'); i >= 0 {
+		prefix := v[:i]
+		name = v[i+1:]
+		if prefix == "" || len(prefix) > 253 || !dns1123SubRE.MatchString(prefix) {
+			return false
+		}
+	}
+	return name != "" && len(name) <= 63 && qualifiedNameRE.MatchString(name)
+}

@@ -1,0 +1,59 @@
+package ingest
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Error is an input error: where it is (file and line), which object (kind,
+// namespace, name) and which field, and what is wrong. Its text reads
+//
+//	pods.yaml:12: Pod default/web-1: spec.containers[0].resources.requests.cpu: invalid quantity "abc"
+type Error struct {
+	File      string
+	Line      int    // 1-based; 0 when unknown
+	Kind      string // "" when the object is not known
+	Namespace string
+	Name      string
+	Field     string // JSON path inside the object; "" when not about a field
+	Msg       string
+	Err       error // underlying error, if any
+
+	syntax bool // a JSON syntax error (the file may be flow-style YAML)
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File)
+		if e.Line > 0 {
+			b.WriteByte(':')
+			b.WriteString(strconv.Itoa(e.Line))
+		}
+		b.WriteString(": ")
+	}
+	if e.Kind != "" || e.Name != "" {
+		if e.Kind != "" {
+			b.WriteString(e.Kind)
+			b.WriteByte(' ')
+		}
+		if e.Namespace != "" {
+			b.WriteString(e.Namespace)
+			b.WriteByte('/')
+		}
+		if e.Name != "" {
+			b.WriteString(e.Name)
+		} else {
+			b.WriteString("(no name)")
+		}
+		b.WriteString(": ")
+	}
+	if e.Field != "" {
+		b.WriteString(e.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }

@@ -1,0 +1,217 @@
+package ingest
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// loadText writes text to a file named name and loads it.
+func loadText(t *testing.T, name, text string) (string, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load([]string{path}, Options{AdmissionDefaults: true})
+	return path, err
+}
+
+// wantErr checks that err is an *Error whose text, with the file's
+// directory removed, equals want.
+func wantErr(t *testing.T, path string, err error, want string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error, want %q", want)
+	}
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error %T %v is not an *Error", err, err)
+	}
+	got := strings.ReplaceAll(err.Error(), filepath.Dir(path)+string(filepath.Separator), "")
+	if got != want {
+		t.Errorf("error\n  got:  %s\n  want: %s", got, want)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	cases := []struct {
+		name, file, text, want string
+	}{
+		{"bad quantity in a list", "pods.json", `{
+  "kind": "List",
+  "items": [
+    {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "ok"}, "spec": {"containers": [{"name": "c"}]}},
+    {
+      "apiVersion": "v1",
+      "kind": "Pod",
+      "metadata": {"name": "web-1"},
+      "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "abc"}}}]}
+    }
+  ]
+}`, `pods.json:5: Pod default/web-1: spec.containers[0].resources.requests.cpu: invalid quantity "abc"`},
+		{"bad quantity in YAML", "pods.yaml", `
+apiVersion: v1
+kind: Node
+metadata: {name: node1}
+---
+# the pod
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-1
+  namespace: shop
+spec:
+  initContainers:
+  - name: c
+    resources: {limits: {memory: 12Qi}}
+`, `pods.yaml:7: Pod shop/web-1: spec.initContainers[0].resources.limits.memory: invalid quantity "12Qi"`},
+		{"bad quantity in a YAML list item", "list.yaml", `apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: a}
+- apiVersion: v1
+  kind: Node
+  metadata: {name: b}
+  status: {allocatable: {cpu: "1,5"}}
+`, `list.yaml:7: Node b: status.allocatable.cpu: invalid quantity "1,5"`},
+		{"negative quantity", "n.json", `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"overhead": {"cpu": "-1"}}}`,
+			`n.json:1: Pod default/p: spec.overhead.cpu: negative quantity`},
+		{"quantity out of range", "n.json", `{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "status": {"capacity": {"memory": "100E"}}}`,
+			`n.json:1: Node n: status.capacity.memory: quantity "100E" out of range`},
+		{"duplicate", "dup.yaml", `apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec: {containers: [{name: c}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: default}
+spec: {containers: [{name: c}]}
+`, `dup.yaml:6: Pod default/p: duplicate object: first defined at dup.yaml:1`},
+		{"unknown toleration operator", "t.json", `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"tolerations": [{"key": "a"}, {"key": "b", "operator": "Match"}]}}`,
+			`t.json:1: Pod default/p: spec.tolerations[1].operator: unknown toleration operator "Match"`},
+		{"bad toleration effect", "t.json", `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"tolerations": [{"key": "a", "effect": "NoScheduleX"}]}}`,
+			`t.json:1: Pod default/p: spec.tolerations[0].effect: unknown taint effect "NoScheduleX"`},
+		{"bad taint effect", "n.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: node1}\nspec: {taints: [{key: a, effect: Sometimes}]}\n",
+			`n.yaml:1: Node node1: spec.taints[0].effect: unknown taint effect "Sometimes"`},
+		{"bad node selector operator", "a.yaml", `apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  affinity:
+    nodeAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+        nodeSelectorTerms: [{matchExpressions: [{key: a, operator: Like, values: [x]}]}]
+`, `a.yaml:1: Pod default/p: spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator: unknown operator "Like"`},
+		{"bad preemption policy", "p.json", `{"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "x"}, "value": 1, "preemptionPolicy": "Sometimes"}`,
+			`p.json:1: PriorityClass x: preemptionPolicy: unknown preemption policy "Sometimes"`},
+		{"bad PDB selector", "p.json", `{"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "x"}, "spec": {"minAvailable": 1.5}}`,
+			`p.json:1: PodDisruptionBudget default/x: spec.minAvailable: not an int32 or a string: 1.5`},
+		{"type mismatch", "pods.json", `[
+  {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+   "spec": {"containers": [{"name": "c", "ports": [
+     {"containerPort": "http"}]}]}}
+]`, `pods.json:4: Pod default/p: spec.containers[0].ports[0].containerPort: expected an int32, found a string`},
+		{"int out of range", "pods.json", `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"priority": 3000000000}}`,
+			`pods.json:1: Pod default/p: spec.priority: expected an int32, found 3000000000`},
+		{"malformed JSON in an item", "pods.json", `{"kind": "List", "items": [
+  {"apiVersion": "v1", "kind": "Pod",
+   "metadata": {"name": "p"}
+   "spec": {}}
+]}`, `pods.json:4: Pod default/p: expected ',' or '}', found a string`},
+		{"malformed JSON between items", "pods.json", `{"kind": "List", "items": [
+  {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "a"}}
+  {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "b"}}
+]}`, `pods.json:3: invalid JSON: expected ',' or ']' after a list item, found '{'`},
+		{"truncated JSON", "pods.json", `{"kind": "List", "items": [
+  {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "a"}},
+  {"apiVersion": "v1", "kind": "Namespace", "metad`, `pods.json:3: unexpected end of JSON input (truncated file?)`},
+		{"no kind", "x.json", `{"apiVersion": "v1", "metadata": {"name": "x"}}`, `x.json:1: x: object has no kind`},
+		{"List item without kind", "x.json", `{"kind": "List", "items": [{"metadata": {"name": "x"}}]}`,
+			`x.json:1: x: list item has no kind (in a "List")`},
+		{"bad apiVersion", "x.yaml", "apiVersion: a/b/c\nkind: Pod\nmetadata: {name: x}\n",
+			`x.yaml:1: Pod x: apiVersion: invalid apiVersion "a/b/c"`},
+		{"no name", "x.yaml", "apiVersion: v1\nkind: Node\nmetadata: {labels: {a: b}}\n",
+			`x.yaml:1: Node (no name): metadata.name: missing`},
+		{"bad timestamp", "x.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p, creationTimestamp: yesterday}\n",
+			`x.yaml:1: Pod default/p: metadata.creationTimestamp: invalid time "yesterday" (want RFC 3339)`},
+		{"YAML syntax", "x.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: [unclosed\n",
+			`x.yaml:8: invalid YAML: yaml: line 8: did not find expected ',' or ']'`},
+		{"YAML separator", "x.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n--- junk\n",
+			`x.yaml:4: invalid YAML document separator: junk`},
+		{"top-level scalar", "x.json", `[1]`, `x.json:1: invalid JSON: expected a list item (an object), found '1'`},
+		{"deep nesting", "x.json", `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"x": ` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `}}`,
+			`x.json:1: Pod default/p: spec.x` + strings.Repeat("[0]", maxPathSegments-1) + `...: nested too deeply`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path, err := loadText(t, tc.file, tc.text)
+			wantErr(t, path, err, tc.want)
+		})
+	}
+}
+
+func TestCompressionErrors(t *testing.T) {
+	data, err := os.ReadFile("testdata/list.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{"gz", "zst"} {
+		z := compress(t, data, kind)
+		dir := t.TempDir()
+		// Truncated: the stream ends early.
+		trunc := filepath.Join(dir, "list.json."+kind)
+		os.WriteFile(trunc, z[:len(z)*2/3], 0o644)
+		_, err := Load([]string{trunc}, Options{})
+		var e *Error
+		if err == nil || !errors.As(err, &e) || e.File != trunc {
+			t.Errorf("%s truncated: error %v", kind, err)
+		} else if !strings.Contains(err.Error(), "truncated") && !strings.Contains(err.Error(), "unexpected") {
+			t.Errorf("%s truncated: %v", kind, err)
+		}
+		// Corrupt: bytes flipped in the middle.
+		bad := append([]byte(nil), z...)
+		for i := len(bad) / 2; i < len(bad)/2+16; i++ {
+			bad[i] ^= 0x5a
+		}
+		corrupt := filepath.Join(dir, "corrupt.json."+kind)
+		os.WriteFile(corrupt, bad, 0o644)
+		if _, err := Load([]string{corrupt}, Options{}); err == nil || !errors.As(err, &e) || e.File != corrupt {
+			t.Errorf("%s corrupt: error %v", kind, err)
+		}
+		// Only the magic number.
+		stub := filepath.Join(dir, "stub.json."+kind)
+		os.WriteFile(stub, z[:4], 0o644)
+		if _, err := Load([]string{stub}, Options{}); err == nil {
+			t.Errorf("%s stub: no error", kind)
+		}
+	}
+}
+
+func TestPathErrors(t *testing.T) {
+	if _, err := Load([]string{"testdata/no-such-file.json"}, Options{}); err == nil {
+		t.Error("missing file: no error")
+	}
+	if _, err := Load([]string{t.TempDir()}, Options{}); err == nil || !strings.Contains(err.Error(), "no input files") {
+		t.Errorf("empty directory: %v", err)
+	}
+}
+
+func TestFlowStyleYAMLFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "flow.yaml")
+	os.WriteFile(path, []byte("{apiVersion: v1, kind: Node, metadata: {name: node1}}\n"), 0o644)
+	in, err := Load([]string{path}, Options{})
+	if err != nil || len(in.Nodes) != 1 || in.Nodes[0].Name != "node1" {
+		t.Fatalf("flow style YAML: %v %+v", err, in)
+	}
+	// A JSON error that is not YAML either reports the JSON error.
+	_, err = loadText(t, "bad.json", "{\"kind\": \"Node\",, }")
+	if err == nil || !strings.Contains(err.Error(), "bad.json:1: invalid JSON") {
+		t.Errorf("bad JSON: %v", err)
+	}
+}

@@ -1,0 +1,573 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/bits"
+	"strconv"
+	"time"
+)
+
+// jp is a small validating JSON parser over a complete value in memory.
+// Fields kplace uses are decoded into the wire structs; everything else is
+// skipped (validated, not kept). Errors panic with a *parseError, recovered
+// by parseItem.
+type jp struct {
+	b     []byte
+	i     int
+	depth int
+	short bool      // the failure was at the end of the input (maybe truncated)
+	in    *interner // nil: no interning
+}
+
+// parseError is a JSON error at a byte offset of the parsed value.
+type parseError struct {
+	off int
+	msg string
+}
+
+func (e *parseError) Error() string { return e.msg }
+
+// maxDepth bounds nesting, so hostile input cannot exhaust the stack.
+const maxDepth = 1000
+
+func (p *jp) fail(format string, args ...any) {
+	if p.i >= len(p.b)-8 {
+		p.short = true
+	}
+	panic(&parseError{off: p.i, msg: fmt.Sprintf(format, args...)})
+}
+
+// failShort fails at the end of the input (an unterminated string).
+func (p *jp) failShort(msg string) {
+	p.i = len(p.b)
+	p.fail("%s", msg)
+}
+
+const spaces8 = 0x2020202020202020
+
+func (p *jp) ws() {
+	b, i := p.b, p.i
+	for i < len(b) {
+		c := b[i]
+		if c > ' ' {
+			break
+		}
+		switch c {
+		case ' ':
+			// Indentation: find the first non-space eight bytes at a time.
+			for i+8 <= len(b) {
+				if x := binary.LittleEndian.Uint64(b[i:]) ^ spaces8; x != 0 {
+					i += bits.TrailingZeros64(x) >> 3
+					goto next
+				}
+				i += 8
+			}
+			for i < len(b) && b[i] == ' ' {
+				i++
+			}
+		case '\n', '\t', '\r':
+			i++
+		default:
+			p.i = i
+			return
+		}
+	next:
+	}
+	p.i = i
+}
+
+// peek returns the next significant byte, 0 at the end.
+func (p *jp) peek() byte {
+	p.ws()
+	if p.i >= len(p.b) {
+		return 0
+	}
+	return p.b[p.i]
+}
+
+func (p *jp) describe() string {
+	if p.i >= len(p.b) {
+		return "end of input"
+	}
+	switch c := p.b[p.i]; {
+	case c == '{':
+		return "an object"
+	case c == '[':
+		return "an array"
+	case c == '"':
+		return "a string"
+	case c == 't' || c == 'f':
+		return "a boolean"
+	case c == 'n' && bytes.HasPrefix(p.b[p.i:], []byte("null")):
+		return "null"
+	case c == '-' || (c >= '0' && c <= '9'):
+		return "a number"
+	case c >= 0x20 && c < 0x7f:
+		return strconv.QuoteRune(rune(c))
+	default:
+		return fmt.Sprintf("byte 0x%02x", c)
+	}
+}
+
+func (p *jp) expect(c byte) {
+	if p.peek() != c {
+		p.fail("expected %q, found %s", c, p.describe())
+	}
+	p.i++
+}
+
+// literal consumes lit ("true", "false", "null") at the current position.
+func (p *jp) literal(lit string) {
+	if !bytes.HasPrefix(p.b[p.i:], []byte(lit)) {
+		p.fail("invalid literal, found %s", p.describe())
+	}
+	p.i += len(lit)
+}
+
+// isNull consumes a null if one comes next.
+func (p *jp) isNull() bool {
+	if p.peek() == 'n' {
+		p.literal("null")
+		return true
+	}
+	return false
+}
+
+// objStart consumes '{' and reports true, or consumes null and reports
+// false.
+func (p *jp) objStart() bool {
+	if p.isNull() {
+		return false
+	}
+	p.expect('{')
+	p.enter()
+	return true
+}
+
+func (p *jp) enter() {
+	p.depth++
+	if p.depth > maxDepth {
+		p.fail("nested too deeply")
+	}
+}
+
+// next advances to the next key of an object, consuming the separator; it
+// returns nil (having consumed '}') at the end.
+func (p *jp) next(first *bool) []byte {
+	c := p.peek()
+	if c == '}' {
+		p.i++
+		p.depth--
+		return nil
+	}
+	if !*first {
+		if c != ',' {
+			p.fail("expected ',' or '}', found %s", p.describe())
+		}
+		p.i++
+		p.ws()
+	}
+	*first = false
+	if p.peek() != '"' {
+		p.fail("expected an object key, found %s", p.describe())
+	}
+	k := p.strBytes()
+	p.expect(':')
+	p.ws()
+	return k
+}
+
+// arrStart consumes '[' and reports true, or consumes null and reports
+// false.
+func (p *jp) arrStart() bool {
+	if p.isNull() {
+		return false
+	}
+	p.expect('[')
+	p.enter()
+	return true
+}
+
+// more reports whether an array has another element, consuming ',' or ']'.
+func (p *jp) more(first *bool) bool {
+	c := p.peek()
+	if c == ']' {
+		p.i++
+		p.depth--
+		return false
+	}
+	if !*first {
+		if c != ',' {
+			p.fail("expected ',' or ']', found %s", p.describe())
+		}
+		p.i++
+		p.ws()
+	}
+	*first = false
+	return true
+}
+
+// strBytes parses a string and returns its content; the bytes alias the
+// input unless the string has escapes.
+func (p *jp) strBytes() []byte {
+	if p.peek() != '"' {
+		p.fail("expected a string, found %s", p.describe())
+	}
+	start := p.i + 1
+	// Short strings (keys, names) end within a few bytes: scan directly.
+	for k := start; k < len(p.b) && k < start+24; k++ {
+		switch p.b[k] {
+		case '"':
+			p.i = k + 1
+			return p.b[start:k]
+		case '\\':
+			goto escaped
+		}
+	}
+	if j := bytes.IndexByte(p.b[start:], '"'); j < 0 {
+		p.failShort("unterminated string")
+	} else if end := start + j; bytes.IndexByte(p.b[start:end], '\\') < 0 {
+		p.i = end + 1
+		return p.b[start:end]
+	}
+escaped:
+	// Escapes: find the real end, then let encoding/json decode it.
+	k := start
+	for {
+		if k >= len(p.b) {
+			p.failShort("unterminated string")
+		}
+		c := p.b[k]
+		if c == '\\' {
+			k += 2
+			continue
+		}
+		if c == '"' {
+			break
+		}
+		k++
+	}
+	var s string
+	if err := json.Unmarshal(p.b[start-1:k+1], &s); err != nil {
+		p.fail("invalid string: %v", err)
+	}
+	p.i = k + 1
+	return []byte(s)
+}
+
+// str parses a string (or null, as "").
+func (p *jp) str() string {
+	if p.isNull() {
+		return ""
+	}
+	return string(p.strBytes())
+}
+
+// optStr parses a string into a pointer (null leaves nil).
+func (p *jp) optStr() *string {
+	if p.isNull() {
+		return nil
+	}
+	s := string(p.strBytes())
+	return &s
+}
+
+func (p *jp) boolean() bool {
+	switch p.peek() {
+	case 't':
+		p.literal("true")
+		return true
+	case 'f':
+		p.literal("false")
+		return false
+	case 'n':
+		p.literal("null")
+		return false
+	}
+	p.fail("expected a boolean, found %s", p.describe())
+	return false
+}
+
+// number returns the text of a JSON number.
+func (p *jp) number() []byte {
+	p.ws()
+	start := p.i
+	if p.i < len(p.b) && p.b[p.i] == '-' {
+		p.i++
+	}
+	digits := p.i
+	for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
+		p.i++
+	}
+	if p.i == digits {
+		p.i = start
+		p.fail("expected a number, found %s", p.describe())
+	}
+	if p.b[digits] == '0' && p.i-digits > 1 {
+		p.i = start
+		p.fail("invalid number (leading zero)")
+	}
+	if p.i < len(p.b) && p.b[p.i] == '.' {
+		p.i++
+		f := p.i
+		for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
+			p.i++
+		}
+		if p.i == f {
+			p.fail("invalid number")
+		}
+	}
+	if p.i < len(p.b) && (p.b[p.i] == 'e' || p.b[p.i] == 'E') {
+		p.i++
+		if p.i < len(p.b) && (p.b[p.i] == '+' || p.b[p.i] == '-') {
+			p.i++
+		}
+		f := p.i
+		for p.i < len(p.b) && p.b[p.i] >= '0' && p.b[p.i] <= '9' {
+			p.i++
+		}
+		if p.i == f {
+			p.fail("invalid number")
+		}
+	}
+	return p.b[start:p.i]
+}
+
+// integer parses an integer in [lo, hi] (null as 0).
+func (p *jp) integer(lo, hi int64, what string) int64 {
+	if p.isNull() {
+		return 0
+	}
+	if c := p.peek(); c != '-' && (c < '0' || c > '9') {
+		p.fail("expected %s, found %s", what, p.describe())
+	}
+	start := p.i
+	t := p.number()
+	v, err := strconv.ParseInt(string(t), 10, 64)
+	if err != nil || v < lo || v > hi {
+		p.i = start
+		p.fail("expected %s, found %s", what, t)
+	}
+	return v
+}
+
+func (p *jp) int32() int32 { return int32(p.integer(math.MinInt32, math.MaxInt32, "an int32")) }
+
+func (p *jp) optInt32() *int32 {
+	if p.isNull() {
+		return nil
+	}
+	v := p.int32()
+	return &v
+}
+
+func (p *jp) optInt64() *int64 {
+	if p.isNull() {
+		return nil
+	}
+	v := p.integer(math.MinInt64, math.MaxInt64, "an int64")
+	return &v
+}
+
+// skip consumes any value.
+func (p *jp) skip() {
+	switch p.peek() {
+	case '"':
+		p.skipString()
+	case '{':
+		p.i++
+		p.enter()
+		for first := true; ; {
+			if p.next(&first) == nil {
+				return
+			}
+			p.skip()
+		}
+	case '[':
+		p.i++
+		p.enter()
+		for first := true; p.more(&first); {
+			p.skip()
+		}
+	case 't':
+		p.literal("true")
+	case 'f':
+		p.literal("false")
+	case 'n':
+		p.literal("null")
+	default:
+		p.number()
+	}
+}
+
+func (p *jp) skipString() {
+	k := p.i + 1
+	for {
+		j := bytes.IndexByte(p.b[k:], '"')
+		if j < 0 {
+			p.failShort("unterminated string")
+		}
+		k += j
+		// Count the backslashes before the quote.
+		n := 0
+		for m := k - 1; m > p.i && p.b[m] == '\\'; m-- {
+			n++
+		}
+		if n%2 == 0 {
+			p.i = k + 1
+			return
+		}
+		k++
+	}
+}
+
+// raw returns the text of the next value (validated).
+func (p *jp) raw() []byte {
+	p.ws()
+	start := p.i
+	p.skip()
+	return p.b[start:p.i]
+}
+
+// count returns the number of elements of an array (null: 0).
+func (p *jp) count() int {
+	if !p.arrStart() {
+		return 0
+	}
+	n := 0
+	for first := true; p.more(&first); {
+		p.skip()
+		n++
+	}
+	return n
+}
+
+// present consumes a value and reports whether it is not null.
+func (p *jp) present() bool {
+	if p.isNull() {
+		return false
+	}
+	p.skip()
+	return true
+}
+
+// strMap parses a map[string]string (null: nil).
+func (p *jp) strMap() map[string]string {
+	if !p.objStart() {
+		return nil
+	}
+	m := make(map[string]string, 4)
+	for first := true; ; {
+		k := p.next(&first)
+		if k == nil {
+			return m
+		}
+		if p.peek() != '"' && p.peek() != 'n' {
+			p.fail("expected a string value, found %s", p.describe())
+		}
+		key := p.internBytes(k)
+		m[key] = p.istr()
+	}
+}
+
+// strSlice parses a []string (null: nil).
+func (p *jp) strSlice() []string {
+	if !p.arrStart() {
+		return nil
+	}
+	var out []string
+	for first := true; p.more(&first); {
+		out = append(out, p.istr())
+	}
+	return out
+}
+
+// interner shares the strings that repeat across objects (namespaces,
+// label keys and values, node names, resource names, ...).
+type interner struct {
+	m map[string]string
+}
+
+const (
+	maxInterned    = 1 << 17
+	maxInternedLen = 128
+)
+
+func newInterner() *interner { return &interner{m: make(map[string]string, 1024)} }
+
+// internBytes returns b as a string, shared with earlier equal strings.
+func (p *jp) internBytes(b []byte) string {
+	if p.in == nil || len(b) > maxInternedLen {
+		return string(b)
+	}
+	if s, ok := p.in.m[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(p.in.m) < maxInterned {
+		p.in.m[s] = s
+	}
+	return s
+}
+
+// istr parses a string (or null, as ""), interned.
+func (p *jp) istr() string {
+	if p.isNull() {
+		return ""
+	}
+	return p.internBytes(p.strBytes())
+}
+
+// timestamp parses an RFC 3339 time (metav1.Time) into Unix seconds; a
+// string that is not RFC 3339 comes back as bad. null and "" are 0.
+func (p *jp) timestamp() (unix int64, bad string) {
+	if p.isNull() {
+		return 0, ""
+	}
+	b := p.strBytes()
+	if len(b) == 0 {
+		return 0, ""
+	}
+	if u, ok := fastRFC3339(b); ok {
+		return u, ""
+	}
+	t, err := time.Parse(time.RFC3339, string(b))
+	if err != nil {
+		return 0, string(b)
+	}
+	return t.Unix(), ""
+}
+
+// fastRFC3339 parses the common "2006-01-02T15:04:05Z" form.
+func fastRFC3339(b []byte) (int64, bool) {
+	if len(b) != 20 || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' || b[19] != 'Z' {
+		return 0, false
+	}
+	num := func(i, n int) (int, bool) {
+		v := 0
+		for _, c := range b[i : i+n] {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v, true
+	}
+	year, ok1 := num(0, 4)
+	month, ok2 := num(5, 2)
+	day, ok3 := num(8, 2)
+	hour, ok4 := num(11, 2)
+	minute, ok5 := num(14, 2)
+	sec, ok6 := num(17, 2)
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || sec > 59 {
+		return 0, false
+	}
+	if day > time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day() {
+		return 0, false
+	}
+	return time.Date(year, time.Month(month), day, hour, minute, sec, 0, time.UTC).Unix(), true
+}

@@ -1,0 +1,928 @@
+package ingest
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
+)
+
+// Wire types: the subset of the Kubernetes JSON shapes kplace reads. One
+// union struct holds every kind, so a list item is decoded in a single pass
+// before its kind is looked at; every other field is skipped.
+
+type wireObject struct {
+	APIVersion string
+	Kind       string
+	Metadata   wireMeta
+	Spec       wireSpec
+	Status     wireStatus
+
+	// PriorityClass (top-level fields).
+	Value            int32
+	GlobalDefault    bool
+	PreemptionPolicy *string
+
+	// A List nested inside a list: its items, copied.
+	Items [][]byte
+}
+
+type wireMeta struct {
+	Name            string
+	Namespace       string
+	UID             string
+	Labels          map[string]string
+	Created         int64  // creationTimestamp, Unix seconds
+	CreatedBad      string // creationTimestamp when it is not RFC 3339
+	OwnerReferences []wireOwner
+}
+
+type wireOwner struct {
+	APIVersion, Kind, Name string
+	Controller             bool
+}
+
+type wireSpec struct {
+	// Pod
+	NodeName                  string
+	SchedulerName             string
+	Containers                []wireContainer
+	InitContainers            []wireContainer
+	Overhead                  resList
+	Resources                 *wireResources
+	Tolerations               []wireToleration
+	NodeSelector              map[string]string
+	Affinity                  *wireAffinity
+	TopologySpreadConstraints int // count
+	ClaimVolumes              bool
+	PriorityClassName         string
+	Priority                  *int32
+	PreemptionPolicy          *string
+	SchedulingGates           int // count
+	ResourceClaims            int // count
+	HostNetwork               bool
+
+	// Node
+	Taints        []wireTaint
+	Unschedulable bool
+
+	// PodDisruptionBudget, Service, ReplicaSet, StatefulSet,
+	// ReplicationController: the selector's shape depends on the kind, so
+	// its text is kept (copied) and decoded on conversion.
+	Selector       []byte
+	MinAvailable   intOrString
+	MaxUnavailable intOrString
+	TemplateLabels map[string]string // spec.template.metadata.labels
+	HasTemplate    bool
+}
+
+type wireContainer struct {
+	Name          string
+	RestartPolicy string
+	Resources     wireResources
+	Ports         []wirePort
+}
+
+type wireResources struct {
+	Requests resList
+	Limits   resList
+}
+
+type wirePort struct {
+	ContainerPort int32
+	HostPort      int32
+	Protocol      string
+	HostIP        string
+}
+
+type wireToleration struct {
+	Key, Operator, Value, Effect string
+	TolerationSeconds            *int64
+}
+
+type wireTaint struct {
+	Key, Value, Effect string
+}
+
+type wireAffinity struct {
+	HasNodeAffinity         bool
+	Required                *[]wireTerm // nil: no required node affinity
+	Preferred               []wirePreferred
+	PodAffinityRequired     int // count of required pod affinity terms
+	PodAntiAffinityRequired int
+}
+
+type wirePreferred struct {
+	Weight     int32
+	Preference wireTerm
+}
+
+type wireTerm struct {
+	MatchExpressions []wireRequirement
+	MatchFields      []wireRequirement
+}
+
+type wireRequirement struct {
+	Key      string
+	Operator string
+	Values   []string
+}
+
+type wireLabelSelector struct {
+	MatchLabels      map[string]string
+	MatchExpressions []wireRequirement
+}
+
+type wireStatus struct {
+	// Pod
+	Phase                 string
+	ResizeInfeasible      bool // condition PodResizePending has reason Infeasible
+	ContainerStatuses     []wireContainerStatus
+	InitContainerStatuses []wireContainerStatus
+	Resources             *wireResources
+	AllocatedResources    resList
+
+	// Node
+	Allocatable resList
+	Capacity    resList
+
+	// PodDisruptionBudget
+	DisruptionsAllowed *int32
+}
+
+type wireContainerStatus struct {
+	Name               string
+	Resources          *wireResources
+	AllocatedResources resList
+}
+
+// intOrString keeps an IntOrString's JSON text (checked on conversion).
+type intOrString string
+
+// text returns "5" or "50%"; "" when unset.
+func (v intOrString) text() (string, error) {
+	if v == "" || v == "null" {
+		return "", nil
+	}
+	if v[0] == '"' {
+		p := &jp{b: []byte(v)}
+		var s string
+		err := p.run(func() { s = p.str() })
+		return s, err
+	}
+	n, err := strconv.ParseInt(string(v), 10, 32)
+	if err != nil {
+		return "", errors.New("not an int32 or a string: " + abbreviate(string(v)))
+	}
+	return strconv.FormatInt(n, 10), nil
+}
+
+func abbreviate(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
+}
+
+// resEntry is one resource of a ResourceList, its quantity parsed.
+type resEntry struct {
+	name string
+	v    amount
+	neg  bool
+	bad  string // the quantity's text when it does not parse (err set)
+	err  error
+}
+
+// resList is a ResourceList as it appears on the wire. set distinguishes an
+// absent (or null) list from an empty one.
+type resList struct {
+	set     bool
+	entries []resEntry
+}
+
+// run calls f, turning a parse failure into an error.
+func (p *jp) run(f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			switch e := r.(type) {
+			case *parseError:
+				err = e
+			case runtime.Error:
+				// A bug, not bad input: report it rather than crash.
+				err = &parseError{off: p.i, msg: fmt.Sprintf("internal error: %v", e)}
+			default:
+				panic(r)
+			}
+		}
+	}()
+	f()
+	return nil
+}
+
+// Parsers for the wire types.
+
+func (p *jp) object(o *wireObject) {
+	if !p.objStart() {
+		p.fail("expected an object, found null")
+	}
+	for first := true; ; {
+		k := p.next(&first)
+		if k == nil {
+			return
+		}
+		p.objectField(o, k)
+	}
+}
+
+// objectField parses the value of one top-level field of an object.
+func (p *jp) objectField(o *wireObject, k []byte) {
+	switch string(k) {
+	case "apiVersion":
+		o.APIVersion = p.istr()
+	case "kind":
+		o.Kind = p.istr()
+	case "metadata":
+		p.meta(&o.Metadata)
+	case "spec":
+		p.spec(&o.Spec)
+	case "status":
+		p.status(&o.Status)
+	case "value":
+		o.Value = p.int32()
+	case "globalDefault":
+		o.GlobalDefault = p.boolean()
+	case "preemptionPolicy":
+		o.PreemptionPolicy = p.optStr()
+	case "items":
+		o.Items = nil
+		if p.arrStart() {
+			for first := true; p.more(&first); {
+				o.Items = append(o.Items, append([]byte(nil), p.raw()...))
+			}
+		}
+	default:
+		p.skip()
+	}
+}
+
+func (p *jp) meta(m *wireMeta) {
+	if !p.objStart() {
+		return
+	}
+	for first := true; ; {
+		k := p.next(&first)
+		if k == nil {
+			return
+		}
+		switch string(k) {
+		case "name":
+			m.Name = p.str()
+		case "namespace":
+			m.Namespace = p.istr()
+		case "uid":
+			m.UID = p.str()
+		case "labels":
+			m.Labels = p.strMap()
+		case "creationTimestamp":
+			m.Created, m.CreatedBad = p.timestamp()
+		case "ownerReferences":
+			m.OwnerReferences = nil
+			if p.arrStart() {
+				for first := true; p.more(&first); {
+					m.OwnerReferences = append(m.OwnerReferences, p.owner())
+				}
+			}
+		default:
+			p.skip()
+		}
+	}
+}
+
+func (p *jp) owner() wireOwner {
+	var o wireOwner
+	if !p.objStart() {
+		return o
+	}
+	for first := true; ; {
+		k := p.next(&first)
+		if k == nil {
+			return o
+		}
+		switch string(k) {
+		case "apiVersion":
+			o.APIVersion = p.istr()
+		case "kind":
+			o.Kind = p.istr()
+		case "name":
+			o.Name = p.istr()
+		case "controller":
+			o.Controller = p.boolean()
+		default:
+			p.skip()
+		}
+	}
+}
+
+func (p *jp) spec(s *wireSpec) {
+	if !p.objStart() {
+		return
+	}
+	for first := true; ; {
+		k := p.next(&first)
+		if k == nil {
+			return
+		}
+		switch string(k) {
+		case "nodeName":
+			s.NodeName = p.istr()
+		case "schedulerName":
+			s.SchedulerName = p.istr()
+		case "containers":
+			s.Containers = p.containers()
+		case "initContainers":
+			s.InitContainers = p.containers()
+		case "overhead":
+			s.Overhead = p.resList()
+		case "resources":
+			s.Resources = nil
+			if p.peek() != 'n' {
+				s.Resources = new(wireResources)
+			}
+			p.resources(s.Resources)
+		case "tolerations":
+			s.Tolerations = nil
+			if p.arrStart() {
+				for first := true; p.more(&first); {
+					s.Tolerations = append(s.Tolerations, p.toleration())
+				}
+			}
+		case "nodeSelector":
+			s.NodeSelector = p.strMap()
+		case "affinity":
+			s.Affinity = p.affinity()
+		case "topologySpreadConstraints":
+			s.TopologySpreadConstraints = p.count()
+		case "volumes":
+			s.ClaimVolumes = p.claimVolumes()
+		case "priorityClassName":
+			s.PriorityClassName = p.istr()
+		case "priority":
+			s.Priority = p.optInt32()
+		case "preemptionPolicy":
+			s.PreemptionPolicy = p.optStr()
+		case "schedulingGates":
+			s.SchedulingGates = p.count()
+		case "resourceClaims":
+			s.ResourceClaims = p.count()
+		case "hostNetwork":
+			s.HostNetwork = p.boolean()
+		case "taints":
+			s.Taints = nil
+			if p.arrStart() {
+				for first := true; p.more(&first); {
+					s.Taints = append(s.Taints, p.taint())
+				}
+			}
+		case "unschedulable":
+			s.Unschedulable = p.boolean()
+		case "selector":
+			s.Selector = append([]byte(nil), p.raw()...)
+		case "minAvailable":
+			s.MinAvailable = intOrString(p.raw())
+		case "maxUnavailable":
+			s.MaxUnavailable = intOrString(p.raw())
+		case "template":
+			s.HasTemplate, s.TemplateLabels = p.templateLabels()
+		default:
+			p.skip()
+		}
+	}
+}
+
+// templateLabels reads spec.template.metadata.labels.
+func (p *jp) templateLabels() (bool, map[string]string) {
+	if !p.objStart() {
+		return false, nil
+	}
+	var labels map[string]string
+	for first := true; ; {
+		k := p.next(&first)
+		if k == nil {
+			return true, labels
+		}
+		if string(k) != "metadata" || !p.objStart() {
+			p.skip()
+			continue
+		}
+		for first := true; ; {
+			k := p.next(&first)
+			if k == nil {
+				break
+			}
+			if string(k) == "labels" {
+				labels = p.strMap()
+			} else {
+				p.skip()
+			}
+		}
+	}
+}
+
+func (p *jp) containers() []wireContainer {
+	if !p.arrStart() {
+		return nil
+	}
+	var out []wireContainer
+	for first := true; p.more(&first); {
+		var c wireContainer
+		if p.objStart() {
+			for first := true; ; {
+				k := p.next(&first)
+				if k == nil {
+					break
+				}
+				switch string(k) {
+				case "name":
+					c.Name = p.istr()
+				case "restartPolicy":
+					c.RestartPolicy = p.istr()
+				case "resources":
+					p.resources(&c.Resources)
+				case "ports":
+					c.Ports = nil
+					if p.arrStart() {
+						for first := true; p.more(&first); {
+							c.Ports = append(c.Ports, p.port())
+						}
+					}
+				default:
+					p.skip()
+				}
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// resources parses a ResourceRequirements; r nil means skip.
+func (p *jp) resources(r *wireResources) {
+	if r == nil || !p.objStart() {
+		if r == nil {
+			p.skip()
+		}
+		return
+	}
+	for first := true; ; {
+		k := p.next(&first)
+		if k == nil {
+			return
+		}
+		switch string(k) {
+		case "requests":
+			r.Requests = p.resList()
+		case "limits":
+			r.Limits = p.resList()
+		default:
+			p.skip()
+		}
+	}
+}
+
+// resList parses a flat object of quantities, keeping each value's text
+// (quotes included) as Quantity.UnmarshalJSON sees it.
+func (p *jp) resList() resList {
+	var l resList
+	if p.isNull() {
+		return l
+	}
+	if p.peek() != '{' {
+		p.fail("expected a resource list (an object), found %s", p.describe())
+	}
+	p.objStart()
+	l.set = true
+	for first := true; ; {
+		k := p.next(&first)
+		if k == nil {
+			return l
+		}
+		var e resEntry
+		switch p.peek() {
+		case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			raw := p.raw()
+			txt := quantityBytes(raw)
+			var err error
+			if e.v, e.neg, err = parseQuantity(string(txt)); err != nil {
+				e.bad, e.err = string(txt), err
+			}
+		case 'n':
+			p.literal("null") // a null Quantity is a present zero
+		default:
+			p.fail("expected a quantity, found %s", p.describe())
+		}
+		e.name = p.internBytes(k)
+		replaced := false // later duplicates win, as in a map
+		for i := range l.entries {
+			if l.entries[i].name == e.name {
+				l.entries[i] = e
+				replaced = true
+			}
+		}
+		if !replaced {
+			if l.entries == nil {
+				l.entries = make([]resEntry, 0, 4)
+			}
+			l.entries = append(l.entries, e)
+		}
+	}
+}
+
+func (p *jp) port() wirePort {
+	var pt wirePort
+	if !p.objStart() {
+		return pt
+	}
+	for first := true; ; {
+		k := p.next(&first)
+		if k == nil {
+			return pt
+		}
+		switch string(k) {
+		case "containerPort":
+			pt.ContainerPort = p.int32()
+		case "hostPort":
+			pt.HostPort = p.int32()
+		case "protocol":
+			pt.Protocol = p.istr()
+		case "hostIP":
+			pt.HostIP = p.istr()
+		default:
+			p.skip()
+		}
+	}
+}
+
+func (p *jp) toleration() wireToleration {
+	var t wireToleration
+	if !p.objStart() {
+		return t
+	}
+	for first := true; ; {
+		k := p.next(&first)
+		if k == nil {
+			return t
+		}
+		switch string(k) {
+		case "key":
+			t.Key = p.istr()
+		case "operator":
+			t.Operator = p.istr()
+		case "value":
+			t.Value = p.istr()
+		case "effect":
+			t.Effect = p.istr()
+		case "tolerationSeconds":
+			t.TolerationSeconds = p.optInt64()
+		default:
+			p.skip()
+		}
+	}
+}
+
+func (p *jp) taint() wireTaint {
+	var t wireTaint
+	if !p.objStart() {
+		return t
+	}
+	for first := true; ; {
+		k := p.next(&first)
+		if k == nil {
+			return t
+		}
+		switch string(k) {
+		case "key":
+			t.Key = p.istr()
+		case "value":
+			t.Value = p.istr()
+		case "effect":
+			t.Effect = p.istr()
+		default:
+			p.skip()
+		}
+	}
+}
+
+// claimVolumes reports whether a volume uses a persistentVolumeClaim or an
+// ephemeral volume.
+func (p *jp) claimVolumes() bool {
+	found := false
+	if !p.arrStart() {
+		return false
+	}
+	for first := true; p.more(&first); {
+		if !p.objStart() {
+			continue
+		}
+		for first := true; ; {
+			k := p.next(&first)
+			if k == nil {
+				break
+			}
+			switch string(k) {
+			case "persistentVolumeClaim", "ephemeral":
+				if p.present() {
+					found = true
+				}
+			default:
+				p.skip()
+			}
+		}
+	}
+	return found
+}
+
+func (p *jp) affinity() *wireAffinity {
+	if !p.objStart() {
+		return nil
+	}
+	a := new(wireAffinity)
+	for first := true; ; {
+		k := p.next(&first)
+		if k == nil {
+			return a
+		}
+		switch string(k) {
+		case "nodeAffinity":
+			p.nodeAffinity(a)
+		case "podAffinity":
+			a.PodAffinityRequired = p.podAffinityRequired()
+		case "podAntiAffinity":
+			a.PodAntiAffinityRequired = p.podAffinityRequired()
+		default:
+			p.skip()
+		}
+	}
+}
+
+func (p *jp) podAffinityRequired() int {
+	if !p.objStart() {
+		return 0
+	}
+	n := 0
+	for first := true; ; {
+		k := p.next(&first)
+		if k == nil {
+			return n
+		}
+		if string(k) == "requiredDuringSchedulingIgnoredDuringExecution" {
+			n = p.count()
+		} else {
+			p.skip()
+		}
+	}
+}
+
+func (p *jp) nodeAffinity(a *wireAffinity) {
+	if !p.objStart() {
+		return
+	}
+	a.HasNodeAffinity = true
+	for first := true; ; {
+		k := p.next(&first)
+		if k == nil {
+			return
+		}
+		switch string(k) {
+		case "requiredDuringSchedulingIgnoredDuringExecution":
+			a.Required = nil
+			if !p.objStart() {
+				continue
+			}
+			terms := []wireTerm{}
+			for first := true; ; {
+				k := p.next(&first)
+				if k == nil {
+					break
+				}
+				if string(k) != "nodeSelectorTerms" {
+					p.skip()
+					continue
+				}
+				terms = terms[:0]
+				if p.arrStart() {
+					for first := true; p.more(&first); {
+						terms = append(terms, p.term())
+					}
+				}
+			}
+			a.Required = &terms
+		case "preferredDuringSchedulingIgnoredDuringExecution":
+			a.Preferred = nil
+			if !p.arrStart() {
+				continue
+			}
+			for first := true; p.more(&first); {
+				var w wirePreferred
+				if p.objStart() {
+					for first := true; ; {
+						k := p.next(&first)
+						if k == nil {
+							break
+						}
+						switch string(k) {
+						case "weight":
+							w.Weight = p.int32()
+						case "preference":
+							w.Preference = p.term()
+						default:
+							p.skip()
+						}
+					}
+				}
+				a.Preferred = append(a.Preferred, w)
+			}
+		default:
+			p.skip()
+		}
+	}
+}
+
+func (p *jp) term() wireTerm {
+	var t wireTerm
+	if !p.objStart() {
+		return t
+	}
+	for first := true; ; {
+		k := p.next(&first)
+		if k == nil {
+			return t
+		}
+		switch string(k) {
+		case "matchExpressions":
+			t.MatchExpressions = p.requirements()
+		case "matchFields":
+			t.MatchFields = p.requirements()
+		default:
+			p.skip()
+		}
+	}
+}
+
+func (p *jp) requirements() []wireRequirement {
+	if !p.arrStart() {
+		return nil
+	}
+	var out []wireRequirement
+	for first := true; p.more(&first); {
+		var r wireRequirement
+		if p.objStart() {
+			for first := true; ; {
+				k := p.next(&first)
+				if k == nil {
+					break
+				}
+				switch string(k) {
+				case "key":
+					r.Key = p.istr()
+				case "operator":
+					r.Operator = p.istr()
+				case "values":
+					r.Values = p.strSlice()
+				default:
+					p.skip()
+				}
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func (p *jp) labelSelector() *wireLabelSelector {
+	if !p.objStart() {
+		return nil
+	}
+	s := new(wireLabelSelector)
+	for first := true; ; {
+		k := p.next(&first)
+		if k == nil {
+			return s
+		}
+		switch string(k) {
+		case "matchLabels":
+			s.MatchLabels = p.strMap()
+		case "matchExpressions":
+			s.MatchExpressions = p.requirements()
+		default:
+			p.skip()
+		}
+	}
+}
+
+func (p *jp) status(s *wireStatus) {
+	if !p.objStart() {
+		return
+	}
+	for first := true; ; {
+		k := p.next(&first)
+		if k == nil {
+			return
+		}
+		switch string(k) {
+		case "phase":
+			s.Phase = p.istr()
+		case "conditions":
+			s.ResizeInfeasible = false
+			if p.arrStart() {
+				seen := false
+				for first := true; p.more(&first); {
+					// The first PodResizePending condition decides.
+					if typ, reason := p.condition(); typ && !seen {
+						seen = true
+						s.ResizeInfeasible = reason
+					}
+				}
+			}
+		case "containerStatuses":
+			s.ContainerStatuses = p.containerStatuses()
+		case "initContainerStatuses":
+			s.InitContainerStatuses = p.containerStatuses()
+		case "resources":
+			s.Resources = nil
+			if p.peek() != 'n' {
+				s.Resources = new(wireResources)
+			}
+			p.resources(s.Resources)
+		case "allocatedResources":
+			s.AllocatedResources = p.resList()
+		case "allocatable":
+			s.Allocatable = p.resList()
+		case "capacity":
+			s.Capacity = p.resList()
+		case "disruptionsAllowed":
+			s.DisruptionsAllowed = p.optInt32()
+		default:
+			p.skip()
+		}
+	}
+}
+
+// condition reads a pod condition: whether it is PodResizePending, and
+// whether its reason is Infeasible.
+func (p *jp) condition() (resize, infeasible bool) {
+	if !p.objStart() {
+		return false, false
+	}
+	for first := true; ; {
+		k := p.next(&first)
+		if k == nil {
+			return resize, infeasible
+		}
+		switch string(k) {
+		case "type":
+			if !p.isNull() {
+				resize = string(p.strBytes()) == "PodResizePending"
+			}
+		case "reason":
+			if !p.isNull() {
+				infeasible = string(p.strBytes()) == "Infeasible"
+			}
+		default:
+			p.skip()
+		}
+	}
+}
+
+func (p *jp) containerStatuses() []wireContainerStatus {
+	if !p.arrStart() {
+		return nil
+	}
+	var out []wireContainerStatus
+	for first := true; p.more(&first); {
+		var cs wireContainerStatus
+		if p.objStart() {
+			for first := true; ; {
+				k := p.next(&first)
+				if k == nil {
+					break
+				}
+				switch string(k) {
+				case "name":
+					cs.Name = p.istr()
+				case "resources":
+					cs.Resources = nil
+					if p.peek() != 'n' {
+						cs.Resources = new(wireResources)
+					}
+					p.resources(cs.Resources)
+				case "allocatedResources":
+					cs.AllocatedResources = p.resList()
+				default:
+					p.skip()
+				}
+			}
+		}
+		out = append(out, cs)
+	}
+	return out
+}

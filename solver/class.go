@@ -1,0 +1,435 @@
+package solver
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/kplace/kplace/index"
+)
+
+// Well-known names the filters use.
+const (
+	taintUnschedulable = "node.kubernetes.io/unschedulable"
+	fieldNodeName      = "metadata.name"
+)
+
+// group is the static part shared by classes: pods equal in tolerations,
+// node selector and node affinity have the same feasible nodes, rejection
+// counts and static scores.
+type group struct {
+	feas     *roaring.Bitmap
+	feasCard int
+	// Rejection counts per static filter, in kube-scheduler's filter order.
+	nUnsched, nTaint, nAffinity int
+	// nAbsent counts nodes outside NodeAffinity's PreFilterResult
+	// (matchFields metadata.name In); conflict is set when the terms' node
+	// name sets are disjoint (the pod is unresolvable at PreFilter).
+	nAbsent  int
+	conflict bool
+
+	// Static scoring inputs: nodes with each untolerated PreferNoSchedule
+	// taint, the preferred terms, and their per-node raw sums (dense by
+	// node id, nil when the group has none).
+	pns   []*roaring.Bitmap
+	prefs []prefTerm
+	rawTT []int32
+	rawNA []int32
+	// ttNodes lists the feasible nodes with rawTT > 0, highest first.
+	ttNodes []index.NodeID
+	// dense is feas as a bitset, built on first use by pruned builds.
+	dense []uint64
+	pods  int // pods of the group still to be placed
+}
+
+// class is one equivalence class of pending pods: equal in every field that
+// affects placement.
+type class struct {
+	g      *group
+	rep    index.PodID // first pod of the class
+	key    []byte      // canonical encoding, to confirm hash hits
+	demand index.Demand
+	pods   int // pods of the class still to be placed
+
+	balCPU  int64 // actual cpu and memory requests, for BalancedAllocation
+	balMem  int64
+	balance bool // false when the pod requests neither: the plugin skips
+	// Normalisation maxima of TaintToleration and NodeAffinity over the
+	// nodes that fit when the class is (re)built.
+	ttMax, naMax int64
+
+	heap nodeHeap
+	// cut is the best entry left out of a truncated heap (valid when
+	// truncated): while the heap's top beats it, the top is the best node.
+	cut       entry
+	truncated bool
+	cursor    int // next index.Cluster.Changes entry to replay
+	built     bool
+	reason    string // unschedulable message
+	failures  int
+}
+
+type prefTerm struct {
+	weight int64
+	nodes  *roaring.Bitmap
+}
+
+// keyEncoder writes the canonical placement key of a pod into a reused buffer.
+type keyEncoder struct {
+	buf  []byte
+	keys []string
+}
+
+func (e *keyEncoder) str(s string) {
+	e.buf = binary.AppendUvarint(e.buf, uint64(len(s)))
+	e.buf = append(e.buf, s...)
+}
+
+func (e *keyEncoder) num(v int64) { e.buf = binary.AppendVarint(e.buf, v) }
+
+func (e *keyEncoder) reqs(rs []index.Requirement) {
+	e.num(int64(len(rs)))
+	for _, r := range rs {
+		e.str(r.Key)
+		e.str(r.Operator)
+		e.num(int64(len(r.Values)))
+		for _, v := range r.Values {
+			e.str(v)
+		}
+	}
+}
+
+func (e *keyEncoder) term(t *index.NodeSelectorTerm) {
+	e.reqs(t.MatchExpressions)
+	e.reqs(t.MatchFields)
+}
+
+// encode returns the canonical key of p and the length of its static part
+// (the group key); the slice is reused by the next call.
+func (e *keyEncoder) encode(p *index.Pod) ([]byte, int) {
+	e.buf = e.buf[:0]
+	e.num(int64(len(p.Tolerations)))
+	for i := range p.Tolerations {
+		t := &p.Tolerations[i]
+		e.str(t.Key)
+		e.str(t.Operator)
+		e.str(t.Value)
+		e.str(t.Effect)
+	}
+	e.keys = e.keys[:0]
+	for k := range p.NodeSelector {
+		e.keys = append(e.keys, k)
+	}
+	slices.Sort(e.keys)
+	e.num(int64(len(e.keys)))
+	for _, k := range e.keys {
+		e.str(k)
+		e.str(p.NodeSelector[k])
+	}
+	if p.HasRequired {
+		e.num(int64(len(p.RequiredTerms)))
+		for i := range p.RequiredTerms {
+			e.term(&p.RequiredTerms[i])
+		}
+	} else {
+		e.num(-1)
+	}
+	e.num(int64(len(p.PreferredTerms)))
+	for i := range p.PreferredTerms {
+		e.num(int64(p.PreferredTerms[i].Weight))
+		e.term(&p.PreferredTerms[i].Term)
+	}
+	static := len(e.buf)
+	e.num(int64(len(p.Requests)))
+	for _, q := range p.Requests { // ingest emits requests in a stable order
+		e.str(q.Name)
+		e.num(q.Value)
+	}
+	e.num(p.ScoreCPU)
+	e.num(p.ScoreMemory)
+	e.num(int64(len(p.HostPorts)))
+	for _, hp := range p.HostPorts {
+		e.str(hp.HostIP)
+		e.str(hp.Protocol)
+		e.num(int64(hp.Port))
+	}
+	return e.buf, static
+}
+
+// tolerates reports whether any of tols tolerates taint.
+func tolerates(tols []index.Toleration, taint *index.Taint) bool {
+	for i := range tols {
+		if tols[i].ToleratesTaint(taint) {
+			return true
+		}
+	}
+	return false
+}
+
+// newGroup computes the static feasibility, rejection counts and scoring
+// inputs of p's group.
+func newGroup(c *index.Cluster, p *index.Pod) *group {
+	g := &group{}
+	all := c.All
+	remaining := all.Clone()
+
+	// NodeAffinity PreFilter: a node-name set when every required term names
+	// nodes with matchFields metadata.name In.
+	if names, conflict, ok := preFilterNames(c, p); ok {
+		g.conflict = conflict
+		g.nAbsent = int(all.GetCardinality() - names.GetCardinality())
+		remaining.And(names)
+	}
+
+	// NodeUnschedulable.
+	if !c.Unschedulable.IsEmpty() {
+		unsched := index.Taint{Key: taintUnschedulable, Effect: index.EffectNoSchedule}
+		if !tolerates(p.Tolerations, &unsched) {
+			g.nUnsched = int(remaining.AndCardinality(c.Unschedulable))
+			remaining.AndNot(c.Unschedulable)
+		}
+	}
+
+	// TaintToleration: NoSchedule and NoExecute taints must be tolerated.
+	var bad *roaring.Bitmap
+	for i := range c.Taints {
+		t := &c.Taints[i]
+		switch t.Effect {
+		case index.EffectNoSchedule, index.EffectNoExecute:
+			if !tolerates(p.Tolerations, t) {
+				if bad == nil {
+					bad = roaring.New()
+				}
+				bad.Or(c.TaintNodes[i])
+			}
+		case index.EffectPreferNoSchedule:
+			if !toleratesPreferNoSchedule(p.Tolerations, t) {
+				g.pns = append(g.pns, c.TaintNodes[i])
+			}
+		}
+	}
+	if bad != nil {
+		g.nTaint = int(remaining.AndCardinality(bad))
+		remaining.AndNot(bad)
+	}
+
+	// NodeAffinity filter: nodeSelector AND required terms.
+	if len(p.NodeSelector) > 0 || p.HasRequired {
+		match := requiredNodes(c, p)
+		before := remaining.GetCardinality()
+		remaining.And(match)
+		g.nAffinity = int(before - remaining.GetCardinality())
+	}
+	g.feas = remaining
+	g.feasCard = int(remaining.GetCardinality())
+
+	for i := range p.PreferredTerms {
+		pt := &p.PreferredTerms[i]
+		if pt.Weight == 0 || emptyTerm(&pt.Term) {
+			continue
+		}
+		g.prefs = append(g.prefs, prefTerm{weight: int64(pt.Weight), nodes: termNodes(c, &pt.Term)})
+	}
+	if len(g.pns) > 0 {
+		g.rawTT = make([]int32, c.NumNodes())
+		tainted := roaring.New()
+		for _, b := range g.pns {
+			b.Iterate(func(n uint32) bool { g.rawTT[n]++; return true })
+			tainted.Or(b)
+		}
+		tainted.And(g.feas)
+		// Feasible nodes with a PreferNoSchedule taint to count, most
+		// first: the class's normalisation maximum is the count of the
+		// first one it fits on.
+		g.ttNodes = tainted.ToArray()
+		slices.SortStableFunc(g.ttNodes, func(a, b index.NodeID) int { return int(g.rawTT[b] - g.rawTT[a]) })
+	}
+	if len(g.prefs) > 0 {
+		g.rawNA = make([]int32, c.NumNodes())
+		for _, pt := range g.prefs {
+			w := int32(pt.weight)
+			pt.nodes.Iterate(func(n uint32) bool { g.rawNA[n] += w; return true })
+		}
+	}
+	return g
+}
+
+// toleratesPreferNoSchedule applies TaintToleration's scoring rule: only
+// tolerations with an empty or PreferNoSchedule effect count.
+func toleratesPreferNoSchedule(tols []index.Toleration, taint *index.Taint) bool {
+	for i := range tols {
+		t := &tols[i]
+		if (t.Effect == "" || t.Effect == index.EffectPreferNoSchedule) && t.ToleratesTaint(taint) {
+			return true
+		}
+	}
+	return false
+}
+
+// preFilterNames mirrors NodeAffinity's PreFilter: when every required term
+// has matchFields metadata.name In requirements, the union over terms of the
+// intersection of their value sets, restricted to existing nodes. ok is
+// false when there is no such restriction; conflict is true when the name
+// sets are disjoint (decided on names, before unknown nodes are dropped).
+func preFilterNames(c *index.Cluster, p *index.Pod) (names *roaring.Bitmap, conflict, ok bool) {
+	if !p.HasRequired || len(p.RequiredTerms) == 0 {
+		return nil, false, false
+	}
+	var union map[string]struct{}
+	for i := range p.RequiredTerms {
+		var inter map[string]struct{}
+		for _, r := range p.RequiredTerms[i].MatchFields {
+			if r.Key != fieldNodeName || r.Operator != index.SelIn {
+				continue
+			}
+			s := make(map[string]struct{}, len(r.Values))
+			for _, v := range r.Values {
+				if inter == nil {
+					s[v] = struct{}{}
+				} else if _, in := inter[v]; in {
+					s[v] = struct{}{}
+				}
+			}
+			inter = s
+		}
+		if inter == nil {
+			return nil, false, false
+		}
+		if union == nil {
+			union = map[string]struct{}{}
+		}
+		for v := range inter {
+			union[v] = struct{}{}
+		}
+	}
+	names = roaring.New()
+	for v := range union {
+		if id, ok := c.NodeByName[v]; ok {
+			names.Add(id)
+		}
+	}
+	return names, len(union) == 0, true
+}
+
+// requiredNodes returns the nodes matching p's nodeSelector and required node
+// affinity.
+func requiredNodes(c *index.Cluster, p *index.Pod) *roaring.Bitmap {
+	out := c.All.Clone()
+	for k, v := range p.NodeSelector {
+		b := c.LabelNodes(k, v)
+		if b == nil {
+			return roaring.New()
+		}
+		out.And(b)
+	}
+	if p.HasRequired {
+		terms := roaring.New()
+		for i := range p.RequiredTerms {
+			t := &p.RequiredTerms[i]
+			if emptyTerm(t) {
+				continue // matches nothing
+			}
+			terms.Or(termNodes(c, t))
+		}
+		out.And(terms)
+	}
+	return out
+}
+
+func emptyTerm(t *index.NodeSelectorTerm) bool {
+	return len(t.MatchExpressions) == 0 && len(t.MatchFields) == 0
+}
+
+// termNodes returns the nodes matching every requirement of t.
+func termNodes(c *index.Cluster, t *index.NodeSelectorTerm) *roaring.Bitmap {
+	out := c.All.Clone()
+	for i := range t.MatchExpressions {
+		out.And(exprNodes(c, &t.MatchExpressions[i]))
+		if out.IsEmpty() {
+			return out
+		}
+	}
+	for i := range t.MatchFields {
+		out.And(fieldNodes(c, &t.MatchFields[i]))
+	}
+	return out
+}
+
+// exprNodes evaluates one label requirement. Invalid requirements (In with no
+// values, Gt with a non-integer) match nothing, as the scheduler's parse
+// error does.
+func exprNodes(c *index.Cluster, r *index.Requirement) *roaring.Bitmap {
+	switch r.Operator {
+	case index.SelIn, index.SelNotIn:
+		if len(r.Values) == 0 {
+			return roaring.New()
+		}
+		in := roaring.New()
+		for _, v := range r.Values {
+			if b := c.LabelNodes(r.Key, v); b != nil {
+				in.Or(b)
+			}
+		}
+		if r.Operator == index.SelIn {
+			return in
+		}
+		return roaring.AndNot(c.All, in)
+	case index.SelExists, index.SelDoesNotExist:
+		if len(r.Values) != 0 {
+			return roaring.New()
+		}
+		has := c.KeyNodes(r.Key)
+		if r.Operator == index.SelExists {
+			if has == nil {
+				return roaring.New()
+			}
+			return has
+		}
+		if has == nil {
+			return c.All
+		}
+		return roaring.AndNot(c.All, has)
+	case index.SelGt, index.SelLt:
+		if len(r.Values) != 1 {
+			return roaring.New()
+		}
+		want, ok := index.ParseLabelInt(r.Values[0])
+		if !ok {
+			return roaring.New()
+		}
+		gt := r.Operator == index.SelGt
+		return c.KeyNodesWhere(r.Key, func(v string) bool {
+			got, ok := index.ParseLabelInt(v)
+			if !ok {
+				return false
+			}
+			if gt {
+				return got > want
+			}
+			return got < want
+		})
+	}
+	return roaring.New()
+}
+
+// fieldNodes evaluates a matchFields requirement as the scheduler's field
+// selector does: In and NotIn with exactly one value (anything else is a
+// parse error and the term matches nothing), against the node's only field,
+// metadata.name.
+func fieldNodes(c *index.Cluster, r *index.Requirement) *roaring.Bitmap {
+	if len(r.Values) != 1 || (r.Operator != index.SelIn && r.Operator != index.SelNotIn) {
+		return roaring.New()
+	}
+	named := roaring.New()
+	if r.Key == fieldNodeName {
+		if id, ok := c.NodeByName[r.Values[0]]; ok {
+			named.Add(id)
+		}
+	} else if r.Values[0] == "" {
+		named = c.All.Clone() // an absent field reads as ""
+	}
+	if r.Operator == index.SelIn {
+		return named
+	}
+	return roaring.AndNot(c.All, named)
+}

@@ -1,0 +1,195 @@
+package solver
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/kplace/kplace/index"
+)
+
+func TestScoreFormulas(t *testing.T) {
+	f := func(name string, got, want int64) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s = %d, want %d", name, got, want)
+		}
+	}
+	// LeastAllocated: ((cap - req) * 100) / cap per resource, averaged.
+	f("least 1000/4000 cpu, 4Gi/16Gi mem", fitScore(LeastAllocated, 1000, 4000, 4<<30, 16<<30), 75)
+	f("least truncates", fitScore(LeastAllocated, 1, 3, 0, 3), (66+100)/2)
+	f("least over capacity", fitScore(LeastAllocated, 5000, 4000, 0, 16), (0+100)/2)
+	f("least without memory capacity", fitScore(LeastAllocated, 1000, 4000, 5, 0), 75)
+	f("most", fitScore(MostAllocated, 1000, 4000, 8<<30, 16<<30), (25+50)/2)
+	f("most clamps", fitScore(MostAllocated, 5000, 4000, 0, 16), (100+0)/2)
+	// BalancedAllocation (v1.36): 50 + (50 + with - without) / 2.
+	// Empty node, pod 1 cpu of 4 and 4Gi of 16Gi: fractions equal -> with
+	// = 100, without = 100 -> 75.
+	f("balanced even", balancedScore(0, 0, 1000, 4<<30, 4000, 16<<30), 75)
+	// Node at cpu 0.5 / mem 0.0 (without = 75); pod adds mem 0.5 -> with = 100: 50+(50+25)/2 = 87.
+	f("balanced improves", balancedScore(2000, 0, 0, 8<<30, 4000, 16<<30), 87)
+	// Empty node, pod only cpu 0.5: with = 75, without = 100: 50+(50-25)/2 = 62.
+	f("balanced worsens", balancedScore(0, 0, 2000, 0, 4000, 16<<30), 62)
+	// DefaultNormalizeScore.
+	f("normalize", normalize(3, 4, false), 75)
+	f("normalize reverse", normalize(1, 4, true), 75)
+	f("normalize max 0", normalize(0, 0, false), 0)
+	f("normalize reverse max 0", normalize(0, 0, true), 100)
+}
+
+func TestLeastAllocatedSpreads(t *testing.T) {
+	var nodes []index.Node
+	for _, n := range []string{"n1", "n2", "n3", "n4"} {
+		nodes = append(nodes, makeNode(n).obj())
+	}
+	var pods []index.Pod
+	for i := range 8 {
+		pods = append(pods, makePod("p"+string(rune('a'+i))).req("cpu", 500).req("memory", 1<<30).obj())
+	}
+	_, c, res := solve(t, nodes, pods)
+	per := make([]int, len(nodes))
+	for _, cm := range res.Commits {
+		per[cm.Node]++
+	}
+	if !slices.Equal(per, []int{2, 2, 2, 2}) {
+		t.Errorf("pods per node %v, want 2 each", per)
+	}
+	// MostAllocated packs onto one node.
+	c = cluster(t, nodes, pods)
+	res = Solve(c, Config{Strategy: MostAllocated, Seed: 1})
+	per = make([]int, len(nodes))
+	for _, cm := range res.Commits {
+		per[cm.Node]++
+	}
+	slices.Sort(per)
+	if !slices.Equal(per, []int{0, 0, 0, 8}) {
+		t.Errorf("most-allocated pods per node %v, want all 8 on one node", per)
+	}
+}
+
+func TestPreferredAffinity(t *testing.T) {
+	nodes := []index.Node{
+		makeNode("a").label("disk", "hdd").obj(),
+		makeNode("b").label("disk", "ssd").obj(),
+		makeNode("c").label("disk", "ssd").label("fast", "yes").obj(),
+	}
+	got, _, _ := solve(t, nodes, []index.Pod{
+		makePod("p").req("cpu", 100).preferred(10, req("disk", "In", "ssd")).preferred(50, req("fast", "Exists")).obj(),
+	})
+	if got["p"] != "c" {
+		t.Errorf("p on %q, want c (both preferred terms)", got["p"])
+	}
+}
+
+func TestScoreMatchesNaiveBest(t *testing.T) {
+	// Every placement must go to a node whose score equals the best score
+	// over all fitting nodes at that moment, recomputed from scratch.
+	// 300 nodes and 40 interleaved classes: class heaps are cut to their
+	// best 64 entries and the other classes keep invalidating them.
+	var nodes []index.Node
+	for i := range 300 {
+		b := makeNode(fmt.Sprintf("n%d", i)).alloc("cpu", int64(1000+i%40*250)).alloc("memory", int64(2+i%5)<<30)
+		if i%7 == 0 {
+			b.taint("spot", "true", PN)
+		}
+		if i%3 == 0 {
+			b.label("disk", "ssd")
+		}
+		nodes = append(nodes, b.obj())
+	}
+	var pods []index.Pod
+	for i := range 1600 {
+		b := makePod(fmt.Sprintf("p%d", i)).req("cpu", int64(100+(i%40)*10)).req("memory", int64(1+i%4)<<28)
+		if i%4 == 0 {
+			b.preferred(20, req("disk", "In", "ssd"))
+		}
+		pods = append(pods, b.obj())
+	}
+	c := cluster(t, nodes, pods)
+	s := newSolver(c, Config{Seed: 3})
+	queue := Queue(c)
+	classOf := s.classify(queue)
+	for i, pid := range queue {
+		cl := s.classes[classOf[i]]
+		if !cl.built {
+			s.build(cl) // fixes the normalisation maxima
+		}
+		// Reference: best score over all fitting feasible nodes now.
+		best, bestNode := int64(-1), -1
+		fitting := 0
+		for n := range nodes {
+			if cl.g.feas.Contains(uint32(n)) && c.Fits(uint32(n), &cl.demand) {
+				fitting++
+				if sc := s.score(cl, uint32(n)); sc > best {
+					best, bestNode = sc, n
+				}
+			}
+		}
+		n, score, ok := s.place(cl, pid)
+		cl.pods--
+		if !ok {
+			if fitting > 0 {
+				t.Fatalf("pod %d: not placed but %d nodes fit", i, fitting)
+			}
+			continue
+		}
+		if score != best {
+			t.Fatalf("pod %d placed on %d with score %d; best is %d on %d", i, n, score, best, bestNode)
+		}
+	}
+	if s.rebuilds == 0 {
+		t.Error("no truncated heap was rebuilt: the test does not exercise truncation")
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	var nodes []index.Node
+	for i := range 50 {
+		nodes = append(nodes, makeNode("n"+string(rune('A'+i%26))+string(rune('A'+i/26))).obj())
+	}
+	var pods []index.Pod
+	for i := range 200 {
+		pods = append(pods, makePod("p"+string(rune('a'+i%26))+string(rune('a'+i/26))).req("cpu", 100).obj())
+	}
+	run := func(seed uint64) []Commit {
+		c := cluster(t, slices.Clone(nodes), slices.Clone(pods))
+		return Solve(c, Config{Seed: seed}).Commits
+	}
+	a, b := run(7), run(7)
+	if !slices.Equal(a, b) {
+		t.Error("same seed gave different commits")
+	}
+	if slices.Equal(a, run(8)) {
+		t.Error("different seeds gave identical tie-breaks on 50 identical nodes")
+	}
+}
+
+// TestPlacementAllocatesNothing pins "no heap allocation per placement".
+func TestPlacementAllocatesNothing(t *testing.T) {
+	var nodes []index.Node
+	for i := range 500 {
+		nodes = append(nodes, makeNode("n"+string(rune('A'+i%26))+string(rune('A'+i/26%26))+string(rune('A'+i/676))).obj())
+	}
+	const pods = 2000
+	var ps []index.Pod
+	for range pods {
+		ps = append(ps, makePod("p").req("cpu", 100).req("memory", 1<<20).obj())
+	}
+	c := cluster(t, nodes, ps)
+	s := newSolver(c, Config{Seed: 1})
+	queue := Queue(c)
+	classOf := s.classify(queue)
+	cl := s.classes[classOf[0]]
+	s.place(cl, queue[0]) // builds the class heap
+	cl.heap = slices.Grow(cl.heap, pods)
+	i := 1
+	allocs := testing.AllocsPerRun(500, func() {
+		if _, _, ok := s.place(cl, queue[i]); !ok {
+			t.Fatal("not placed")
+		}
+		i++
+	})
+	if allocs != 0 {
+		t.Errorf("%.1f allocations per placement, want 0", allocs)
+	}
+}

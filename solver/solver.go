@@ -1,0 +1,460 @@
+package solver
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/kplace/kplace/index"
+)
+
+// Config tunes a batch.
+type Config struct {
+	Strategy Strategy
+	// Seed drives tie-breaking between equally scored nodes.
+	Seed uint64
+	// Progress, when set, is called now and then with the number of queued
+	// pods processed so far and the total.
+	Progress func(done, total int)
+}
+
+// Action is what a commit does.
+type Action uint8
+
+// Actions.
+const (
+	Bind Action = iota
+	Evict
+)
+
+// Commit is one entry of the result, in commit order.
+type Commit struct {
+	Action Action
+	Pod    index.PodID
+	Node   index.NodeID
+	// Score is the chosen node's total score (Bind only).
+	Score int64
+}
+
+// PendingKind says why a pod stays pending.
+type PendingKind uint8
+
+// Pending kinds.
+const (
+	// Unschedulable: no node passes the filters.
+	Unschedulable PendingKind = iota
+	// Unsupported: the pod uses a hard constraint the engine cannot honour.
+	Unsupported
+	// Gated: the pod has scheduling gates.
+	Gated
+)
+
+func (k PendingKind) String() string {
+	switch k {
+	case Unsupported:
+		return "unsupported"
+	case Gated:
+		return "gated"
+	}
+	return "unschedulable"
+}
+
+// Pending is a pod left pending and the reason, in kube-scheduler's words.
+type Pending struct {
+	Pod    index.PodID
+	Kind   PendingKind
+	Reason string
+}
+
+// Result is the outcome of a batch.
+type Result struct {
+	Commits []Commit
+	// Pending lists the pods left pending, in queue order.
+	Pending []Pending
+	// Classes is the number of equivalence classes formed; Groups the
+	// number of distinct static parts (feasible sets) among them.
+	Classes, Groups int
+	// Rebuilds counts class heaps rebuilt because their truncated part may
+	// have held the best node.
+	Rebuilds int
+}
+
+// Solver runs one batch over a cluster. It mutates the cluster.
+type Solver struct {
+	c       *index.Cluster
+	cfg     Config
+	tie     []uint32
+	classes []*class
+	groups  int
+	// rebuilds counts heap rebuilds forced by truncation.
+	rebuilds int
+	buf      []uint32
+	fit      []index.NodeID
+	scores   []int64
+	// bal caches each node's BalancedAllocation balance without the
+	// incoming pod; balGen[n] is the generation it was computed at, plus 1.
+	bal    []int64
+	balGen []uint32
+	// buckets files nodes by their score upper bound (see prune.go);
+	// bucketed counts the entries, stale ones included.
+	buckets  [][]ubRef
+	bucketed int
+	// scanned and prunedBuilds measure pruning (debug figures).
+	scanned, prunedBuilds int
+}
+
+// newSolver prepares a solver over c.
+func newSolver(c *index.Cluster, cfg Config) *Solver {
+	n := c.NumNodes()
+	s := &Solver{c: c, cfg: cfg, buf: make([]uint32, 256),
+		tie: make([]uint32, n), bal: make([]int64, n), balGen: make([]uint32, n)}
+	for i := range s.tie {
+		s.tie[i] = uint32(mix(cfg.Seed ^ (uint64(i) * 0x9e3779b97f4a7c15)))
+	}
+	if cfg.Strategy == LeastAllocated {
+		s.initBuckets()
+	}
+	return s
+}
+
+// Solve places every pending pod of c and returns the commits and the pods
+// left pending. c is updated to the final state.
+func Solve(c *index.Cluster, cfg Config) *Result {
+	s := newSolver(c, cfg)
+	queue := Queue(c)
+	classOf := s.classify(queue)
+	res := &Result{Commits: make([]Commit, 0, len(queue)), Classes: len(s.classes)}
+	var failed []*class
+	var failedAt []int32 // class of each Unschedulable entry of res.Pending, in order
+	for i, pid := range queue {
+		if cfg.Progress != nil && i&0x3fff == 0 {
+			cfg.Progress(i, len(queue))
+		}
+		p := &c.Pods[pid]
+		switch {
+		case p.Gated:
+			res.Pending = append(res.Pending, Pending{Pod: pid, Kind: Gated, Reason: "waiting for scheduling gates"})
+			continue
+		case p.Unsupported != "":
+			res.Pending = append(res.Pending, Pending{Pod: pid, Kind: Unsupported, Reason: "unsupported: " + p.Unsupported})
+			continue
+		}
+		cl := s.classes[classOf[i]]
+		n, score, ok := s.place(cl, pid)
+		cl.pods--
+		cl.g.pods--
+		if ok {
+			res.Commits = append(res.Commits, Commit{Action: Bind, Pod: pid, Node: n, Score: score})
+		} else {
+			if cl.failures == 0 {
+				failed = append(failed, cl)
+			}
+			cl.failures++
+			failedAt = append(failedAt, classOf[i])
+			res.Pending = append(res.Pending, Pending{Pod: pid, Kind: Unschedulable})
+		}
+		if cl.pods == 0 {
+			cl.heap = nil // release: the class has no pod left
+		}
+		if cl.g.pods == 0 {
+			cl.g.rawTT, cl.g.rawNA, cl.g.dense = nil, nil, nil
+		}
+	}
+	if cfg.Progress != nil {
+		cfg.Progress(len(queue), len(queue))
+	}
+	res.Groups, res.Rebuilds = s.groups, s.rebuilds
+	if os.Getenv("KPLACE_DEBUG") != "" {
+		fmt.Fprintf(os.Stderr, "debug: pruned builds %d, entries scanned %d (%.0f per build), bucket entries %d\n",
+			s.prunedBuilds, s.scanned, float64(s.scanned)/float64(max(s.prunedBuilds, 1)), s.bucketed)
+	}
+	// Reasons reflect the final state: pods left pending fit nowhere now.
+	for _, cl := range failed {
+		cl.reason = s.reason(cl)
+	}
+	k := 0
+	for i := range res.Pending {
+		if pd := &res.Pending[i]; pd.Kind == Unschedulable {
+			pd.Reason = s.classes[failedAt[k]].reason
+			k++
+		}
+	}
+	return res
+}
+
+// Queue returns the pending pods in scheduling order: priority descending,
+// then creation time ascending, then input order.
+func Queue(c *index.Cluster) []index.PodID {
+	q := slices.Clone(c.Pending)
+	sort.SliceStable(q, func(i, j int) bool {
+		a, b := &c.Pods[q[i]], &c.Pods[q[j]]
+		if a.Priority != b.Priority {
+			return a.Priority > b.Priority
+		}
+		return a.CreationUnix < b.CreationUnix
+	})
+	return q
+}
+
+// classify assigns every queued pod to an equivalence class (-1 for pods that
+// are never placed); classes with the same static part share a group.
+func (s *Solver) classify(queue []index.PodID) []int32 {
+	classOf := make([]int32, len(queue))
+	byHash := map[uint64]int32{}
+	groups := map[string]*group{}
+	var overflow map[string]int32 // hash collisions, practically never used
+	var enc keyEncoder
+	for i, pid := range queue {
+		p := &s.c.Pods[pid]
+		if p.Gated || p.Unsupported != "" {
+			classOf[i] = -1
+			continue
+		}
+		key, static := enc.encode(p)
+		h := xxhash.Sum64(key)
+		id, ok := byHash[h]
+		switch {
+		case ok && bytes.Equal(s.classes[id].key, key):
+		case ok:
+			if overflow == nil {
+				overflow = map[string]int32{}
+			}
+			if id, ok = overflow[string(key)]; !ok {
+				id = s.newClass(pid, key, static, groups)
+				overflow[string(key)] = id
+			}
+		default:
+			id = s.newClass(pid, key, static, groups)
+			byHash[h] = id
+		}
+		classOf[i] = id
+		s.classes[id].pods++
+		s.classes[id].g.pods++
+	}
+	s.groups = len(groups)
+	return classOf
+}
+
+func (s *Solver) newClass(pid index.PodID, key []byte, static int, groups map[string]*group) int32 {
+	p := &s.c.Pods[pid]
+	g, ok := groups[string(key[:static])]
+	if !ok {
+		g = newGroup(s.c, p)
+		groups[string(key[:static])] = g
+	}
+	cl := &class{g: g, rep: pid, key: slices.Clone(key), demand: s.c.DemandOf(p)}
+	cl.balCPU, _ = p.Requests.Get(index.NameCPU)
+	cl.balMem, _ = p.Requests.Get(index.NameMemory)
+	cl.balance = cl.balCPU != 0 || cl.balMem != 0
+	s.classes = append(s.classes, cl)
+	return int32(len(s.classes) - 1)
+}
+
+// place binds pid to the best node of its class, if any fits.
+func (s *Solver) place(cl *class, pid index.PodID) (index.NodeID, int64, bool) {
+	if cl.g.conflict {
+		return 0, 0, false
+	}
+	if !cl.built {
+		s.build(cl)
+	} else {
+		s.sync(cl)
+	}
+	gen := s.c.Gen
+	for {
+		for len(cl.heap) > 0 && cl.heap[0].gen != gen[cl.heap[0].node] {
+			cl.heap.pop() // stale: the node changed and sync re-scored it
+		}
+		if cl.truncated && (len(cl.heap) == 0 || better(&cl.cut, &cl.heap[0])) {
+			// A node left out of the truncated heap may be the best now.
+			s.rebuilds++
+			s.build(cl)
+			continue
+		}
+		break
+	}
+	if len(cl.heap) == 0 {
+		return 0, 0, false
+	}
+	top := cl.heap[0]
+	cl.heap.pop()
+	s.c.Bind(pid, top.node, &cl.demand)
+	s.nodeChanged(top.node)
+	return top.node, top.score, true
+}
+
+// build scores every statically feasible node that fits and keeps the best
+// few in the heap: a class with k pods left needs at most k of today's nodes
+// (nodes that change later are re-scored by sync), so the heap is cut to a
+// multiple of k and the best entry cut off is remembered.
+func (s *Solver) build(cl *class) {
+	c := s.c
+	g := cl.g
+	cl.built = true
+	cl.truncated = false
+	cl.cursor = len(c.Changes)
+	if s.prunable(cl) {
+		s.buildPruned(cl, max(2*cl.pods, 64))
+		return
+	}
+	fit := s.fitting(cl)
+	if g.rawTT != nil || g.rawNA != nil {
+		// TaintToleration and NodeAffinity normalise over the nodes that
+		// pass every filter.
+		cl.ttMax, cl.naMax = 0, 0
+		for _, n := range fit {
+			if g.rawTT != nil {
+				cl.ttMax = max(cl.ttMax, int64(g.rawTT[n]))
+			}
+			if g.rawNA != nil {
+				cl.naMax = max(cl.naMax, int64(g.rawNA[n]))
+			}
+		}
+	}
+	keep := max(2*cl.pods, 64)
+	h := cl.heap[:0]
+	if cap(h) > 4*keep {
+		h = nil // do not hold on to a big heap for a class that shrank
+	}
+	scores := s.scoreAll(cl, fit)
+	// While filling, h is a min-heap (worst on top) of the best keep
+	// entries seen so far.
+	for i, n := range fit {
+		e := entry{score: scores[i], tie: s.tie[n], node: n, gen: c.Gen[n]}
+		if len(h) < keep {
+			h = append(h, e)
+			if len(h) == keep {
+				minHeapInit(h)
+			}
+			continue
+		}
+		if better(&e, &h[0]) {
+			e, h[0] = h[0], e
+			minHeapDown(h, 0)
+		}
+		s.recordCut(cl, e)
+	}
+	cl.heap = h
+	cl.heap.init()
+}
+
+// fitting returns the statically feasible nodes where the class fits now, in
+// node order, in a buffer reused by the next call.
+func (s *Solver) fitting(cl *class) []index.NodeID {
+	c := s.c
+	out := s.fit[:0]
+	it := cl.g.feas.ManyIterator()
+	for {
+		k := it.NextMany(s.buf)
+		if k == 0 {
+			break
+		}
+		for _, n := range s.buf[:k] {
+			if c.Fits(n, &cl.demand) {
+				out = append(out, n)
+			}
+		}
+	}
+	s.fit = out
+	return out
+}
+
+// sync re-scores the class's nodes changed since its last turn.
+func (s *Solver) sync(cl *class) {
+	c := s.c
+	changes := c.Changes[cl.cursor:]
+	if len(changes) == 0 {
+		return
+	}
+	// Replaying more changes than the class has nodes costs more than
+	// starting over; so does a heap grown mostly stale.
+	if feas := cl.g.feasCard; len(changes) > feas || len(cl.heap) > 2*feas+1024 {
+		s.build(cl)
+		return
+	}
+	for _, ch := range changes {
+		n := ch.Node
+		if ch.Gen != c.Gen[n] || !cl.g.feas.Contains(n) || !c.Fits(n, &cl.demand) {
+			continue
+		}
+		cl.heap.push(entry{score: s.score(cl, n), tie: s.tie[n], node: n, gen: ch.Gen})
+	}
+	cl.cursor = len(c.Changes)
+}
+
+// Reason strings of the filters, as kube-scheduler v1.36 words them.
+const (
+	msgPreFilterAbsent = "node(s) didn't satisfy plugin(s) [NodeAffinity]"
+	msgUnschedulable   = "node(s) were unschedulable"
+	msgTaint           = "node(s) had untolerated taint(s)"
+	msgAffinity        = "node(s) didn't match Pod's node affinity/selector"
+	msgPorts           = "node(s) didn't have free ports for the requested pod ports"
+	msgTooManyPods     = "Too many pods"
+	msgConflict        = "pod affinity terms conflict"
+	msgNoNodes         = "no nodes available to schedule pods"
+)
+
+// reason builds the FitError message for a class that fits nowhere now.
+func (s *Solver) reason(cl *class) string {
+	c := s.c
+	n := c.NumNodes()
+	if n == 0 {
+		return msgNoNodes
+	}
+	g := cl.g
+	if g.conflict {
+		return fmt.Sprintf("0/%d nodes are available: %s.", n, msgConflict)
+	}
+	counts := map[string]int{}
+	add := func(msg string, k int) {
+		if k > 0 {
+			counts[msg] += k
+		}
+	}
+	add(msgPreFilterAbsent, g.nAbsent)
+	add(msgUnschedulable, g.nUnsched)
+	add(msgTaint, g.nTaint)
+	add(msgAffinity, g.nAffinity)
+	it := g.feas.Iterator()
+	for it.HasNext() {
+		node := it.Next()
+		if len(cl.demand.Ports) > 0 && c.PortConflict(node, cl.demand.Ports) {
+			counts[msgPorts]++
+			continue
+		}
+		if c.Req[index.ResPods][node]+1 > c.Alloc[index.ResPods][node] {
+			counts[msgTooManyPods]++
+		}
+		for _, rv := range cl.demand.Req {
+			if c.Req[rv.Res][node]+rv.Val > c.Alloc[rv.Res][node] {
+				counts["Insufficient "+c.ResNames[rv.Res]]++
+			}
+		}
+	}
+	return FitMessage(n, counts)
+}
+
+// FitMessage formats "0/N nodes are available: <count reason>, ... ." with
+// the parts sorted as strings, as kube-scheduler's FitError does.
+func FitMessage(numNodes int, counts map[string]int) string {
+	parts := make([]string, 0, len(counts))
+	for msg, k := range counts {
+		parts = append(parts, fmt.Sprintf("%d %s", k, msg))
+	}
+	sort.Strings(parts)
+	return fmt.Sprintf("0/%d nodes are available: %s.", numNodes, strings.Join(parts, ", "))
+}
+
+// mix is splitmix64's finaliser.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
