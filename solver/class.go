@@ -35,8 +35,6 @@ type group struct {
 	prefs []prefTerm
 	rawTT []int32
 	rawNA []int32
-	// ttNodes lists the feasible nodes with rawTT > 0, highest first.
-	ttNodes []index.NodeID
 	// dense is feas as a bitset, built on first use by pruned builds.
 	dense []uint64
 	pods  int // pods of the group still to be placed
@@ -57,6 +55,9 @@ type class struct {
 	// Normalisation maxima of TaintToleration and NodeAffinity over the
 	// nodes that fit when the class is (re)built.
 	ttMax, naMax int64
+	// ttScore[raw] and naScore[raw] are the weighted, normalised scores
+	// for raw values up to the maxima (tables spare a division per node).
+	ttScore, naScore []int64
 
 	heap nodeHeap
 	// cut is the best entry left out of a truncated heap (valid when
@@ -170,6 +171,13 @@ func tolerates(tols []index.Toleration, taint *index.Taint) bool {
 // inputs of p's group.
 func newGroup(c *index.Cluster, p *index.Pod) *group {
 	g := &group{}
+	g.init(c, p)
+	return g
+}
+
+// init fills g for pod p. It only reads c, so groups may be initialised
+// concurrently.
+func (g *group) init(c *index.Cluster, p *index.Pod) {
 	all := c.All
 	remaining := all.Clone()
 
@@ -232,17 +240,9 @@ func newGroup(c *index.Cluster, p *index.Pod) *group {
 	}
 	if len(g.pns) > 0 {
 		g.rawTT = make([]int32, c.NumNodes())
-		tainted := roaring.New()
 		for _, b := range g.pns {
 			b.Iterate(func(n uint32) bool { g.rawTT[n]++; return true })
-			tainted.Or(b)
 		}
-		tainted.And(g.feas)
-		// Feasible nodes with a PreferNoSchedule taint to count, most
-		// first: the class's normalisation maximum is the count of the
-		// first one it fits on.
-		g.ttNodes = tainted.ToArray()
-		slices.SortStableFunc(g.ttNodes, func(a, b index.NodeID) int { return int(g.rawTT[b] - g.rawTT[a]) })
 	}
 	if len(g.prefs) > 0 {
 		g.rawNA = make([]int32, c.NumNodes())
@@ -251,7 +251,7 @@ func newGroup(c *index.Cluster, p *index.Pod) *group {
 			pt.nodes.Iterate(func(n uint32) bool { g.rawNA[n] += w; return true })
 		}
 	}
-	return g
+	g.denseFeasible(c.NumNodes())
 }
 
 // toleratesPreferNoSchedule applies TaintToleration's scoring rule: only

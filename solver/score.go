@@ -70,6 +70,51 @@ func fitScore(s Strategy, reqCPU, capCPU, reqMem, capMem int64) int64 {
 	return sum / w
 }
 
+// fitScoreFast is fitScore with the divisions by capacity done through the
+// precomputed reciprocals inv (1/capacity), corrected to the exact integer
+// quotient: 64-bit IDIV dominates the scoring loop otherwise.
+func fitScoreFast(s Strategy, reqCPU, capCPU int64, invCPU float64, reqMem, capMem int64, invMem float64) int64 {
+	var sum, w int64
+	if capCPU != 0 {
+		sum += resourceScoreFast(s, reqCPU, capCPU, invCPU)
+		w++
+	}
+	if capMem != 0 {
+		sum += resourceScoreFast(s, reqMem, capMem, invMem)
+		w++
+	}
+	switch w {
+	case 2:
+		return sum / 2
+	case 1:
+		return sum
+	}
+	return 0
+}
+
+func resourceScoreFast(s Strategy, req, capacity int64, inv float64) int64 {
+	if s == MostAllocated {
+		req = min(req, capacity)
+		return quotient(req*maxNodeScore, capacity, inv)
+	}
+	if req > capacity {
+		return 0
+	}
+	return quotient((capacity-req)*maxNodeScore, capacity, inv)
+}
+
+// quotient returns floor(x / d) for 0 <= x <= 100*d, d > 0, given inv = 1/d:
+// the float estimate is off by at most one and is corrected exactly.
+func quotient(x, d int64, inv float64) int64 {
+	q := int64(float64(x) * inv)
+	if q*d > x {
+		q--
+	} else if (q+1)*d <= x {
+		q++
+	}
+	return q
+}
+
 func resourceScore(s Strategy, req, capacity int64) int64 {
 	if s == MostAllocated {
 		return mostRequested(req, capacity)
@@ -83,8 +128,14 @@ func balanceOf(cpu, capCPU, mem, capMem int64) int64 {
 	if capCPU == 0 || capMem == 0 {
 		return maxNodeScore // at most one fraction: std is 0
 	}
-	fc := math.Min(float64(cpu)/float64(capCPU), 1)
-	fm := math.Min(float64(mem)/float64(capMem), 1)
+	fc := float64(cpu) / float64(capCPU)
+	if fc > 1 {
+		fc = 1
+	}
+	fm := float64(mem) / float64(capMem)
+	if fm > 1 {
+		fm = 1
+	}
 	std := math.Abs((fc - fm) / 2)
 	return int64((1 - std) * float64(maxNodeScore))
 }
@@ -115,23 +166,30 @@ func normalize(score, maxScore int64, reverse bool) int64 {
 // score is the weighted total of node n for the class, as the default
 // profile sums it.
 func (s *Solver) score(cl *class, n index.NodeID) int64 {
-	c := s.c
-	capCPU, capMem := c.Alloc[index.ResCPU][n], c.Alloc[index.ResMemory][n]
-	reqCPU, reqMem := c.ScoreReq[0][n]+cl.demand.ScoreCPU, c.ScoreReq[1][n]+cl.demand.ScoreMem
-	total := weightFit * fitScore(s.cfg.Strategy, reqCPU, capCPU, reqMem, capMem)
+	capCPU, capMem := s.capCPU[n], s.capMem[n]
+	reqCPU, reqMem := s.nzCPU[n]+cl.demand.ScoreCPU, s.nzMem[n]+cl.demand.ScoreMem
+	total := weightFit * fitScoreFast(s.cfg.Strategy, reqCPU, capCPU, s.invCPU[n], reqMem, capMem, s.invMem[n])
 	if cl.balance {
-		usedCPU, usedMem := c.Req[index.ResCPU][n], c.Req[index.ResMemory][n]
+		usedCPU, usedMem := s.useCPU[n], s.useMem[n]
 		with := balanceOf(usedCPU+cl.balCPU, capCPU, usedMem+cl.balMem, capMem)
 		total += weightBalanced * (maxNodeScore/2 + (maxNodeScore/2+with-s.balanceNow(n))/2)
 	}
 	g := cl.g
 	if g.rawTT != nil {
-		total += weightTaint * normalize(int64(g.rawTT[n]), cl.ttMax, true)
+		if raw := g.rawTT[n]; int(raw) < len(cl.ttScore) {
+			total += cl.ttScore[raw]
+		} else { // above the maximum seen at build time
+			total += weightTaint * normalize(int64(raw), cl.ttMax, true)
+		}
 	} else {
 		total += weightTaint * maxNodeScore
 	}
 	if g.rawNA != nil {
-		total += weightNodeAffinity * normalize(int64(g.rawNA[n]), cl.naMax, false)
+		if raw := g.rawNA[n]; int(raw) < len(cl.naScore) {
+			total += cl.naScore[raw]
+		} else {
+			total += weightNodeAffinity * normalize(int64(raw), cl.naMax, false)
+		}
 	}
 	return total
 }
@@ -146,65 +204,4 @@ func (s *Solver) balanceNow(n index.NodeID) int64 {
 		s.balGen[n] = c.Gen[n] + 1
 	}
 	return s.bal[n]
-}
-
-// scoreAll scores every node of fit for the class, as score does node by
-// node, into a buffer reused by the next call. It is the hot loop of a class
-// (re)build: columns are hoisted and the per-node work is inline.
-func (s *Solver) scoreAll(cl *class, fit []index.NodeID) []int64 {
-	c := s.c
-	out := s.scores[:0]
-	if cap(out) < len(fit) {
-		out = make([]int64, 0, len(fit))
-	}
-	capCPU, capMem := c.Alloc[index.ResCPU], c.Alloc[index.ResMemory]
-	nzCPU, nzMem := c.ScoreReq[0], c.ScoreReq[1]
-	usedCPU, usedMem := c.Req[index.ResCPU], c.Req[index.ResMemory]
-	dCPU, dMem := cl.demand.ScoreCPU, cl.demand.ScoreMem
-	most := s.cfg.Strategy == MostAllocated
-	g := cl.g
-	static := int64(weightTaint * maxNodeScore) // no PreferNoSchedule taint to count
-	for _, n := range fit {
-		cc, cm := capCPU[n], capMem[n]
-		rc, rm := nzCPU[n]+dCPU, nzMem[n]+dMem
-		var fitSum, w int64
-		if cc != 0 {
-			fitSum += resourceScore(LeastAllocated, rc, cc)
-			w++
-		}
-		if cm != 0 {
-			fitSum += resourceScore(LeastAllocated, rm, cm)
-			w++
-		}
-		if most {
-			fitSum, w = 0, 0
-			if cc != 0 {
-				fitSum += mostRequested(rc, cc)
-				w++
-			}
-			if cm != 0 {
-				fitSum += mostRequested(rm, cm)
-				w++
-			}
-		}
-		var total int64
-		if w != 0 {
-			total = weightFit * (fitSum / w)
-		}
-		if cl.balance {
-			with := balanceOf(usedCPU[n]+cl.balCPU, cc, usedMem[n]+cl.balMem, cm)
-			total += weightBalanced * (maxNodeScore/2 + (maxNodeScore/2+with-s.balanceNow(n))/2)
-		}
-		if g.rawTT != nil {
-			total += weightTaint * normalize(int64(g.rawTT[n]), cl.ttMax, true)
-		} else {
-			total += static
-		}
-		if g.rawNA != nil {
-			total += weightNodeAffinity * normalize(int64(g.rawNA[n]), cl.naMax, false)
-		}
-		out = append(out, total)
-	}
-	s.scores = out
-	return out
 }

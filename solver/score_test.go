@@ -193,3 +193,41 @@ func TestPlacementAllocatesNothing(t *testing.T) {
 		t.Errorf("%.1f allocations per placement, want 0", allocs)
 	}
 }
+
+// FuzzQuotient checks the reciprocal division against integer division.
+func FuzzQuotient(f *testing.F) {
+	for _, seed := range [][2]int64{{0, 1}, {100, 1}, {99, 3}, {1 << 40 * 100, 1 << 40}, {7910 * 100, 7910}, {123456789, 32506700 << 10}} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, x, d int64) {
+		if d <= 0 || d > 1<<46 {
+			return
+		}
+		if x < 0 {
+			x = -x
+		}
+		x %= 100*d + 1
+		if got, want := quotient(x, d, 1/float64(d)), x/d; got != want {
+			t.Fatalf("quotient(%d, %d) = %d, want %d", x, d, got, want)
+		}
+	})
+}
+
+func TestFitScoreFastMatches(t *testing.T) {
+	for _, strat := range []Strategy{LeastAllocated, MostAllocated} {
+		for capCPU := int64(0); capCPU < 3000; capCPU += 7 {
+			for req := int64(0); req < 3500; req += 13 {
+				inv := 0.0
+				if capCPU != 0 {
+					inv = 1 / float64(capCPU)
+				}
+				mem, capMem := req<<20, capCPU<<21+5
+				want := fitScore(strat, req, capCPU, mem, capMem)
+				got := fitScoreFast(strat, req, capCPU, inv, mem, capMem, 1/float64(capMem))
+				if got != want {
+					t.Fatalf("%v req %d cap %d: fast %d, exact %d", strat, req, capCPU, got, want)
+				}
+			}
+		}
+	}
+}

@@ -3,10 +3,11 @@ package solver
 import (
 	"bytes"
 	"fmt"
-	"os"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/kplace/kplace/index"
@@ -93,30 +94,28 @@ type Solver struct {
 	// rebuilds counts heap rebuilds forced by truncation.
 	rebuilds int
 	buf      []uint32
-	fit      []index.NodeID
-	scores   []int64
+	scan     []scanner
 	// bal caches each node's BalancedAllocation balance without the
 	// incoming pod; balGen[n] is the generation it was computed at, plus 1.
 	bal    []int64
 	balGen []uint32
-	// buckets files nodes by their score upper bound (see prune.go);
-	// bucketed counts the entries, stale ones included.
-	buckets  [][]ubRef
-	bucketed int
-	// scanned and prunedBuilds measure pruning (debug figures).
-	scanned, prunedBuilds int
+	// Columns the scores read, hoisted from the cluster (same arrays).
+	capCPU, capMem, nzCPU, nzMem, useCPU, useMem, capPods, usePods []int64
+	invCPU, invMem                                                 []float64 // 1/capacity, 0 where none
 }
 
 // newSolver prepares a solver over c.
 func newSolver(c *index.Cluster, cfg Config) *Solver {
 	n := c.NumNodes()
 	s := &Solver{c: c, cfg: cfg, buf: make([]uint32, 256),
-		tie: make([]uint32, n), bal: make([]int64, n), balGen: make([]uint32, n)}
+		tie: make([]uint32, n), bal: make([]int64, n), balGen: make([]uint32, n),
+		capCPU: c.Alloc[index.ResCPU], capMem: c.Alloc[index.ResMemory],
+		nzCPU: c.ScoreReq[0], nzMem: c.ScoreReq[1],
+		useCPU: c.Req[index.ResCPU], useMem: c.Req[index.ResMemory],
+		capPods: c.Alloc[index.ResPods], usePods: c.Req[index.ResPods],
+		invCPU: reciprocals(c.Alloc[index.ResCPU]), invMem: reciprocals(c.Alloc[index.ResMemory])}
 	for i := range s.tie {
 		s.tie[i] = uint32(mix(cfg.Seed ^ (uint64(i) * 0x9e3779b97f4a7c15)))
-	}
-	if cfg.Strategy == LeastAllocated {
-		s.initBuckets()
 	}
 	return s
 }
@@ -168,10 +167,7 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 		cfg.Progress(len(queue), len(queue))
 	}
 	res.Groups, res.Rebuilds = s.groups, s.rebuilds
-	if os.Getenv("KPLACE_DEBUG") != "" {
-		fmt.Fprintf(os.Stderr, "debug: pruned builds %d, entries scanned %d (%.0f per build), bucket entries %d\n",
-			s.prunedBuilds, s.scanned, float64(s.scanned)/float64(max(s.prunedBuilds, 1)), s.bucketed)
-	}
+
 	// Reasons reflect the final state: pods left pending fit nowhere now.
 	for _, cl := range failed {
 		cl.reason = s.reason(cl)
@@ -184,6 +180,16 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 		}
 	}
 	return res
+}
+
+func reciprocals(col []int64) []float64 {
+	out := make([]float64, len(col))
+	for i, v := range col {
+		if v != 0 {
+			out[i] = 1 / float64(v)
+		}
+	}
+	return out
 }
 
 // Queue returns the pending pods in scheduling order: priority descending,
@@ -206,6 +212,8 @@ func (s *Solver) classify(queue []index.PodID) []int32 {
 	classOf := make([]int32, len(queue))
 	byHash := map[uint64]int32{}
 	groups := map[string]*group{}
+	var fresh []*group // groups to initialise, with their first pods in reps
+	var reps []index.PodID
 	var overflow map[string]int32 // hash collisions, practically never used
 	var enc keyEncoder
 	for i, pid := range queue {
@@ -224,11 +232,11 @@ func (s *Solver) classify(queue []index.PodID) []int32 {
 				overflow = map[string]int32{}
 			}
 			if id, ok = overflow[string(key)]; !ok {
-				id = s.newClass(pid, key, static, groups)
+				id = s.newClass(pid, key, static, groups, &fresh, &reps)
 				overflow[string(key)] = id
 			}
 		default:
-			id = s.newClass(pid, key, static, groups)
+			id = s.newClass(pid, key, static, groups, &fresh, &reps)
 			byHash[h] = id
 		}
 		classOf[i] = id
@@ -236,15 +244,30 @@ func (s *Solver) classify(queue []index.PodID) []int32 {
 		s.classes[id].g.pods++
 	}
 	s.groups = len(groups)
+	// Groups only read the index: initialise them on every processor.
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), len(fresh))
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(fresh); i += workers {
+				fresh[i].init(s.c, &s.c.Pods[reps[i]])
+			}
+		}()
+	}
+	wg.Wait()
 	return classOf
 }
 
-func (s *Solver) newClass(pid index.PodID, key []byte, static int, groups map[string]*group) int32 {
+func (s *Solver) newClass(pid index.PodID, key []byte, static int, groups map[string]*group, fresh *[]*group, reps *[]index.PodID) int32 {
 	p := &s.c.Pods[pid]
 	g, ok := groups[string(key[:static])]
 	if !ok {
-		g = newGroup(s.c, p)
+		g = &group{}
 		groups[string(key[:static])] = g
+		*fresh = append(*fresh, g)
+		*reps = append(*reps, pid)
 	}
 	cl := &class{g: g, rep: pid, key: slices.Clone(key), demand: s.c.DemandOf(p)}
 	cl.balCPU, _ = p.Requests.Get(index.NameCPU)
@@ -283,84 +306,7 @@ func (s *Solver) place(cl *class, pid index.PodID) (index.NodeID, int64, bool) {
 	top := cl.heap[0]
 	cl.heap.pop()
 	s.c.Bind(pid, top.node, &cl.demand)
-	s.nodeChanged(top.node)
 	return top.node, top.score, true
-}
-
-// build scores every statically feasible node that fits and keeps the best
-// few in the heap: a class with k pods left needs at most k of today's nodes
-// (nodes that change later are re-scored by sync), so the heap is cut to a
-// multiple of k and the best entry cut off is remembered.
-func (s *Solver) build(cl *class) {
-	c := s.c
-	g := cl.g
-	cl.built = true
-	cl.truncated = false
-	cl.cursor = len(c.Changes)
-	if s.prunable(cl) {
-		s.buildPruned(cl, max(2*cl.pods, 64))
-		return
-	}
-	fit := s.fitting(cl)
-	if g.rawTT != nil || g.rawNA != nil {
-		// TaintToleration and NodeAffinity normalise over the nodes that
-		// pass every filter.
-		cl.ttMax, cl.naMax = 0, 0
-		for _, n := range fit {
-			if g.rawTT != nil {
-				cl.ttMax = max(cl.ttMax, int64(g.rawTT[n]))
-			}
-			if g.rawNA != nil {
-				cl.naMax = max(cl.naMax, int64(g.rawNA[n]))
-			}
-		}
-	}
-	keep := max(2*cl.pods, 64)
-	h := cl.heap[:0]
-	if cap(h) > 4*keep {
-		h = nil // do not hold on to a big heap for a class that shrank
-	}
-	scores := s.scoreAll(cl, fit)
-	// While filling, h is a min-heap (worst on top) of the best keep
-	// entries seen so far.
-	for i, n := range fit {
-		e := entry{score: scores[i], tie: s.tie[n], node: n, gen: c.Gen[n]}
-		if len(h) < keep {
-			h = append(h, e)
-			if len(h) == keep {
-				minHeapInit(h)
-			}
-			continue
-		}
-		if better(&e, &h[0]) {
-			e, h[0] = h[0], e
-			minHeapDown(h, 0)
-		}
-		s.recordCut(cl, e)
-	}
-	cl.heap = h
-	cl.heap.init()
-}
-
-// fitting returns the statically feasible nodes where the class fits now, in
-// node order, in a buffer reused by the next call.
-func (s *Solver) fitting(cl *class) []index.NodeID {
-	c := s.c
-	out := s.fit[:0]
-	it := cl.g.feas.ManyIterator()
-	for {
-		k := it.NextMany(s.buf)
-		if k == 0 {
-			break
-		}
-		for _, n := range s.buf[:k] {
-			if c.Fits(n, &cl.demand) {
-				out = append(out, n)
-			}
-		}
-	}
-	s.fit = out
-	return out
 }
 
 // sync re-scores the class's nodes changed since its last turn.
@@ -376,9 +322,10 @@ func (s *Solver) sync(cl *class) {
 		s.build(cl)
 		return
 	}
+	dense := cl.g.dense
 	for _, ch := range changes {
 		n := ch.Node
-		if ch.Gen != c.Gen[n] || !cl.g.feas.Contains(n) || !c.Fits(n, &cl.demand) {
+		if ch.Gen != c.Gen[n] || dense[n>>6]&(1<<(n&63)) == 0 || !s.fits(n, cl) {
 			continue
 		}
 		cl.heap.push(entry{score: s.score(cl, n), tie: s.tie[n], node: n, gen: ch.Gen})

@@ -1,0 +1,231 @@
+package solver
+
+import (
+	"math/bits"
+	"runtime"
+	"sync"
+
+	"github.com/kplace/kplace/index"
+)
+
+// Class (re)builds: the one place that looks at every feasible node.
+//
+// A build scores every statically feasible node that fits and keeps the best
+// few in the class heap: a class with k pods left needs at most k of today's
+// nodes (nodes that change later are re-scored by sync), so the heap is cut
+// to max(2k, 64) entries and the best entry cut off is remembered. Node
+// ranges are scanned in parallel, each worker keeping its own best entries;
+// the result is the same for any number of workers because entries are
+// totally ordered (score, tie-break, node id).
+
+// minParallelNodes is the feasible-set size below which a build runs on one
+// goroutine.
+const minParallelNodes = 4096
+
+// scanner is one worker's state for a build.
+type scanner struct {
+	fit          []index.NodeID // fitting nodes of the range (two-pass builds)
+	heap         []entry        // min-heap of the best entries seen, worst on top
+	cut          entry          // best entry dropped
+	truncated    bool
+	ttMax, naMax int64
+}
+
+func (w *scanner) reset() {
+	w.fit = w.fit[:0]
+	w.heap = w.heap[:0]
+	w.truncated = false
+	w.ttMax, w.naMax = 0, 0
+}
+
+// offer keeps e if it is among the best keep entries seen.
+func (w *scanner) offer(e entry, keep int) {
+	h := w.heap
+	if len(h) < keep {
+		h = append(h, e)
+		if len(h) == keep {
+			minHeapInit(h)
+		}
+		w.heap = h
+		return
+	}
+	if better(&e, &h[0]) {
+		e, h[0] = h[0], e
+		minHeapDown(h, 0)
+	}
+	w.drop(e)
+}
+
+// drop records e as left out.
+func (w *scanner) drop(e entry) {
+	if !w.truncated || better(&e, &w.cut) {
+		w.cut = e
+	}
+	w.truncated = true
+}
+
+// build fills the class heap from scratch.
+func (s *Solver) build(cl *class) {
+	c := s.c
+	g := cl.g
+	cl.built = true
+	cl.cursor = len(c.Changes)
+	keep := max(2*cl.pods, 64)
+	dense := g.denseFeasible(c.NumNodes())
+	workers := s.scanners(g.feasCard)
+	if g.rawTT != nil || g.rawNA != nil {
+		// TaintToleration and NodeAffinity normalise over the nodes that
+		// pass every filter: find the maxima first.
+		s.parallel(workers, dense, func(w *scanner, lo, hi int) { s.scanMax(cl, dense, w, lo, hi) })
+		cl.ttMax, cl.naMax = 0, 0
+		for i := range workers {
+			cl.ttMax = max(cl.ttMax, workers[i].ttMax)
+			cl.naMax = max(cl.naMax, workers[i].naMax)
+		}
+		cl.ttScore = scoreTable(cl.ttScore, cl.ttMax, weightTaint, true)
+		cl.naScore = scoreTable(cl.naScore, cl.naMax, weightNodeAffinity, false)
+	}
+	s.parallel(workers, dense, func(w *scanner, lo, hi int) { s.scanScore(cl, dense, w, lo, hi, keep) })
+	// Merge: the first worker's heap absorbs the others'.
+	m := &workers[0]
+	for i := 1; i < len(workers); i++ {
+		w := &workers[i]
+		for _, e := range w.heap {
+			m.offer(e, keep)
+		}
+		if w.truncated {
+			m.drop(w.cut)
+		}
+	}
+	cl.heap = append(cl.heap[:0], m.heap...)
+	if cap(cl.heap) > 4*len(cl.heap)+64 {
+		cl.heap = append(nodeHeap(nil), cl.heap...) // do not hold on to a big buffer
+	}
+	cl.heap.init()
+	cl.cut, cl.truncated = m.cut, m.truncated
+}
+
+// scanners returns the worker states for a feasible set of size n: one per
+// processor for big sets, else one.
+func (s *Solver) scanners(n int) []scanner {
+	k := 1
+	if n >= minParallelNodes {
+		k = min(runtime.GOMAXPROCS(0), n/(minParallelNodes/2))
+	}
+	for len(s.scan) < k {
+		s.scan = append(s.scan, scanner{})
+	}
+	ws := s.scan[:k]
+	for i := range ws {
+		ws[i].reset()
+	}
+	return ws
+}
+
+// parallel runs f over len(ws) ranges of whole bitset words covering all
+// nodes, one per worker.
+func (s *Solver) parallel(ws []scanner, dense []uint64, f func(w *scanner, lo, hi int)) {
+	words := len(dense)
+	if len(ws) == 1 {
+		f(&ws[0], 0, words)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := range ws {
+		lo, hi := words*i/len(ws), words*(i+1)/len(ws)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(&ws[i], lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+// scanMax collects the fitting nodes in bitset words [lo, hi) and finds the
+// TaintToleration and NodeAffinity raw maxima over them.
+func (s *Solver) scanMax(cl *class, dense []uint64, w *scanner, lo, hi int) {
+	g := cl.g
+	for wi := lo; wi < hi; wi++ {
+		for word := dense[wi]; word != 0; word &= word - 1 {
+			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
+			if !s.fits(n, cl) {
+				continue
+			}
+			w.fit = append(w.fit, n)
+			if g.rawTT != nil {
+				w.ttMax = max(w.ttMax, int64(g.rawTT[n]))
+			}
+			if g.rawNA != nil {
+				w.naMax = max(w.naMax, int64(g.rawNA[n]))
+			}
+		}
+	}
+}
+
+// scanScore scores the fitting nodes in bitset words [lo, hi) (or those
+// scanMax collected) and keeps the best keep of them.
+func (s *Solver) scanScore(cl *class, dense []uint64, w *scanner, lo, hi, keep int) {
+	gen := s.c.Gen
+	if cl.g.rawTT != nil || cl.g.rawNA != nil {
+		for _, n := range w.fit {
+			w.offer(entry{score: s.score(cl, n), tie: s.tie[n], node: n, gen: gen[n]}, keep)
+		}
+		return
+	}
+	for wi := lo; wi < hi; wi++ {
+		for word := dense[wi]; word != 0; word &= word - 1 {
+			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
+			if !s.fits(n, cl) {
+				continue
+			}
+			w.offer(entry{score: s.score(cl, n), tie: s.tie[n], node: n, gen: gen[n]}, keep)
+		}
+	}
+}
+
+// fits is index.Cluster.Fits with the pods, cpu and memory columns hoisted.
+func (s *Solver) fits(n index.NodeID, cl *class) bool {
+	if s.usePods[n] >= s.capPods[n] {
+		return false
+	}
+	d := &cl.demand
+	for _, rv := range d.Req {
+		var used, alloc int64
+		switch rv.Res {
+		case index.ResCPU:
+			used, alloc = s.useCPU[n], s.capCPU[n]
+		case index.ResMemory:
+			used, alloc = s.useMem[n], s.capMem[n]
+		default:
+			used, alloc = s.c.Req[rv.Res][n], s.c.Alloc[rv.Res][n]
+		}
+		if used+rv.Val > alloc {
+			return false
+		}
+	}
+	return len(d.Ports) == 0 || !s.c.PortConflict(n, d.Ports)
+}
+
+// denseFeasible returns the group's feasible set as a bitset, built once.
+func (g *group) denseFeasible(n int) []uint64 {
+	if g.dense == nil {
+		g.dense = make([]uint64, (n+63)/64)
+		it := g.feas.Iterator()
+		for it.HasNext() {
+			v := it.Next()
+			g.dense[v>>6] |= 1 << (v & 63)
+		}
+	}
+	return g.dense
+}
+
+// scoreTable fills buf with weight * normalize(raw, maxRaw, reverse) for raw
+// in [0, maxRaw].
+func scoreTable(buf []int64, maxRaw, weight int64, reverse bool) []int64 {
+	buf = buf[:0]
+	for raw := int64(0); raw <= maxRaw; raw++ {
+		buf = append(buf, weight*normalize(raw, maxRaw, reverse))
+	}
+	return buf
+}
