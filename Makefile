@@ -33,7 +33,7 @@ lint:
 # A short run of every fuzz target.
 FUZZTIME ?= 20s
 fuzz:
-	@for pkg in ./ingest; do \
+	@for pkg in ./ingest ./solver; do \
 	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 	    echo "fuzz $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
 	  done; \

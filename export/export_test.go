@@ -1,0 +1,104 @@
+package export
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver"
+)
+
+func testResult(t *testing.T) (*index.Cluster, *solver.Result) {
+	t.Helper()
+	c, err := index.Build(&index.Input{
+		Nodes: []index.Node{{Name: "node-1", Allocatable: index.ResourceList{{Name: "pods", Value: 10}}}},
+		Pods: []index.Pod{
+			{Namespace: "ns", Name: `we"ird\name`, UID: "u1"},
+			{Namespace: "ns", Name: "plain"},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, &solver.Result{Commits: []solver.Commit{
+		{Action: solver.Bind, Pod: 0, Node: 0},
+		{Action: solver.Evict, Pod: 1},
+	}}
+}
+
+func TestWriteCommitsFormats(t *testing.T) {
+	c, res := testResult(t)
+	var list bytes.Buffer
+	if err := WriteCommits(&list, c, res, FormatList); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Kind  string
+		Items []map[string]any
+	}
+	if err := json.Unmarshal(list.Bytes(), &doc); err != nil {
+		t.Fatalf("list is not JSON: %v\n%s", err, list.Bytes())
+	}
+	if doc.Kind != "List" || len(doc.Items) != 2 {
+		t.Fatalf("got kind %q with %d items", doc.Kind, len(doc.Items))
+	}
+	b := doc.Items[0]
+	meta := b["metadata"].(map[string]any)
+	if b["kind"] != "Binding" || meta["name"] != `we"ird\name` || meta["uid"] != "u1" ||
+		b["target"].(map[string]any)["name"] != "node-1" {
+		t.Errorf("binding %v", b)
+	}
+	if e := doc.Items[1]; e["kind"] != "Eviction" || e["apiVersion"] != "policy/v1" {
+		t.Errorf("eviction %v", e)
+	}
+	var lines bytes.Buffer
+	if err := WriteCommits(&lines, c, res, FormatJSONL); err != nil {
+		t.Fatal(err)
+	}
+	ls := strings.Split(strings.TrimSpace(lines.String()), "\n")
+	if len(ls) != 2 {
+		t.Fatalf("%d lines, want 2", len(ls))
+	}
+	for _, l := range ls {
+		if !json.Valid([]byte(l)) {
+			t.Errorf("invalid JSON line %q", l)
+		}
+	}
+}
+
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.json")
+	if err := WriteFileAtomic(path, func(w io.Writer) error { _, err := w.Write([]byte("old")); return err }); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	if err := WriteFileAtomic(path, func(w io.Writer) error { w.Write([]byte("partial")); return boom }); !errors.Is(err, boom) {
+		t.Fatalf("error %v, want boom", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Errorf("a failed write replaced the file: %q", b)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("%d entries left in the directory, want 1", len(entries))
+	}
+}
+
+func TestReportCounts(t *testing.T) {
+	c, res := testResult(t)
+	res.Pending = []solver.Pending{{Pod: 1, Kind: solver.Unschedulable, Reason: "0/1 nodes are available: 1 Too many pods."}}
+	r := NewReport(c, res, 0, Timings{})
+	if r.Counts.Placed != 1 || r.Counts.Evicted != 1 || r.Counts.Unschedulable != 1 || r.Counts.Nodes != 1 {
+		t.Errorf("counts %+v", r.Counts)
+	}
+	if top := r.TopReasons(3); len(top) != 1 || top[0].Pods != 1 {
+		t.Errorf("top reasons %v", top)
+	}
+}

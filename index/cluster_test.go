@@ -1,0 +1,139 @@
+package index
+
+import (
+	"slices"
+	"testing"
+)
+
+func testInput() *Input {
+	return &Input{
+		Nodes: []Node{
+			{Name: "a", Labels: map[string]string{"zone": "z1", "gen": "3"}, Taints: []Taint{{Key: "k", Value: "v", Effect: EffectNoSchedule}},
+				Allocatable: ResourceList{{Name: "cpu", Value: 4000}, {Name: "memory", Value: 8 << 30}, {Name: "pods", Value: 2}}},
+			{Name: "b", Labels: map[string]string{"zone": "z2"}, Unschedulable: true,
+				Allocatable: ResourceList{{Name: "cpu", Value: 2000}, {Name: "pods", Value: 110}, {Name: "nvidia.com/gpu", Value: 4}}},
+			{Name: "c", Labels: map[string]string{"zone": "z1", "gen": "12"}, Taints: []Taint{{Key: "k", Value: "v", Effect: EffectNoSchedule}},
+				Allocatable: ResourceList{{Name: "cpu", Value: 1000}, {Name: "pods", Value: 110}}},
+		},
+		Pods: []Pod{
+			{Namespace: "ns", Name: "running", NodeName: "a", Requests: ResourceList{{Name: "cpu", Value: 500}, {Name: "example.com/foo", Value: 1}},
+				ScoreCPU: 500, ScoreMemory: 200 << 20, HostPorts: []HostPort{{Port: 80}}},
+			{Namespace: "ns", Name: "pending"},
+			{Namespace: "ns", Name: "rejected", Rejected: "no PriorityClass"},
+			{Namespace: "ns", Name: "ghost", NodeName: "nowhere"},
+		},
+	}
+}
+
+func TestBuildIndexes(t *testing.T) {
+	c, err := Build(testInput())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := func(name string, got []uint32, want ...uint32) {
+		t.Helper()
+		if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+	f("zone=z1", c.LabelNodes("zone", "z1").ToArray(), 0, 2)
+	f("zone key", c.KeyNodes("zone").ToArray(), 0, 1, 2)
+	f("gen key", c.KeyNodes("gen").ToArray(), 0, 2)
+	if c.LabelNodes("zone", "nope") != nil || c.KeyNodes("nope") != nil {
+		t.Error("unknown labels should give nil")
+	}
+	gt := c.KeyNodesWhere("gen", func(v string) bool { n, ok := ParseLabelInt(v); return ok && n > 5 })
+	f("gen > 5", gt.ToArray(), 2)
+	f("unschedulable", c.Unschedulable.ToArray(), 1)
+	if len(c.Taints) != 1 {
+		t.Fatalf("%d distinct taints, want 1 (shared by a and c)", len(c.Taints))
+	}
+	f("taint k=v:NoSchedule", c.TaintNodes[0].ToArray(), 0, 2)
+	// Columns: the running pod's requests are counted, the ghost's are not.
+	if got := c.Req[ResCPU][0]; got != 500 {
+		t.Errorf("node a cpu requested %d, want 500", got)
+	}
+	if got := c.Req[ResPods][0]; got != 1 {
+		t.Errorf("node a pods %d, want 1", got)
+	}
+	gpu := c.ResIndex["nvidia.com/gpu"]
+	if c.Alloc[gpu][1] != 4 || c.Alloc[gpu][0] != 0 {
+		t.Errorf("gpu column %v", c.Alloc[gpu])
+	}
+	if c.ScoreReq[1][0] != 200<<20 {
+		t.Errorf("non-zero memory %d", c.ScoreReq[1][0])
+	}
+	if !slices.Equal(c.Pending, []PodID{1}) || !slices.Equal(c.Rejected, []PodID{2}) {
+		t.Errorf("pending %v rejected %v", c.Pending, c.Rejected)
+	}
+	if len(c.Warnings) != 1 {
+		t.Errorf("warnings %v, want one for the pod on an unknown node", c.Warnings)
+	}
+	if len(c.Changes) != 0 || c.Gen[0] != 0 {
+		t.Error("the input state should be generation 0 with an empty change log")
+	}
+}
+
+func TestBindUnbind(t *testing.T) {
+	c, err := Build(testInput())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Pod{Requests: ResourceList{{Name: "cpu", Value: 3500}}, HostPorts: []HostPort{{Port: 8080}}}
+	d := c.DemandOf(p)
+	if !c.Fits(0, &d) {
+		t.Fatal("3500m + 500m should fit 4000m")
+	}
+	c.Bind(1, 0, &d)
+	if c.Req[ResCPU][0] != 4000 || c.PodNode[1] != 0 || c.Gen[0] != 1 || len(c.Changes) != 1 {
+		t.Fatalf("after bind: cpu %d node %d gen %d changes %d", c.Req[ResCPU][0], c.PodNode[1], c.Gen[0], len(c.Changes))
+	}
+	small := c.DemandOf(&Pod{})
+	if c.Fits(0, &small) {
+		t.Error("node a holds 2 pods of 2: even an empty pod must not fit")
+	}
+	if !c.PortConflict(0, []PortKey{{IP: "10.0.0.1", Proto: "TCP", Port: 8080}}) {
+		t.Error("a specific IP conflicts with the wildcard port in use")
+	}
+	c.Unbind(1, &d)
+	if c.Req[ResCPU][0] != 500 || c.PodNode[1] != NoNode || c.Gen[0] != 2 || len(c.Ports[0]) != 1 {
+		t.Errorf("after unbind: cpu %d node %d gen %d ports %v", c.Req[ResCPU][0], c.PodNode[1], c.Gen[0], c.Ports[0])
+	}
+	if !slices.Equal(c.PodsOn[0], []PodID{0}) {
+		t.Errorf("pods on a: %v", c.PodsOn[0])
+	}
+}
+
+func TestDemandSkipsUncheckedResources(t *testing.T) {
+	c, _ := Build(testInput())
+	d := c.DemandOf(&c.Pods[0])
+	var names []string
+	for _, rv := range d.Req {
+		names = append(names, c.ResNames[rv.Res])
+	}
+	if !slices.Equal(names, []string{"cpu", "example.com/foo"}) {
+		t.Errorf("demand resources %v, want cpu and example.com/foo", names)
+	}
+	d = c.DemandOf(&Pod{Requests: ResourceList{{Name: "foo", Value: 3}, {Name: "pods", Value: 1}}})
+	if len(d.Req) != 0 {
+		t.Errorf("unchecked resources in the demand: %v", d.Req)
+	}
+	for _, name := range []string{"cpu", "memory", "ephemeral-storage", "nvidia.com/gpu", "hugepages-2Mi", "attachable-volumes-aws-ebs"} {
+		if !Checked(name) {
+			t.Errorf("%s should be checked", name)
+		}
+	}
+	for _, name := range []string{"pods", "foo"} {
+		if Checked(name) {
+			t.Errorf("%s should not be checked", name)
+		}
+	}
+}
+
+func TestDuplicateNode(t *testing.T) {
+	in := testInput()
+	in.Nodes = append(in.Nodes, Node{Name: "a"})
+	if _, err := Build(in); err == nil {
+		t.Error("duplicate node accepted")
+	}
+}
