@@ -3,6 +3,7 @@ package solver
 import (
 	"bytes"
 	"fmt"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sort"
@@ -366,21 +367,31 @@ func (s *Solver) reason(cl *class) string {
 	add(msgUnschedulable, g.nUnsched)
 	add(msgTaint, g.nTaint)
 	add(msgAffinity, g.nAffinity)
-	it := g.feas.Iterator()
-	for it.HasNext() {
-		node := it.Next()
-		if len(cl.demand.Ports) > 0 && c.PortConflict(node, cl.demand.Ports) {
-			counts[msgPorts]++
-			continue
-		}
-		if c.Req[index.ResPods][node]+1 > c.Alloc[index.ResPods][node] {
-			counts[msgTooManyPods]++
-		}
-		for _, rv := range cl.demand.Req {
-			if c.Req[rv.Res][node]+rv.Val > c.Alloc[rv.Res][node] {
-				counts["Insufficient "+c.ResNames[rv.Res]]++
+	// Per-node dynamic filters, counted per resource column.
+	var ports, pods int
+	insufficient := make([]int, len(c.ResNames))
+	dense := g.denseFeasible(n)
+	for wi, word := range dense {
+		for ; word != 0; word &= word - 1 {
+			node := index.NodeID(wi*64 + bits.TrailingZeros64(word))
+			if len(cl.demand.Ports) > 0 && c.PortConflict(node, cl.demand.Ports) {
+				ports++
+				continue
+			}
+			if c.Req[index.ResPods][node]+1 > c.Alloc[index.ResPods][node] {
+				pods++
+			}
+			for _, rv := range cl.demand.Req {
+				if c.Req[rv.Res][node]+rv.Val > c.Alloc[rv.Res][node] {
+					insufficient[rv.Res]++
+				}
 			}
 		}
+	}
+	add(msgPorts, ports)
+	add(msgTooManyPods, pods)
+	for r, k := range insufficient {
+		add("Insufficient "+c.ResNames[r], k)
 	}
 	return FitMessage(n, counts)
 }
