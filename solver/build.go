@@ -84,6 +84,19 @@ func (s *Solver) build(cl *class) {
 		}
 		cl.ttScore = scoreTable(cl.ttScore, cl.ttMax, weightTaint, true)
 		cl.naScore = scoreTable(cl.naScore, cl.naMax, weightNodeAffinity, false)
+		// Remember which fitting nodes hold each maximum: when the last of
+		// them stops fitting, the normalisation changes and sync rebuilds.
+		cl.ttTop, cl.naTop = cl.ttTop[:0], cl.naTop[:0]
+		for i := range workers {
+			for _, n := range workers[i].fit {
+				if g.rawTT != nil && cl.ttMax > 0 && int64(g.rawTT[n]) == cl.ttMax {
+					cl.ttTop = append(cl.ttTop, n)
+				}
+				if g.rawNA != nil && cl.naMax > 0 && int64(g.rawNA[n]) == cl.naMax {
+					cl.naTop = append(cl.naTop, n)
+				}
+			}
+		}
 	}
 	s.parallel(workers, dense, func(w *scanner, lo, hi int) { s.scanScore(cl, dense, w, lo, hi, keep) })
 	// Merge: the first worker's heap absorbs the others'.

@@ -58,6 +58,9 @@ type class struct {
 	// ttScore[raw] and naScore[raw] are the weighted, normalised scores
 	// for raw values up to the maxima (tables spare a division per node).
 	ttScore, naScore []int64
+	// ttTop and naTop are the fitting nodes whose raw value is the
+	// (non-zero) maximum, in node order.
+	ttTop, naTop []index.NodeID
 
 	heap nodeHeap
 	// cut is the best entry left out of a truncated heap (valid when

@@ -111,30 +111,55 @@ func TestScoreMatchesNaiveBest(t *testing.T) {
 	classOf := s.classify(queue)
 	for i, pid := range queue {
 		cl := s.classes[classOf[i]]
-		if !cl.built {
-			s.build(cl) // fixes the normalisation maxima
-		}
-		// Reference: best score over all fitting feasible nodes now.
-		best, bestNode := int64(-1), -1
-		fitting := 0
+		// Reference: kube-scheduler's cycle from scratch — normalisation
+		// maxima over the nodes that fit now, then the best total.
+		var fitting []uint32
+		var ttMax, naMax int64
 		for n := range nodes {
 			if cl.g.feas.Contains(uint32(n)) && c.Fits(uint32(n), &cl.demand) {
-				fitting++
-				if sc := s.score(cl, uint32(n)); sc > best {
-					best, bestNode = sc, n
+				fitting = append(fitting, uint32(n))
+				if cl.g.rawTT != nil {
+					ttMax = max(ttMax, int64(cl.g.rawTT[n]))
+				}
+				if cl.g.rawNA != nil {
+					naMax = max(naMax, int64(cl.g.rawNA[n]))
 				}
 			}
 		}
-		n, score, ok := s.place(cl, pid)
+		ref := func(n uint32) int64 {
+			total := fitScore(LeastAllocated, c.ScoreReq[0][n]+cl.demand.ScoreCPU, c.Alloc[0][n], c.ScoreReq[1][n]+cl.demand.ScoreMem, c.Alloc[1][n])
+			if cl.balance {
+				total += balancedScore(c.Req[0][n], c.Req[1][n], cl.balCPU, cl.balMem, c.Alloc[0][n], c.Alloc[1][n])
+			}
+			raw := int64(0)
+			if cl.g.rawTT != nil {
+				raw = int64(cl.g.rawTT[n])
+			}
+			total += 3 * normalize(raw, ttMax, true)
+			if cl.g.rawNA != nil {
+				total += 2 * normalize(int64(cl.g.rawNA[n]), naMax, false)
+			}
+			return total
+		}
+		best, bestNode := int64(-1), uint32(0)
+		for _, n := range fitting {
+			if sc := ref(n); sc > best {
+				best, bestNode = sc, n
+			}
+		}
+		n, _, ok := s.place(cl, pid)
 		cl.pods--
 		if !ok {
-			if fitting > 0 {
-				t.Fatalf("pod %d: not placed but %d nodes fit", i, fitting)
+			if len(fitting) > 0 {
+				t.Fatalf("pod %d: not placed but %d nodes fit", i, len(fitting))
 			}
 			continue
 		}
-		if score != best {
-			t.Fatalf("pod %d placed on %d with score %d; best is %d on %d", i, n, score, best, bestNode)
+		c.Unbind(pid, &cl.demand) // score the choice in the state it was made in
+		got := ref(n)
+		c.Bind(pid, n, &cl.demand)
+		if got != best {
+			t.Fatalf("pod %d placed on %d scoring %d; best is %d on %d", i, n, got, best, bestNode)
 		}
 	}
 	if s.rebuilds == 0 {
@@ -229,5 +254,36 @@ func TestFitScoreFastMatches(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestNormalisationFollowsFittingNodes: kube-scheduler normalises
+// NodeAffinity over the nodes that fit in each cycle. When the only node
+// holding the maximum fills up, the maximum drops and the choice changes.
+func TestNormalisationFollowsFittingNodes(t *testing.T) {
+	nodes := []index.Node{
+		makeNode("both").label("a", "1").label("b", "1").alloc("cpu", 1000).obj(),
+		makeNode("bonly").label("b", "1").obj(),
+		makeNode("aonly").label("a", "1").obj(),
+	}
+	class := func(name string, prio int32) index.Pod {
+		return makePod(name).req("cpu", 100).req("memory", 1<<30).priority(prio).
+			preferred(10, req("a", "In", "1")).preferred(20, req("b", "In", "1")).obj()
+	}
+	pods := []index.Pod{
+		makePod("load").req("cpu", 3200).req("memory", 12<<30).on("bonly").obj(),
+		class("first", 10), // takes "both" while it still fits (max 30)
+		makePod("filler").req("cpu", 900).priority(5).selector("kubernetes.io/hostname", "both").obj(),
+		class("second", 1), // "both" is full: the maximum is now 20
+	}
+	got, _, _ := solve(t, nodes, pods)
+	if got["first"] != "both" || got["filler"] != "both" {
+		t.Fatalf("setup: %v", got)
+	}
+	// With the maximum at 20, bonly's NodeAffinity score (2x100) beats
+	// aonly's (2x50) by more than aonly gains on resources; with a stale
+	// maximum of 30 (2x66 against 2x33) it would not.
+	if got["second"] != "bonly" {
+		t.Errorf("second on %q, want bonly (normalised over the nodes that fit now)", got["second"])
 	}
 }

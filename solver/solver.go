@@ -323,15 +323,50 @@ func (s *Solver) sync(cl *class) {
 		s.build(cl)
 		return
 	}
-	dense := cl.g.dense
+	g := cl.g
+	dense := g.dense
 	for _, ch := range changes {
 		n := ch.Node
-		if ch.Gen != c.Gen[n] || dense[n>>6]&(1<<(n&63)) == 0 || !s.fits(n, cl) {
+		if ch.Gen != c.Gen[n] || dense[n>>6]&(1<<(n&63)) == 0 {
 			continue
 		}
-		cl.heap.push(entry{score: s.score(cl, n), tie: s.tie[n], node: n, gen: ch.Gen})
+		fits := s.fits(n, cl)
+		if (g.rawTT != nil || g.rawNA != nil) && s.normalisationChanged(cl, n, fits) {
+			s.build(cl)
+			return
+		}
+		if fits {
+			cl.heap.push(entry{score: s.score(cl, n), tie: s.tie[n], node: n, gen: ch.Gen})
+		}
 	}
 	cl.cursor = len(c.Changes)
+}
+
+// normalisationChanged tracks the nodes holding the TaintToleration and
+// NodeAffinity maxima as node n changes, and reports whether a maximum over
+// the fitting nodes moved (then every score of the class must be redone).
+func (s *Solver) normalisationChanged(cl *class, n index.NodeID, fits bool) bool {
+	g := cl.g
+	check := func(raw []int32, maxRaw int64, top *[]index.NodeID) bool {
+		if raw == nil {
+			return false
+		}
+		r := int64(raw[n])
+		if fits && r > maxRaw {
+			return true // a higher value now fits
+		}
+		if fits || r != maxRaw || maxRaw == 0 {
+			return false
+		}
+		if i, found := slices.BinarySearch(*top, n); found {
+			*top = slices.Delete(*top, i, i+1)
+			return len(*top) == 0 // the last node with the maximum left
+		}
+		return false
+	}
+	tt := check(g.rawTT, cl.ttMax, &cl.ttTop)
+	na := check(g.rawNA, cl.naMax, &cl.naTop)
+	return tt || na
 }
 
 // Reason strings of the filters, as kube-scheduler v1.36 words them.
