@@ -44,8 +44,12 @@ const wildcardIP = "0.0.0.0"
 // solver computes it once per equivalence class.
 type Demand struct {
 	Req []ResVal // resources with a non-zero request, in column order
-	// ScoreCPU and ScoreMem are the non-zero requests used by scoring.
+	// ScoreCPU and ScoreMem are the non-zero requests used to score the pod
+	// as the incoming one; AddCPU and AddMem are what it adds to its node's
+	// non-zero totals once bound (they differ only with pod-level
+	// resources).
 	ScoreCPU, ScoreMem int64
+	AddCPU, AddMem     int64
 	Ports              []PortKey
 }
 
@@ -272,7 +276,7 @@ func (c *Cluster) NumNodes() int { return len(c.Nodes) }
 // DemandOf resolves p's requests to columns. Every resource p requests must
 // already have a column (Build makes one for each).
 func (c *Cluster) DemandOf(p *Pod) Demand {
-	d := Demand{ScoreCPU: p.ScoreCPU, ScoreMem: p.ScoreMemory}
+	d := Demand{ScoreCPU: p.ScoreCPU, ScoreMem: p.ScoreMemory, AddCPU: p.NonZeroCPU, AddMem: p.NonZeroMemory}
 	for _, q := range p.Requests {
 		if q.Value == 0 || !Checked(q.Name) {
 			continue
@@ -330,8 +334,8 @@ func (c *Cluster) Bind(p PodID, n NodeID, d *Demand) {
 	for _, rv := range d.Req {
 		c.Req[rv.Res][n] += rv.Val
 	}
-	c.ScoreReq[0][n] += d.ScoreCPU
-	c.ScoreReq[1][n] += d.ScoreMem
+	c.ScoreReq[0][n] += d.AddCPU
+	c.ScoreReq[1][n] += d.AddMem
 	if len(d.Ports) > 0 {
 		c.Ports[n] = append(c.Ports[n], d.Ports...)
 	}
@@ -350,8 +354,8 @@ func (c *Cluster) Unbind(p PodID, d *Demand) {
 	for _, rv := range d.Req {
 		c.Req[rv.Res][n] -= rv.Val
 	}
-	c.ScoreReq[0][n] -= d.ScoreCPU
-	c.ScoreReq[1][n] -= d.ScoreMem
+	c.ScoreReq[0][n] -= d.AddCPU
+	c.ScoreReq[1][n] -= d.AddMem
 	for _, hp := range d.Ports {
 		ports := c.Ports[n]
 		for i := range ports {

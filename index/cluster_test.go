@@ -17,7 +17,7 @@ func testInput() *Input {
 		},
 		Pods: []Pod{
 			{Namespace: "ns", Name: "running", NodeName: "a", Requests: ResourceList{{Name: "cpu", Value: 500}, {Name: "example.com/foo", Value: 1}},
-				ScoreCPU: 500, ScoreMemory: 200 << 20, HostPorts: []HostPort{{Port: 80}}},
+				ScoreCPU: 500, ScoreMemory: 200 << 20, NonZeroCPU: 500, NonZeroMemory: 200 << 20, HostPorts: []HostPort{{Port: 80}}},
 			{Namespace: "ns", Name: "pending"},
 			{Namespace: "ns", Name: "rejected", Rejected: "no PriorityClass"},
 			{Namespace: "ns", Name: "ghost", NodeName: "nowhere"},

@@ -166,3 +166,60 @@ func BenchmarkLoadPodList(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "pods/s")
 }
+
+// writeCompactPods writes a PodList of n small pending pods, compact JSON
+// as a generator would emit it (about 400 bytes each).
+func writeCompactPods(tb testing.TB, path string, n int) int64 {
+	tb.Helper()
+	var b bytes.Buffer
+	b.WriteString(`{"kind":"PodList","apiVersion":"v1","items":[`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"metadata":{"name":"pod-%d","namespace":"ns-%d","labels":{"app":"app-%d","tier":"web"},"creationTimestamp":"2024-05-01T10:00:00Z"},`+
+			`"spec":{"priorityClassName":"","containers":[{"name":"c","image":"img","resources":{"requests":{"cpu":"%dm","memory":"%dMi"}}}],`+
+			`"tolerations":[{"key":"dedicated","operator":"Equal","value":"batch","effect":"NoSchedule"}],"nodeSelector":{"pool":"p%d"}}}`,
+			i, i%10, i%100, 100+i%900, 64+i%512, i%4)
+	}
+	b.WriteString("]}\n")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return int64(b.Len())
+}
+
+// BenchmarkLoadCompactPods measures decoding of small compact pods.
+func BenchmarkLoadCompactPods(b *testing.B) {
+	const n = 100000
+	path := filepath.Join(b.TempDir(), "pods.json")
+	size := writeCompactPods(b, path, n)
+	b.SetBytes(size)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		in, err := Load([]string{path}, Options{AdmissionDefaults: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(in.Pods) != n {
+			b.Fatalf("%d pods", len(in.Pods))
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "pods/s")
+}
+
+// BenchmarkParseItem measures the JSON parser alone on one kubectl-style
+// pod (about 6 KB).
+func BenchmarkParseItem(b *testing.B) {
+	item := []byte(fmt.Sprintf(podTemplate, 1, 2, 3, 4, 5, 6))
+	b.SetBytes(int64(len(item)))
+	b.ReportAllocs()
+	for b.Loop() {
+		p := &jp{b: item}
+		var o wireObject
+		if err := p.run(func() { p.object(&o) }); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -15,9 +15,10 @@ import (
 
 // objCtx names the object being converted, for errors.
 type objCtx struct {
-	src             index.Source
-	kind, ns, name  string
-	resourceFilters *resourceFilter
+	src              index.Source
+	kind, ns, name   string
+	resourceFilters  *resourceFilter
+	spareTolerations int // capacity to leave in a pod's tolerations
 }
 
 func (c *objCtx) errf(field, format string, args ...any) *Error {
@@ -25,23 +26,40 @@ func (c *objCtx) errf(field, format string, args ...any) *Error {
 		Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
-// parseList parses a wire resource list into exact amounts; negative
+// fieldPath is a field path built only when an error needs it:
+// prefix[idx]suffix, or prefix alone when idx < 0.
+type fieldPath struct {
+	prefix string
+	idx    int
+	suffix string
+}
+
+func path(s string) fieldPath { return fieldPath{prefix: s, idx: -1} }
+
+func (f fieldPath) String() string {
+	if f.idx < 0 {
+		return f.prefix + f.suffix
+	}
+	return f.prefix + "[" + strconv.Itoa(f.idx) + "]" + f.suffix
+}
+
+// parseList turns a wire resource list into exact amounts; negative
 // quantities are errors (the API server rejects them).
-func (c *objCtx) parseList(l resList, field string) (rl, error) {
+func (c *objCtx) parseList(l resList, field fieldPath) (rl, error) {
 	if len(l.entries) == 0 {
 		return nil, nil
 	}
-	out := make(rl, 0, len(l.entries))
+	out := make(rl, 0, len(l.entries)+2)
 	for _, e := range l.entries {
 		if e.err != nil {
 			msg := "invalid quantity %q"
 			if e.err == errQuantityRange {
 				msg = "quantity %q out of range"
 			}
-			return nil, c.errf(field+"."+e.name, msg, e.bad)
+			return nil, c.errf(field.String()+"."+e.name, msg, e.bad)
 		}
 		if e.neg && !e.v.isZero() {
-			return nil, c.errf(field+"."+e.name, "negative quantity")
+			return nil, c.errf(field.String()+"."+e.name, "negative quantity")
 		}
 		out = append(out, rent{e.name, e.v})
 	}
@@ -113,7 +131,7 @@ func (c *objCtx) convertNode(o *wireObject) (index.Node, error) {
 	if !list.set { // API defaulting: allocatable = capacity
 		list, field = o.Status.Capacity, "status.capacity"
 	}
-	amts, err := c.parseList(list, field)
+	amts, err := c.parseList(list, path(field))
 	if err != nil {
 		return n, err
 	}
@@ -164,15 +182,15 @@ func (c *objCtx) convertPod(o *wireObject) (index.Pod, error) {
 	if pr.inits, err = c.containers(s.InitContainers, "spec.initContainers", true); err != nil {
 		return p, err
 	}
-	if pr.overhead, err = c.parseList(s.Overhead, "spec.overhead"); err != nil {
+	if pr.overhead, err = c.parseList(s.Overhead, path("spec.overhead")); err != nil {
 		return p, err
 	}
 	var calcDefault calc
 	if s.Resources != nil {
-		if pr.podReq, err = c.parseList(s.Resources.Requests, "spec.resources.requests"); err != nil {
+		if pr.podReq, err = c.parseList(s.Resources.Requests, path("spec.resources.requests")); err != nil {
 			return p, err
 		}
-		if pr.podLim, err = c.parseList(s.Resources.Limits, "spec.resources.limits"); err != nil {
+		if pr.podLim, err = c.parseList(s.Resources.Limits, path("spec.resources.limits")); err != nil {
 			return p, err
 		}
 	}
@@ -270,12 +288,11 @@ func (c *objCtx) containers(cs []wireContainer, field string, init bool) ([]cont
 	out := make([]containerRes, len(cs))
 	for i := range cs {
 		ct := &cs[i]
-		f := field + "[" + strconv.Itoa(i) + "].resources"
-		req, err := c.parseList(ct.Resources.Requests, f+".requests")
+		req, err := c.parseList(ct.Resources.Requests, fieldPath{field, i, ".resources.requests"})
 		if err != nil {
 			return nil, err
 		}
-		lim, err := c.parseList(ct.Resources.Limits, f+".limits")
+		lim, err := c.parseList(ct.Resources.Limits, fieldPath{field, i, ".resources.limits"})
 		if err != nil {
 			return nil, err
 		}
@@ -297,15 +314,14 @@ func (c *objCtx) podStatus(o *wireObject, pr *podRes) error {
 	add := func(list []wireContainerStatus, field string) error {
 		for i := range list {
 			cs := &list[i]
-			f := field + "[" + strconv.Itoa(i) + "]"
 			sr := statusRes{name: cs.Name, has: cs.Resources != nil}
 			var err error
 			if cs.Resources != nil {
-				if sr.actuated, err = c.parseList(cs.Resources.Requests, f+".resources.requests"); err != nil {
+				if sr.actuated, err = c.parseList(cs.Resources.Requests, fieldPath{field, i, ".resources.requests"}); err != nil {
 					return err
 				}
 			}
-			if sr.allocated, err = c.parseList(cs.AllocatedResources, f+".allocatedResources"); err != nil {
+			if sr.allocated, err = c.parseList(cs.AllocatedResources, fieldPath{field, i, ".allocatedResources"}); err != nil {
 				return err
 			}
 			pr.statuses = append(pr.statuses, sr)
@@ -321,11 +337,11 @@ func (c *objCtx) podStatus(o *wireObject, pr *podRes) error {
 	var err error
 	if st.Resources != nil {
 		pr.podStatusSet = true
-		if pr.podActuated, err = c.parseList(st.Resources.Requests, "status.resources.requests"); err != nil {
+		if pr.podActuated, err = c.parseList(st.Resources.Requests, path("status.resources.requests")); err != nil {
 			return err
 		}
 	}
-	if pr.podAllocated, err = c.parseList(st.AllocatedResources, "status.allocatedResources"); err != nil {
+	if pr.podAllocated, err = c.parseList(st.AllocatedResources, path("status.allocatedResources")); err != nil {
 		return err
 	}
 	pr.resizeInfeasible = st.ResizeInfeasible
@@ -336,7 +352,8 @@ func (c *objCtx) tolerations(ts []wireToleration) ([]index.Toleration, error) {
 	if len(ts) == 0 {
 		return nil, nil
 	}
-	out := make([]index.Toleration, len(ts))
+	// Room for the default tolerations admission may add.
+	out := make([]index.Toleration, len(ts), len(ts)+c.spareTolerations)
 	for i, t := range ts {
 		op := t.Operator
 		switch op {

@@ -3,45 +3,74 @@
 //
 // # Formats
 //
-// [Load] takes files and directories. A file is JSON when its first
-// significant byte is '{' or '[', YAML otherwise; gzip and zstd files are
-// recognised by their magic numbers (so a misnamed file still works). A file
-// may hold a kubectl-style List (items carry their own kind), a typed list
-// (NodeList, PodList, ...: items take their kind from the list), single
-// objects, several top-level JSON values in a row, or a YAML multi-document
-// stream ("---"). JSON is streamed: a list's items are decoded one at a time
-// into structs holding only the fields kplace uses. YAML documents are read
-// whole and converted to JSON with sigs.k8s.io/yaml.
+// [Load] takes files and directories. A directory means every regular file
+// below it named *.json, *.yaml or *.yml (optionally followed by .gz or
+// .zst), in sorted path order; a file named explicitly is read whatever its
+// name. Content decides the format: gzip and zstd are recognised by their
+// magic numbers (so a misnamed file still works), then JSON when the first
+// significant byte is '{' or '[', YAML otherwise. A JSON file that does not
+// parse and yields nothing is retried as YAML (flow style "{kind: Pod}").
+//
+// A file may hold a kubectl-style List (items carry their own kind), typed
+// lists (NodeList, PodList, ...: items take their kind from the list, even
+// when "kind" follows "items"), single objects, several top-level JSON
+// values in a row, arrays of objects, Lists nested in Lists, or a YAML
+// multi-document stream ("---" lines, as k8s.io/apimachinery splits them).
+//
+// JSON is streamed through a small validating parser of its own (jp.go):
+// list items are decoded one at a time into structs holding only the fields
+// kplace uses, everything else is skipped, so a large list never sits in
+// memory whole and no reflection is involved. Strings that repeat across
+// objects (namespaces, label keys and values, node names) are shared. With
+// [Options].Parallelism above 1 (the default is GOMAXPROCS) the items of a
+// JSON stream are cut out by one goroutine, parsed and converted by
+// workers, and applied in input order: the result is the same as a
+// sequential read, errors included. YAML documents are read whole and
+// converted to JSON with sigs.k8s.io/yaml.
 //
 // # Kinds
 //
 // Node, Pod, Namespace, Service and ReplicationController (v1), ReplicaSet
-// and StatefulSet (apps/v1), PriorityClass (scheduling.k8s.io, any
-// version) and PodDisruptionBudget (policy/v1). Other kinds are counted in
+// and StatefulSet (apps/v1; their selectors only, for default topology
+// spreading), PriorityClass (scheduling.k8s.io, any version) and
+// PodDisruptionBudget (policy/v1). Other kinds are counted in
 // Input.SkippedKinds by "apiVersion Kind".
 //
 // # Semantics
 //
 // API defaulting: container requests default to limits; pod-level requests
-// default as the API server does (PodLevelResources); host-network pods get
-// hostPort = containerPort; node allocatable defaults to capacity;
-// namespaces carry kubernetes.io/metadata.name. Quantities are parsed
-// exactly as k8s.io/apimachinery parses them and summed exactly; cpu is
-// reported in millicores, everything else in whole units rounded up.
-// Effective requests follow k8s.io/component-helpers/resource.PodRequests
-// (sidecars, init containers, pod-level resources, overhead; bound pods
-// also use the in-place resize status).
+// default as the API server does (PodLevelResources, with hugepage limits);
+// host-network pods get hostPort = containerPort; ports default to TCP;
+// node allocatable defaults to capacity; a ReplicationController's selector
+// defaults to its template's labels; namespaces carry
+// kubernetes.io/metadata.name; the default namespace is "default" and the
+// default scheduler "default-scheduler". Pods without a UID (or repeating
+// an earlier pod's) get a name-based one.
 //
-// Admission: the Priority plugin always applies (a pending pod naming an
-// unknown PriorityClass is kept with Pod.Rejected set to the API server's
-// message); DefaultTolerationSeconds applies to pending pods when
-// [Options].AdmissionDefaults is set. Pending pods of another scheduler and
-// finished pods are counted and dropped.
+// Quantities are parsed exactly as k8s.io/apimachinery parses them (the
+// parser is fuzzed against it), rounded up to a thousandth as API
+// defaulting does, and summed exactly; cpu is reported in millicores,
+// everything else in whole units rounded up. Effective requests follow
+// k8s.io/component-helpers/resource.PodRequests as the v1.36 scheduler
+// calls it (sidecars, init containers, pod-level resources, overhead; bound
+// pods also use the in-place resize status), tested against it. Only
+// resources the scheduler accounts (cpu, memory, ephemeral-storage and
+// scalar resources) with a nonzero total are listed.
+//
+// Admission: the Priority plugin always applies: a pod without
+// spec.priority gets its class's value (the named class, else the
+// lowest-valued globalDefault one, else 0; system-node-critical and
+// system-cluster-critical always exist), a missing preemptionPolicy comes
+// from the class, and a pending pod naming an unknown class is kept with
+// Pod.Rejected set to the API server's message. DefaultTolerationSeconds
+// applies to pending pods when [Options].AdmissionDefaults is set. Pending
+// pods of another scheduler and Succeeded/Failed pods are counted and
+// dropped. Namespaces that admitted pods use but the input lacks are added.
 //
 // # Errors
 //
 // Every problem is an [*Error] naming the file, the line of the object
-// where known, the object and the field. Duplicate objects (same kind,
-// namespace and name) are errors naming both places. Load never panics on
-// bad input.
+// where known (of the offending byte for malformed JSON), the object and
+// the field. Duplicate objects (same kind, namespace and name) are errors
+// naming both places. Load never panics on bad input.
 package ingest

@@ -9,14 +9,23 @@ import (
 )
 
 // loadText writes text to a file named name and loads it.
+// Every mode must report the same error.
 func loadText(t *testing.T, name, text string) (string, error) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Load([]string{path}, Options{AdmissionDefaults: true})
-	return path, err
+	var first error
+	for i, m := range modes {
+		_, err := Load([]string{path}, Options{AdmissionDefaults: true, Parallelism: m.parallelism})
+		if i == 0 {
+			first = err
+		} else if (err == nil) != (first == nil) || (err != nil && err.Error() != first.Error()) {
+			t.Errorf("%s: error %v, %s: %v", modes[0].name, first, m.name, err)
+		}
+	}
+	return path, first
 }
 
 // wantErr checks that err is an *Error whose text, with the file's

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -28,17 +29,28 @@ func loadBytes(data []byte, opts Options) (*index.Input, error) {
 const maxFuzzInput = 64 << 10
 
 // checkLoad is the fuzz property: no panic, errors are *Error without
-// internal failures, and what loads is well formed.
+// internal failures, what loads is well formed, and parallel decoding
+// gives the same result (or error) as sequential.
 func checkLoad(t *testing.T, data []byte) {
 	if len(data) > maxFuzzInput {
 		return
 	}
-	for _, opts := range []Options{{}, {AdmissionDefaults: true}} {
-		start := time.Now()
-		in, err := loadBytes(data, opts)
-		if d := time.Since(start); d > 2*time.Second {
-			t.Fatalf("slow: %v for %d bytes", d, len(data))
+	var seqDump []byte
+	var seqErr error
+	for _, opts := range []Options{{Parallelism: 1}, {AdmissionDefaults: true, Parallelism: 1}, {Parallelism: 3}} {
+		var in *index.Input
+		var err error
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			in, err = loadBytes(data, opts)
+		}()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no result after 5s for %q", data)
 		}
+		var d []byte
 		if err != nil {
 			var e *Error
 			if !errors.As(err, &e) {
@@ -47,25 +59,41 @@ func checkLoad(t *testing.T, data []byte) {
 			if strings.Contains(err.Error(), "internal error") {
 				t.Fatalf("internal error: %v", err)
 			}
-			continue
+		} else {
+			checkInput(t, in)
+			d = dump(t, in)
 		}
-		for _, p := range in.Pods {
-			if p.Name == "" || p.Namespace == "" || p.UID == "" || p.SchedulerName == "" || p.PreemptionPolicy == "" {
-				t.Fatalf("incomplete pod %+v", p)
+		switch {
+		case opts.Parallelism == 1 && !opts.AdmissionDefaults:
+			seqDump, seqErr = d, err
+		case opts.Parallelism == 3:
+			if (err == nil) != (seqErr == nil) || (err != nil && err.Error() != seqErr.Error()) {
+				t.Fatalf("parallel error %v, sequential %v", err, seqErr)
 			}
-			for i, q := range p.Requests {
-				if q.Value <= 0 || (i > 0 && resourceRank(q.Name) < resourceRank(p.Requests[i-1].Name)) {
-					t.Fatalf("bad requests %v", p.Requests)
-				}
-			}
-			if p.ScoreCPU < 0 || p.ScoreMemory < 0 || p.NonZeroCPU < 0 || p.NonZeroMemory < 0 {
-				t.Fatalf("negative score requests %+v", p)
+			if !bytes.Equal(d, seqDump) {
+				t.Fatalf("parallel result differs from sequential: %s", firstDiff(seqDump, d))
 			}
 		}
-		for _, n := range in.Nodes {
-			if n.Name == "" {
-				t.Fatalf("node without name")
+	}
+}
+
+func checkInput(t *testing.T, in *index.Input) {
+	for _, p := range in.Pods {
+		if p.Name == "" || p.Namespace == "" || p.UID == "" || p.SchedulerName == "" || p.PreemptionPolicy == "" {
+			t.Fatalf("incomplete pod %+v", p)
+		}
+		for i, q := range p.Requests {
+			if q.Value <= 0 || (i > 0 && resourceRank(q.Name) < resourceRank(p.Requests[i-1].Name)) {
+				t.Fatalf("bad requests %v", p.Requests)
 			}
+		}
+		if p.ScoreCPU < 0 || p.ScoreMemory < 0 || p.NonZeroCPU < 0 || p.NonZeroMemory < 0 {
+			t.Fatalf("negative score requests %+v", p)
+		}
+	}
+	for _, n := range in.Nodes {
+		if n.Name == "" {
+			t.Fatalf("node without name")
 		}
 	}
 }
@@ -109,4 +137,50 @@ func FuzzLoadYAML(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { checkLoad(t, data) })
+}
+
+// checkJSONValue compares jp with encoding/json on one value: what
+// encoding/json accepts, jp accepts (jp is more lenient: it does not check
+// control characters or escapes inside skipped strings), and strings
+// decode alike.
+func checkJSONValue(t *testing.T, data []byte) {
+	p := &jp{b: data}
+	err := p.run(func() { p.skip(); p.end() })
+	if json.Valid(data) && err != nil {
+		if !strings.Contains(err.Error(), "nested too deeply") {
+			t.Fatalf("jp rejects valid JSON %q: %v", data, err)
+		}
+	}
+	if err != nil && strings.Contains(err.Error(), "internal error") {
+		t.Fatalf("internal error on %q: %v", data, err)
+	}
+	var want string
+	if json.Unmarshal(data, &want) == nil {
+		p := &jp{b: data}
+		var got string
+		if err := p.run(func() { got = p.str(); p.end() }); err != nil || got != want {
+			t.Fatalf("string %q: jp %q (%v), encoding/json %q", data, got, err, want)
+		}
+	}
+}
+
+func FuzzJSONValue(f *testing.F) {
+	for _, s := range []string{`"abc"`, `"a\"b"`, `"a\\"`, `"\\\\\""`, `"\u00e9\ud83d\ude00"`, `"` + strings.Repeat("x", 40) + `\n"`,
+		`{"a": [1, -2.5e3, true, false, null, {"b": "c"}]}`, `[]`, `{}`, ` 0 `, `"` + strings.Repeat(`\\`, 20) + `"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > maxFuzzInput {
+			return
+		}
+		checkJSONValue(t, data)
+	})
+}
+
+func TestScanQuote(t *testing.T) {
+	for _, s := range []string{`"a"`, `"` + strings.Repeat("a", 7) + `\"x"`, `"` + strings.Repeat("a", 31) + `\\"`,
+		`"` + strings.Repeat("a", 33) + `\"` + strings.Repeat("b", 50) + `"`, `"` + strings.Repeat("é", 30) + `"`,
+		`"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\""`, `"` + strings.Repeat("\\\\", 50) + `"`} {
+		checkJSONValue(t, []byte(s))
+	}
 }

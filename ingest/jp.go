@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/bits"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -35,8 +36,8 @@ func (e *parseError) Error() string { return e.msg }
 const maxDepth = 1000
 
 func (p *jp) fail(format string, args ...any) {
-	if p.i >= len(p.b)-8 {
-		p.short = true
+	if p.i >= len(p.b) {
+		p.short = true // ran out of input: more may make it parse
 	}
 	panic(&parseError{off: p.i, msg: fmt.Sprintf(format, args...)})
 }
@@ -123,6 +124,9 @@ func (p *jp) expect(c byte) {
 // literal consumes lit ("true", "false", "null") at the current position.
 func (p *jp) literal(lit string) {
 	if !bytes.HasPrefix(p.b[p.i:], []byte(lit)) {
+		if rest := p.b[p.i:]; len(rest) < len(lit) && strings.HasPrefix(lit, string(rest)) {
+			p.i = len(p.b) // cut short
+		}
 		p.fail("invalid literal, found %s", p.describe())
 	}
 	p.i += len(lit)
@@ -218,24 +222,14 @@ func (p *jp) strBytes() []byte {
 		p.fail("expected a string, found %s", p.describe())
 	}
 	start := p.i + 1
-	// Short strings (keys, names) end within a few bytes: scan directly.
-	for k := start; k < len(p.b) && k < start+24; k++ {
-		switch p.b[k] {
-		case '"':
-			p.i = k + 1
-			return p.b[start:k]
-		case '\\':
-			goto escaped
-		}
-	}
-	if j := bytes.IndexByte(p.b[start:], '"'); j < 0 {
+	if k, esc := scanQuote(p.b, start); k >= 0 && !esc && ascii(p.b[start:k]) {
+		p.i = k + 1
+		return p.b[start:k]
+	} else if k < 0 {
 		p.failShort("unterminated string")
-	} else if end := start + j; bytes.IndexByte(p.b[start:end], '\\') < 0 {
-		p.i = end + 1
-		return p.b[start:end]
 	}
-escaped:
-	// Escapes: find the real end, then let encoding/json decode it.
+	// Escapes or non-ASCII: find the real end, then let encoding/json
+	// decode it (it also replaces invalid UTF-8, as the API server does).
 	k := start
 	for {
 		if k >= len(p.b) {
@@ -570,4 +564,53 @@ func fastRFC3339(b []byte) (int64, bool) {
 		return 0, false
 	}
 	return time.Date(year, time.Month(month), day, hour, minute, sec, 0, time.UTC).Unix(), true
+}
+
+const (
+	lsb8     = 0x0101010101010101
+	msb8     = 0x8080808080808080
+	quotes8  = '"' * lsb8
+	bslashes = '\\' * lsb8
+)
+
+// scanQuote finds the first '"' or '\\' at or after b[k]: its index, and
+// whether it is a backslash; -1 when there is none. Eight bytes at a time
+// for short strings, IndexByte for long ones.
+func scanQuote(b []byte, k int) (int, bool) {
+	for n := 0; n < 4 && k+8 <= len(b); n++ {
+		w := binary.LittleEndian.Uint64(b[k:])
+		q, e := w^quotes8, w^bslashes
+		if m := ((q - lsb8) &^ q & msb8) | ((e - lsb8) &^ e & msb8); m != 0 {
+			i := k + bits.TrailingZeros64(m)>>3
+			return i, b[i] == '\\'
+		}
+		k += 8
+	}
+	j := bytes.IndexByte(b[k:], '"')
+	if j < 0 {
+		if bytes.IndexByte(b[k:], '\\') >= 0 {
+			return k + bytes.IndexByte(b[k:], '\\'), true
+		}
+		return -1, false
+	}
+	if e := bytes.IndexByte(b[k:k+j], '\\'); e >= 0 {
+		return k + e, true
+	}
+	return k + j, false
+}
+
+// ascii reports whether b has no byte >= 0x80.
+func ascii(b []byte) bool {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if binary.LittleEndian.Uint64(b[i:])&msb8 != 0 {
+			return false
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }

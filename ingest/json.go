@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -30,7 +31,12 @@ type stream struct {
 
 	lineIdx int // newlines before buf[lineIdx] are counted in line
 	line    int // line number at buf[lineIdx]
+	total   int64
 }
+
+// maxStreamWindow is the window a large input grows to (larger only for
+// objects that need it).
+const maxStreamWindow = 1 << 20
 
 func newStream(r io.Reader, size int) *stream {
 	return &stream{r: r, buf: make([]byte, size), mark: -1, line: 1}
@@ -56,13 +62,16 @@ func (s *stream) fill() bool {
 				s.mark -= keep
 			}
 		}
-		if s.end == len(s.buf) {
+		if s.end == len(s.buf) || (s.total > 4*int64(len(s.buf)) && len(s.buf) < maxStreamWindow) {
+			// Full (an item larger than the window), or a large input:
+			// grow, so reads are large.
 			nb := make([]byte, 2*len(s.buf))
 			copy(nb, s.buf[:s.end])
 			s.buf = nb
 		}
 		n, err := s.r.Read(s.buf[s.end:])
 		s.end += n
+		s.total += int64(n)
 		if err != nil {
 			s.eof = true
 			if err != io.EOF {
@@ -207,6 +216,9 @@ func (s *stream) stringEnd(j int) (int, error) {
 	}
 }
 
+// errStopped ends a reader whose results are no longer wanted.
+var errStopped = errors.New("ingest: stopped")
+
 // locator gives the source line of an object by its index among the items
 // of the top-level list (YAML documents).
 type locator interface {
@@ -227,11 +239,15 @@ type jsonWalker struct {
 
 	scratch wireObject // the item being parsed; emit must not keep it
 	intern  *interner
+	par     *reader // set: items are cut out and handed to workers
 }
 
 // readJSONFile reads a JSON file (already decompressed).
 func (l *loader) readJSONFile(path string, r io.Reader) error {
-	w := &jsonWalker{file: path, s: newStream(r, 256<<10), emit: l.emit, intern: l.intern}
+	if n := l.workers(); n > 1 {
+		return l.readJSONParallel(path, r, n)
+	}
+	w := &jsonWalker{file: path, s: newStream(r, 64<<10), emit: l.emit, intern: l.intern}
 	return w.walk()
 }
 
@@ -390,6 +406,10 @@ func (w *jsonWalker) object() error {
 		fields = append(fields, f)
 	}
 	if isList {
+		if w.par != nil {
+			w.par.listEnd(list)
+			return nil
+		}
 		// Items that came before the list's kind.
 		for _, it := range list.pending {
 			if err := w.emitItem(list, it.obj, it.src, 0); err != nil {
@@ -449,8 +469,12 @@ func pathJoin(sub string) string {
 
 // parseItem parses one list item (a complete object).
 func (w *jsonWalker) parseItem(raw []byte, src index.Source) (*wireObject, error) {
+	return parseItem(raw, src, w.intern)
+}
+
+func parseItem(raw []byte, src index.Source, in *interner) (*wireObject, error) {
 	obj := new(wireObject)
-	p := &jp{b: raw, in: w.intern}
+	p := &jp{b: raw, in: in}
 	if err := p.run(func() { p.object(obj); p.end() }); err != nil {
 		e := &Error{File: src.File, Line: src.Line, Kind: obj.Kind, Namespace: obj.Metadata.Namespace,
 			Name: obj.Metadata.Name, Msg: err.Error(), Err: err}
@@ -501,6 +525,28 @@ func (w *jsonWalker) items(list *listState) error {
 			return w.errAt(s.pos, nil, "expected a list item (an object), found %s", quoteByte(c))
 		}
 		src := index.Source{File: w.file, Line: w.line(s.pos, i)}
+		if w.par != nil {
+			if w.par.stop {
+				return errStopped
+			}
+			at := s.pos
+			raw, err := s.capture()
+			if err != nil {
+				if err == io.ErrUnexpectedEOF && s.rerr == nil {
+					// As the sequential reader reports it: a syntax error
+					// before the end, else a truncated item.
+					if perr := w.partialItemErr(s.buf[at:s.end], src); perr != nil {
+						return perr
+					}
+					e := w.errAt(at, io.ErrUnexpectedEOF, "")
+					e.Line = src.Line
+					return e
+				}
+				return w.errAt(at, err, "bad list item")
+			}
+			w.par.item(raw, src, list)
+			continue
+		}
 		item, err := w.streamItem(src)
 		if err != nil {
 			return err
@@ -553,28 +599,50 @@ func (w *jsonWalker) streamItem(src index.Source) (*wireObject, error) {
 	}
 }
 
+// partialItemErr returns the error of an item cut short by the end of
+// input, when it has one before the end (nil otherwise).
+func (w *jsonWalker) partialItemErr(b []byte, src index.Source) error {
+	var obj wireObject
+	p := &jp{b: b, in: w.intern}
+	if err := p.run(func() { p.object(&obj) }); err == nil || p.short {
+		return nil
+	}
+	_, err := w.parseItem(b, src)
+	return err
+}
+
 // emitItem emits a list item, inferring its kind from a typed list
 // ("PodList" -> "Pod") and flattening nested lists.
 func (w *jsonWalker) emitItem(list *listState, item *wireObject, src index.Source, depth int) error {
-	kind, apiVersion := item.Kind, item.APIVersion
-	if kind == "" {
-		lk := ""
-		if list != nil {
-			lk = list.obj.Kind
-			if apiVersion == "" {
-				apiVersion = list.obj.APIVersion
-			}
-		}
-		if lk == "" || lk == "List" || !strings.HasSuffix(lk, "List") {
-			return &Error{File: src.File, Line: src.Line, Name: item.Metadata.Name,
-				Msg: fmt.Sprintf("list item has no kind (in a %q)", lk)}
-		}
-		kind = strings.TrimSuffix(lk, "List")
+	lk, la := "", ""
+	if list != nil {
+		lk, la = list.obj.Kind, list.obj.APIVersion
+	}
+	apiVersion, kind, err := itemKind(item, lk, la, src)
+	if err != nil {
+		return err
 	}
 	if strings.HasSuffix(kind, "List") && item.Items != nil {
 		return w.nested(item, src, depth+1)
 	}
 	return w.emit(item, apiVersion, kind, src)
+}
+
+// itemKind returns a list item's apiVersion and kind, taking them from the
+// list's (listKind "PodList" gives "Pod") when the item has no kind.
+func itemKind(item *wireObject, listKind, listAPIVersion string, src index.Source) (string, string, error) {
+	if item.Kind != "" {
+		return item.APIVersion, item.Kind, nil
+	}
+	if listKind == "" || listKind == "List" || !strings.HasSuffix(listKind, "List") {
+		return "", "", &Error{File: src.File, Line: src.Line, Name: item.Metadata.Name,
+			Msg: fmt.Sprintf("list item has no kind (in a %q)", listKind)}
+	}
+	apiVersion := item.APIVersion
+	if apiVersion == "" {
+		apiVersion = listAPIVersion
+	}
+	return apiVersion, strings.TrimSuffix(listKind, "List"), nil
 }
 
 // nested emits the items of a list found inside a list's items.

@@ -3,7 +3,6 @@ package ingest
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -22,6 +21,10 @@ type Options struct {
 	// tolerations to pending pods. Priority resolution and API defaulting
 	// (requests from limits, allocatable from capacity, ...) always apply.
 	AdmissionDefaults bool
+	// Parallelism is the number of goroutines decoding the items of JSON
+	// lists: 0 means GOMAXPROCS, 1 decodes on the calling goroutine only.
+	// The result does not depend on it.
+	Parallelism int
 }
 
 // Load reads Kubernetes objects from files and directories and returns the
@@ -112,7 +115,7 @@ func fileOpener(path string) opener {
 // decompress returns the content of r, decompressed when it starts with a
 // gzip or zstd magic number (whatever the name says), buffered.
 func decompress(name string, r io.Reader) (*bufio.Reader, func(), error) {
-	br := bufio.NewReaderSize(r, 256<<10)
+	br := bufio.NewReaderSize(r, 64<<10)
 	head, _ := br.Peek(4)
 	switch {
 	case len(head) >= 2 && head[0] == gzipMagic[0] && head[1] == gzipMagic[1]:
@@ -120,13 +123,13 @@ func decompress(name string, r io.Reader) (*bufio.Reader, func(), error) {
 		if err != nil {
 			return nil, nil, readErr(name, err)
 		}
-		return bufio.NewReaderSize(gz, 256<<10), func() { gz.Close() }, nil
+		return bufio.NewReaderSize(gz, 64<<10), func() { gz.Close() }, nil
 	case len(head) == 4 && string(head) == string(zstdMagic):
 		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return nil, nil, readErr(name, err)
 		}
-		return bufio.NewReaderSize(zr, 256<<10), zr.Close, nil
+		return bufio.NewReaderSize(zr, 64<<10), zr.Close, nil
 	}
 	return br, func() {}, nil
 }
@@ -192,12 +195,4 @@ func readErr(path string, err error) *Error {
 		msg = "unexpected end of data (truncated or corrupt file?)"
 	}
 	return &Error{File: path, Msg: msg, Err: err}
-}
-
-// describe formats an object for messages.
-func describe(kind, ns, name string) string {
-	if ns != "" {
-		return fmt.Sprintf("%s %s/%s", kind, ns, name)
-	}
-	return fmt.Sprintf("%s %s", kind, name)
 }

@@ -105,11 +105,21 @@ var goldenCases = []struct {
 	{"dir", []string{"testdata/dir"}, Options{AdmissionDefaults: true}},
 }
 
+// modes are the decoding modes every result must agree across.
+var modes = []struct {
+	name        string
+	parallelism int
+}{{"sequential", 1}, {"parallel", 3}}
+
 func TestGolden(t *testing.T) {
 	for _, tc := range goldenCases {
-		t.Run(tc.name, func(t *testing.T) {
-			checkGolden(t, tc.name, dump(t, mustLoad(t, tc.opts, tc.paths...)))
-		})
+		for _, m := range modes {
+			t.Run(tc.name+"/"+m.name, func(t *testing.T) {
+				opts := tc.opts
+				opts.Parallelism = m.parallelism
+				checkGolden(t, tc.name, dump(t, mustLoad(t, opts, tc.paths...)))
+			})
+		}
 	}
 }
 

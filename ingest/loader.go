@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"sort"
 	"strings"
 
@@ -18,6 +19,7 @@ type loader struct {
 	objects int // objects seen, of any kind
 	filters resourceFilter
 	intern  *interner
+	scratch converted // emit's conversion, reused
 
 	// Duplicate detection by (kind, namespace, name): a 64-bit hash maps to
 	// a reference (>= 0: index of a pod; < 0: -(i+1) into others); exact
@@ -30,6 +32,7 @@ type loader struct {
 	// Pods are kept in fixed-size chunks while reading (no copying as the
 	// count grows) and assembled into in.Pods by finish.
 	pods        [][]index.Pod
+	podStart    []int32 // index of each chunk's first pod
 	npods       int
 	hasPriority []bool // by pod index: spec.priority was set
 	uids        map[uint64]int32
@@ -93,18 +96,39 @@ func namespaced(kind string) bool {
 	return kind != kindNode && kind != kindNamespace && kind != kindPriorityClass
 }
 
-// emit converts one object and adds it to the input.
-func (l *loader) emit(o *wireObject, apiVersion, kind string, src index.Source) error {
-	l.objects++
+// converted is one object converted to its index type: the pure part of
+// reading an object, which may run on any goroutine. apply adds it to the
+// input, in input order.
+type converted struct {
+	c     objCtx
+	skip  string // SkippedKinds key of a kind not read
+	fatal error  // reported at once (bad apiVersion, no name)
+	err   error  // reported after the duplicate check, as in input order
+
+	finished    bool // a Succeeded or Failed pod
+	hasPriority bool // spec.priority was set
+	pod         index.Pod
+	other       any // *index.Node, *index.PriorityClass, ... for other kinds
+}
+
+// convert classifies and converts one object into r; filters is the
+// caller's (not shared between goroutines).
+func convert(r *converted, o *wireObject, apiVersion, kind string, src index.Source, filters *resourceFilter, opts Options) {
+	*r = converted{}
 	k, err := classify(apiVersion, kind)
 	if err != nil {
-		return &Error{File: src.File, Line: src.Line, Kind: kind, Name: o.Metadata.Name, Field: "apiVersion", Msg: err.Error()}
+		r.fatal = &Error{File: src.File, Line: src.Line, Kind: kind, Name: o.Metadata.Name, Field: "apiVersion", Msg: err.Error()}
+		return
 	}
 	if k == "" {
-		l.in.SkippedKinds[strings.TrimPrefix(apiVersion+" "+kind, " ")]++
-		return nil
+		r.skip = strings.TrimPrefix(apiVersion+" "+kind, " ")
+		return
 	}
-	c := objCtx{src: src, kind: k, name: o.Metadata.Name, resourceFilters: &l.filters}
+	c := &r.c
+	*c = objCtx{src: src, kind: k, name: o.Metadata.Name, resourceFilters: filters}
+	if opts.AdmissionDefaults && o.Spec.NodeName == "" {
+		c.spareTolerations = 2
+	}
 	if namespaced(k) {
 		c.ns = o.Metadata.Namespace
 		if c.ns == "" {
@@ -112,65 +136,101 @@ func (l *loader) emit(o *wireObject, apiVersion, kind string, src index.Source) 
 		}
 	}
 	if c.name == "" {
-		return c.errf("metadata.name", "missing")
-	}
-	h, err := l.checkDup(&c)
-	if err != nil {
-		return err
+		r.fatal = c.errf("metadata.name", "missing")
+		return
 	}
 	switch k {
 	case kindPod:
-		p, err := c.convertPod(o)
-		if err != nil {
-			return err
-		}
-		if ph := o.Status.Phase; ph == "Succeeded" || ph == "Failed" {
-			l.in.FinishedPods++
-			l.record(h, &c, -1)
-			return nil
-		}
-		l.assignUID(&p)
-		l.record(h, &c, int32(l.npods))
-		l.addPod(p)
-		l.hasPriority = append(l.hasPriority, o.Spec.Priority != nil)
-		return nil
+		r.pod, r.err = c.convertPod(o)
+		r.finished = o.Status.Phase == "Succeeded" || o.Status.Phase == "Failed"
+		r.hasPriority = o.Spec.Priority != nil
 	case kindNode:
 		n, err := c.convertNode(o)
-		if err != nil {
-			return err
-		}
-		l.in.Nodes = append(l.in.Nodes, n)
+		r.other, r.err = &n, err
 	case kindPriorityClass:
 		pc, err := c.convertPriorityClass(o)
-		if err != nil {
-			return err
-		}
-		l.in.PriorityClasses = append(l.in.PriorityClasses, pc)
+		r.other, r.err = &pc, err
 	case kindPDB:
 		pdb, err := c.convertPDB(o)
-		if err != nil {
-			return err
-		}
-		l.in.PDBs = append(l.in.PDBs, pdb)
+		r.other, r.err = &pdb, err
 	case kindNamespace:
-		l.in.Namespaces = append(l.in.Namespaces, c.convertNamespace(o))
-		l.namespaces[c.name] = true
+		ns := c.convertNamespace(o)
+		r.other = &ns
 	default:
 		w, err := c.convertWorkload(o)
-		if err != nil {
-			return err
-		}
-		l.in.Workloads = append(l.in.Workloads, w)
+		r.other, r.err = &w, err
 	}
-	l.record(h, &c, -1)
+}
+
+// emit converts one object and adds it to the input.
+func (l *loader) emit(o *wireObject, apiVersion, kind string, src index.Source) error {
+	r := &l.scratch
+	convert(r, o, apiVersion, kind, src, &l.filters, l.opts)
+	err := l.apply(r)
+	r.pod, r.other = index.Pod{}, nil
+	return err
+}
+
+// apply adds a converted object to the input.
+func (l *loader) apply(r *converted) error {
+	l.objects++
+	if r.fatal != nil {
+		return r.fatal
+	}
+	if r.skip != "" {
+		l.in.SkippedKinds[r.skip]++
+		return nil
+	}
+	c := &r.c
+	h, err := l.checkDup(c)
+	if err != nil {
+		return err
+	}
+	if r.err != nil {
+		return r.err
+	}
+	switch c.kind {
+	case kindPod:
+		if r.finished {
+			l.in.FinishedPods++
+			l.record(h, c, -1)
+			return nil
+		}
+		l.assignUID(&r.pod)
+		l.record(h, c, int32(l.npods))
+		l.addPod(r.pod)
+		l.hasPriority = append(l.hasPriority, r.hasPriority)
+		return nil
+	case kindNode:
+		l.in.Nodes = append(l.in.Nodes, *r.other.(*index.Node))
+	case kindPriorityClass:
+		l.in.PriorityClasses = append(l.in.PriorityClasses, *r.other.(*index.PriorityClass))
+	case kindPDB:
+		l.in.PDBs = append(l.in.PDBs, *r.other.(*index.PDB))
+	case kindNamespace:
+		l.in.Namespaces = append(l.in.Namespaces, *r.other.(*index.Namespace))
+		l.namespaces[c.name] = true
+	default:
+		l.in.Workloads = append(l.in.Workloads, *r.other.(*index.Workload))
+	}
+	l.record(h, c, -1)
 	return nil
 }
 
-const podChunk = 4096
+// Pod chunks grow from 64 to 4096 pods.
+const (
+	firstPodChunk = 64
+	maxPodChunk   = 4096
+)
 
 func (l *loader) addPod(p index.Pod) {
-	if l.npods%podChunk == 0 {
-		l.pods = append(l.pods, make([]index.Pod, 0, podChunk))
+	if n := len(l.pods); n == 0 || len(l.pods[n-1]) == cap(l.pods[n-1]) {
+		size := firstPodChunk
+		if n > 0 {
+			size = min(maxPodChunk, 2*cap(l.pods[n-1]))
+		}
+		l.pods = append(l.pods, make([]index.Pod, 0, size))
+		l.podStart = append(l.podStart, int32(l.npods))
 	}
 	c := &l.pods[len(l.pods)-1]
 	*c = append(*c, p)
@@ -178,7 +238,9 @@ func (l *loader) addPod(p index.Pod) {
 }
 
 func (l *loader) pod(i int32) *index.Pod {
-	return &l.pods[i/podChunk][i%podChunk]
+	k, _ := slices.BinarySearch(l.podStart, i+1) // chunks starting at or before i
+	k--
+	return &l.pods[k][i-l.podStart[k]]
 }
 
 func (l *loader) hashKey(kind, ns, name string) uint64 {
@@ -248,11 +310,12 @@ const uidPrefix = "oracle:"
 var uidNamespace = [16]byte{0x6b, 0xa7, 0xb8, 0x11, 0x9d, 0xad, 0x11, 0xd1, 0x80, 0xb4, 0x00, 0xc0, 0x4f, 0xd4, 0x30, 0xc8}
 
 func derivedUID(ns, name string) string {
-	h := sha1.New()
-	h.Write(uidNamespace[:])
-	h.Write([]byte(uidPrefix + ns + "/" + name))
+	var buf [128]byte
+	in := append(append(append(append(buf[:0], uidNamespace[:]...), uidPrefix...), ns...), '/')
+	in = append(in, name...)
+	sum := sha1.Sum(in)
 	var u [16]byte
-	copy(u[:], h.Sum(nil))
+	copy(u[:], sum[:16])
 	u[6] = u[6]&0x0f | 0x50
 	u[8] = u[8]&0x3f | 0x80
 	var b [36]byte
@@ -336,36 +399,39 @@ func (l *loader) finish() error {
 
 	var missingNS []string
 	kept := make([]index.Pod, 0, l.npods)
-	for i := 0; i < l.npods; i++ {
-		p := *l.pod(int32(i))
-		pending := p.NodeName == ""
-		pc, known := defaultClass, true
-		if p.PriorityClassName != "" {
-			pc = classes[p.PriorityClassName]
-			known = pc != nil
-		}
-		if pending && !known {
-			// The Priority admission plugin refuses to create the pod.
-			p.Rejected = fmt.Sprintf("pods %q is forbidden: no PriorityClass with name %s was found", p.Name, p.PriorityClassName)
-			if p.PreemptionPolicy == "" {
-				p.PreemptionPolicy = index.PreemptLowerPriority
+	i := -1
+	for _, chunk := range l.pods {
+		for _, p := range chunk {
+			i++
+			pending := p.NodeName == ""
+			pc, known := defaultClass, true
+			if p.PriorityClassName != "" {
+				pc = classes[p.PriorityClassName]
+				known = pc != nil
+			}
+			if pending && !known {
+				// The Priority admission plugin refuses to create the pod.
+				p.Rejected = fmt.Sprintf("pods %q is forbidden: no PriorityClass with name %s was found", p.Name, p.PriorityClassName)
+				if p.PreemptionPolicy == "" {
+					p.PreemptionPolicy = index.PreemptLowerPriority
+				}
+				kept = append(kept, p)
+				continue
+			}
+			resolvePriority(&p, pc, l.hasPriority[i])
+			if !l.namespaces[p.Namespace] {
+				l.namespaces[p.Namespace] = true
+				missingNS = append(missingNS, p.Namespace)
+			}
+			if pending && p.SchedulerName != defaultScheduler {
+				in.OtherScheduler++
+				continue
+			}
+			if pending && l.opts.AdmissionDefaults {
+				p.Tolerations = addDefaultTolerations(p.Tolerations)
 			}
 			kept = append(kept, p)
-			continue
 		}
-		resolvePriority(&p, pc, l.hasPriority[i])
-		if !l.namespaces[p.Namespace] {
-			l.namespaces[p.Namespace] = true
-			missingNS = append(missingNS, p.Namespace)
-		}
-		if pending && p.SchedulerName != defaultScheduler {
-			in.OtherScheduler++
-			continue
-		}
-		if pending && l.opts.AdmissionDefaults {
-			p.Tolerations = addDefaultTolerations(p.Tolerations)
-		}
-		kept = append(kept, p)
 	}
 	in.Pods = kept
 	l.pods = nil
@@ -417,8 +483,11 @@ func addDefaultTolerations(ts []index.Toleration) []index.Toleration {
 	if notReady && unreachable {
 		return ts
 	}
-	out := make([]index.Toleration, len(ts), len(ts)+2)
-	copy(out, ts)
+	out := ts // conversion left room for two more
+	if cap(out)-len(out) < 2 {
+		out = make([]index.Toleration, len(ts), len(ts)+2)
+		copy(out, ts)
+	}
 	if !notReady {
 		s := defaultTolerationS
 		out = append(out, index.Toleration{Key: taintNotReady, Operator: index.OpExists, Effect: index.EffectNoExecute, TolerationSeconds: &s})

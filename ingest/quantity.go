@@ -22,7 +22,6 @@ type amount struct {
 var (
 	errQuantityFormat = errors.New("invalid quantity")
 	errQuantityRange  = errors.New("quantity out of range")
-	errOverflow       = errors.New("value overflows int64")
 )
 
 // millis returns the amount in thousandths (millicores for cpu).

@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/kplace/kplace/index"
@@ -309,11 +308,9 @@ var (
 
 // podTotals is what the engine needs from a pod's resources.
 type podTotals struct {
-	requests                 index.ResourceList
-	scoreCPU, scoreMemory    int64
-	nonZeroCPU, nonZeroMem   int64
-	overflow                 string // resource whose total overflows int64
-	overflowScore, overflowN bool
+	requests               index.ResourceList
+	scoreCPU, scoreMemory  int64
+	nonZeroCPU, nonZeroMem int64
 }
 
 // totals computes the effective requests, the scoring requests
@@ -321,6 +318,9 @@ type podTotals struct {
 // or memory request) and the node-accounting non-zero requests
 // (PodInfo.CalculateResource).
 func (p *podRes) totals(keep func(string) bool) (podTotals, string) {
+	if t, ok := p.simpleTotals(keep); ok {
+		return t, ""
+	}
 	var c calc
 	reqs := p.requests(&c, nil)
 	var t podTotals
@@ -367,7 +367,10 @@ func cpuMem(l rl, c *calc) (cpu, mem int64) {
 // cpu, whole units rounded up otherwise), keeping the names keep accepts,
 // dropping zeros when dropZero, in canonical order.
 func toResourceList(l rl, keep func(string) bool, dropZero bool, c *calc) index.ResourceList {
-	var out index.ResourceList
+	if len(l) == 0 {
+		return nil
+	}
+	out := make(index.ResourceList, 0, len(l))
 	for _, e := range l {
 		if !keep(e.name) || (dropZero && e.v.isZero()) {
 			continue
@@ -386,6 +389,9 @@ func toResourceList(l rl, keep func(string) bool, dropZero bool, c *calc) index.
 			continue
 		}
 		out = append(out, index.Quantity{Name: e.name, Value: v})
+	}
+	if len(out) == 0 {
+		return nil
 	}
 	sortResources(out)
 	return out
@@ -406,16 +412,99 @@ func resourceRank(name string) int {
 }
 
 // sortResources orders cpu, memory, ephemeral-storage, pods, then the rest
-// by name.
+// by name (insertion sort: lists are short, and this allocates nothing).
 func sortResources(l index.ResourceList) {
-	if len(l) < 2 {
-		return
-	}
-	sort.Slice(l, func(i, j int) bool {
-		ri, rj := resourceRank(l[i].Name), resourceRank(l[j].Name)
-		if ri != rj {
-			return ri < rj
+	less := func(a, b *index.Quantity) bool {
+		ra, rb := resourceRank(a.Name), resourceRank(b.Name)
+		if ra != rb {
+			return ra < rb
 		}
-		return l[i].Name < l[j].Name
-	})
+		return a.Name < b.Name
+	}
+	for i := 1; i < len(l); i++ {
+		for j := i; j > 0 && less(&l[j], &l[j-1]); j-- {
+			l[j], l[j-1] = l[j-1], l[j]
+		}
+	}
+}
+
+// simpleTotals handles the common pod without init containers, pod-level
+// resources or status resources, allocating only the result; ok is false
+// when the general computation is needed (or a sum overflows).
+func (p *podRes) simpleTotals(keep func(string) bool) (t podTotals, ok bool) {
+	if len(p.inits) > 0 || len(p.podReq) > 0 || (p.useStatus && len(p.statuses) > 0) {
+		return t, false
+	}
+	var buf [8]rent
+	sum := buf[:0]
+	var cpuScore, memScore amount
+	add := func(a, b amount) amount {
+		v, fits := a.add(b)
+		ok = ok && fits
+		return v
+	}
+	ok = true
+	for i := range p.containers {
+		req := p.containers[i].req
+		hasCPU, hasMem := false, false
+		for _, e := range req {
+			found := false
+			for j := range sum {
+				if sum[j].name == e.name {
+					sum[j].v = add(sum[j].v, e.v)
+					found = true
+					break
+				}
+			}
+			if !found {
+				sum = append(sum, e)
+			}
+			switch e.name {
+			case index.NameCPU:
+				hasCPU = true
+				cpuScore = add(cpuScore, e.v)
+			case index.NameMemory:
+				hasMem = true
+				memScore = add(memScore, e.v)
+			}
+		}
+		if !hasCPU {
+			cpuScore = add(cpuScore, defaultCPU)
+		}
+		if !hasMem {
+			memScore = add(memScore, defaultMemory)
+		}
+	}
+	for _, e := range p.overhead {
+		found := false
+		for j := range sum {
+			if sum[j].name == e.name {
+				sum[j].v = add(sum[j].v, e.v)
+				found = true
+				break
+			}
+		}
+		if !found {
+			sum = append(sum, e)
+		}
+		switch e.name {
+		case index.NameCPU:
+			cpuScore = add(cpuScore, e.v)
+		case index.NameMemory:
+			memScore = add(memScore, e.v)
+		}
+	}
+	if !ok {
+		return t, false
+	}
+	var c calc
+	t.requests = toResourceList(sum, keep, true, &c)
+	var fits1, fits2 bool
+	t.scoreCPU, fits1 = cpuScore.millis()
+	t.scoreMemory, fits2 = memScore.units()
+	if c.overflow != "" || !fits1 || !fits2 {
+		return t, false
+	}
+	t.nonZeroCPU, t.nonZeroMem = t.scoreCPU, t.scoreMemory
+	return t, true
 }

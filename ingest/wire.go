@@ -73,7 +73,6 @@ type wireSpec struct {
 	MinAvailable   intOrString
 	MaxUnavailable intOrString
 	TemplateLabels map[string]string // spec.template.metadata.labels
-	HasTemplate    bool
 }
 
 type wireContainer struct {
@@ -392,7 +391,7 @@ func (p *jp) spec(s *wireSpec) {
 		case "maxUnavailable":
 			s.MaxUnavailable = intOrString(p.raw())
 		case "template":
-			s.HasTemplate, s.TemplateLabels = p.templateLabels()
+			s.TemplateLabels = p.templateLabels()
 		default:
 			p.skip()
 		}
@@ -400,15 +399,15 @@ func (p *jp) spec(s *wireSpec) {
 }
 
 // templateLabels reads spec.template.metadata.labels.
-func (p *jp) templateLabels() (bool, map[string]string) {
+func (p *jp) templateLabels() map[string]string {
 	if !p.objStart() {
-		return false, nil
+		return nil
 	}
 	var labels map[string]string
 	for first := true; ; {
 		k := p.next(&first)
 		if k == nil {
-			return true, labels
+			return labels
 		}
 		if string(k) != "metadata" || !p.objStart() {
 			p.skip()

@@ -38,16 +38,16 @@ type podB struct{ p index.Pod }
 func makePod(name string) *podB {
 	return &podB{p: index.Pod{Namespace: "default", Name: name, UID: "uid-" + name,
 		SchedulerName: "default-scheduler", PreemptionPolicy: index.PreemptLowerPriority,
-		ScoreCPU: 100, ScoreMemory: 200 << 20}}
+		ScoreCPU: 100, ScoreMemory: 200 << 20, NonZeroCPU: 100, NonZeroMemory: 200 << 20}}
 }
 
 func (b *podB) req(name string, v int64) *podB {
 	b.p.Requests = append(b.p.Requests, index.Quantity{Name: name, Value: v})
 	switch name {
 	case "cpu":
-		b.p.ScoreCPU = v
+		b.p.ScoreCPU, b.p.NonZeroCPU = v, v
 	case "memory":
-		b.p.ScoreMemory = v
+		b.p.ScoreMemory, b.p.NonZeroMemory = v, v
 	}
 	return b
 }

@@ -1,0 +1,270 @@
+package ingest
+
+import (
+	"io"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/kplace/kplace/index"
+)
+
+// Parallel decoding of JSON lists. One goroutine walks the stream and cuts
+// list items out into batches (the walker with par set); workers parse and
+// convert the items of a batch (the pure part, convert); the calling
+// goroutine applies the results in input order (duplicates, UIDs,
+// appends), so the result is the same as a sequential read.
+
+func (l *loader) workers() int {
+	if l.opts.Parallelism > 0 {
+		return l.opts.Parallelism
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+type evKind uint8
+
+const (
+	evItem    evKind = iota // a list item
+	evObject                // a top-level object, parsed by the reader
+	evListEnd               // the end of a list: its kind is final
+	evError                 // the stream is malformed; nothing follows
+)
+
+type event struct {
+	kind evKind
+	raw  []byte // evItem: the item's bytes (in the batch's arena)
+	src  index.Source
+	list *listState // evItem (nil in a bare array), evListEnd
+	// evItem: the list's kind and apiVersion when known before its items.
+	known               bool
+	listKind, listAPI   string
+	obj                 *wireObject // evObject; evItem: left for the merger
+	apiVersion, objKind string      // evObject
+	conv                *converted  // evItem: the worker's result
+	err                 error       // evError; evItem: a parse error
+}
+
+type batch struct {
+	seq   int
+	ev    []event
+	arena []byte
+}
+
+const (
+	batchBytes  = 1 << 20
+	batchEvents = 2048
+)
+
+// reader is the walker's side of the pipeline.
+type reader struct {
+	cur   *batch
+	arena int // the next batch's arena size: grows to batchBytes
+	seq   int
+	jobs  chan<- *batch
+	quit  <-chan struct{}
+	stop  bool // quit was closed: drop everything
+}
+
+func (r *reader) add(ev event) {
+	r.open()
+	r.cur.ev = append(r.cur.ev, ev)
+	if len(r.cur.ev) >= batchEvents || len(r.cur.arena) >= cap(r.cur.arena)*7/8 {
+		r.flush()
+	}
+}
+
+func (r *reader) open() {
+	if r.cur != nil {
+		return
+	}
+	if r.arena < batchBytes {
+		r.arena = max(64<<10, 2*r.arena)
+	}
+	r.cur = &batch{seq: r.seq, arena: make([]byte, 0, r.arena)}
+	r.seq++
+}
+
+func (r *reader) flush() {
+	if r.cur == nil || r.stop {
+		r.cur = nil
+		return
+	}
+	select {
+	case r.jobs <- r.cur:
+	case <-r.quit:
+		r.stop = true
+	}
+	r.cur = nil
+}
+
+// item queues a list item; raw is copied.
+func (r *reader) item(raw []byte, src index.Source, list *listState) {
+	r.open()
+	var b []byte
+	if len(raw) > cap(r.cur.arena)/4 {
+		b = append([]byte(nil), raw...)
+	} else {
+		if len(r.cur.arena)+len(raw) > cap(r.cur.arena) {
+			r.flush()
+			r.item(raw, src, list)
+			return
+		}
+		start := len(r.cur.arena)
+		r.cur.arena = append(r.cur.arena, raw...)
+		b = r.cur.arena[start:len(r.cur.arena):len(r.cur.arena)]
+	}
+	ev := event{kind: evItem, raw: b, src: src, list: list}
+	if list != nil && list.obj.Kind != "" {
+		ev.known, ev.listKind, ev.listAPI = true, list.obj.Kind, list.obj.APIVersion
+	} else if list == nil {
+		ev.known = true // a bare array: items must carry their kind
+	}
+	r.add(ev)
+}
+
+func (r *reader) listEnd(list *listState) { r.add(event{kind: evListEnd, list: list}) }
+
+// work parses and converts the items of a batch.
+func work(b *batch, in *interner, filters *resourceFilter, opts Options) {
+	for i := range b.ev {
+		ev := &b.ev[i]
+		if ev.kind != evItem {
+			continue
+		}
+		obj, err := parseItem(ev.raw, ev.src, in)
+		ev.raw = nil
+		if err != nil {
+			ev.err = err
+			continue
+		}
+		if obj.Kind == "" && !ev.known {
+			ev.obj = obj // the list's kind comes later
+			continue
+		}
+		apiVersion, kind, err := itemKind(obj, ev.listKind, ev.listAPI, ev.src)
+		if err != nil {
+			ev.err = err
+			continue
+		}
+		if strings.HasSuffix(kind, "List") && obj.Items != nil {
+			ev.obj = obj // nested list: the merger flattens it
+			continue
+		}
+		ev.conv = new(converted)
+		convert(ev.conv, obj, apiVersion, kind, ev.src, filters, opts)
+	}
+	b.arena = nil
+}
+
+// heldItem is an item of a list whose kind is not known yet.
+type heldItem struct {
+	obj  *wireObject
+	conv *converted
+	src  index.Source
+}
+
+// readJSONParallel reads a JSON stream with n workers.
+func (l *loader) readJSONParallel(path string, r io.Reader, n int) error {
+	jobs := make(chan *batch, 2*n)
+	done := make(chan *batch, 2*n)
+	quit := make(chan struct{})
+
+	rd := &reader{jobs: jobs, quit: quit}
+	w := &jsonWalker{file: path, s: newStream(r, 64<<10), intern: newInterner(), par: rd}
+	w.emit = func(o *wireObject, apiVersion, kind string, src index.Source) error {
+		rd.add(event{kind: evObject, obj: o, apiVersion: apiVersion, objKind: kind, src: src})
+		return nil
+	}
+	go func() {
+		if err := w.walk(); err != nil {
+			rd.add(event{kind: evError, err: err})
+		}
+		rd.flush()
+		close(jobs)
+	}()
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			in := newInterner()
+			var filters resourceFilter
+			for b := range jobs {
+				work(b, in, &filters, l.opts)
+				done <- b
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+
+	// Apply in input order.
+	mw := &jsonWalker{file: path, emit: l.emit, intern: l.intern}
+	held := map[*listState][]heldItem{}
+	pending := map[int]*batch{}
+	next := 0
+	var firstErr error
+	apply := func(ev *event) error {
+		switch ev.kind {
+		case evError:
+			return ev.err
+		case evObject:
+			return l.emit(ev.obj, ev.apiVersion, ev.objKind, ev.src)
+		case evListEnd:
+			items := held[ev.list]
+			delete(held, ev.list)
+			for _, h := range items {
+				var err error
+				if h.conv != nil {
+					err = l.apply(h.conv)
+				} else {
+					err = mw.emitItem(ev.list, h.obj, h.src, 0)
+				}
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+		if ev.err != nil {
+			return ev.err
+		}
+		if hs, ok := held[ev.list]; ev.list != nil && (ok || (ev.obj != nil && ev.obj.Kind == "")) {
+			// Keep the list's order until its kind is known.
+			held[ev.list] = append(hs, heldItem{ev.obj, ev.conv, ev.src})
+			return nil
+		}
+		if ev.conv != nil {
+			return l.apply(ev.conv)
+		}
+		return mw.emitItem(ev.list, ev.obj, ev.src, 0) // a nested list
+	}
+	for b := range done {
+		if firstErr != nil {
+			continue // drain
+		}
+		pending[b.seq] = b
+		for {
+			nb, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			for i := range nb.ev {
+				if err := apply(&nb.ev[i]); err != nil {
+					firstErr = err
+					close(quit)
+					break
+				}
+			}
+			if firstErr != nil {
+				break
+			}
+		}
+	}
+	return firstErr
+}
