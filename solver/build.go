@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"math"
 	"math/bits"
 	"runtime"
 	"sync"
@@ -24,7 +25,7 @@ const minParallelNodes = 4096
 
 // scanner is one worker's state for a build.
 type scanner struct {
-	fit          []index.NodeID // fitting nodes of the range (two-pass builds)
+	ttTop, naTop []index.NodeID // fitting nodes holding the maxima
 	heap         []entry        // min-heap of the best entries seen, worst on top
 	cut          entry          // best entry dropped
 	truncated    bool
@@ -32,7 +33,7 @@ type scanner struct {
 }
 
 func (w *scanner) reset() {
-	w.fit = w.fit[:0]
+	w.ttTop, w.naTop = w.ttTop[:0], w.naTop[:0]
 	w.heap = w.heap[:0]
 	w.truncated = false
 	w.ttMax, w.naMax = 0, 0
@@ -88,13 +89,12 @@ func (s *Solver) build(cl *class) {
 		// them stops fitting, the normalisation changes and sync rebuilds.
 		cl.ttTop, cl.naTop = cl.ttTop[:0], cl.naTop[:0]
 		for i := range workers {
-			for _, n := range workers[i].fit {
-				if g.rawTT != nil && cl.ttMax > 0 && int64(g.rawTT[n]) == cl.ttMax {
-					cl.ttTop = append(cl.ttTop, n)
-				}
-				if g.rawNA != nil && cl.naMax > 0 && int64(g.rawNA[n]) == cl.naMax {
-					cl.naTop = append(cl.naTop, n)
-				}
+			w := &workers[i]
+			if w.ttMax == cl.ttMax && cl.ttMax > 0 {
+				cl.ttTop = append(cl.ttTop, w.ttTop...)
+			}
+			if w.naMax == cl.naMax && cl.naMax > 0 {
+				cl.naTop = append(cl.naTop, w.naTop...)
 			}
 		}
 	}
@@ -155,46 +155,98 @@ func (s *Solver) parallel(ws []scanner, dense []uint64, f func(w *scanner, lo, h
 	wg.Wait()
 }
 
-// scanMax collects the fitting nodes in bitset words [lo, hi) and finds the
-// TaintToleration and NodeAffinity raw maxima over them.
+// scanMax finds the TaintToleration and NodeAffinity raw maxima over the
+// fitting nodes in bitset words [lo, hi), and the fitting nodes holding
+// them. Only nodes whose raw value reaches the running maximum are checked
+// for fit, so the pass costs a few loads per node.
 func (s *Solver) scanMax(cl *class, dense []uint64, w *scanner, lo, hi int) {
+	g := cl.g
+	w.ttMax, w.naMax = -1, -1
+	for wi := lo; wi < hi; wi++ {
+		for word := dense[wi]; word != 0; word &= word - 1 {
+			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
+			var tt, na int64
+			if g.rawTT != nil {
+				tt = int64(g.rawTT[n])
+			}
+			if g.rawNA != nil {
+				na = int64(g.rawNA[n])
+			}
+			if tt < w.ttMax && na < w.naMax {
+				continue
+			}
+			if !s.fits(n, cl) {
+				continue
+			}
+			if tt > w.ttMax {
+				w.ttMax, w.ttTop = tt, w.ttTop[:0]
+			}
+			if tt == w.ttMax {
+				w.ttTop = append(w.ttTop, n)
+			}
+			if na > w.naMax {
+				w.naMax, w.naTop = na, w.naTop[:0]
+			}
+			if na == w.naMax {
+				w.naTop = append(w.naTop, n)
+			}
+		}
+	}
+	w.ttMax, w.naMax = max(w.ttMax, 0), max(w.naMax, 0)
+}
+
+// scanScore scores the fitting nodes in bitset words [lo, hi) and keeps the
+// best keep of them. Once the worker's heap is full, a node whose upper
+// bound (see bound) cannot beat the heap's worst entry is skipped without
+// the fit check or the exact score.
+func (s *Solver) scanScore(cl *class, dense []uint64, w *scanner, lo, hi, keep int) {
+	gen := s.c.Gen
 	g := cl.g
 	for wi := lo; wi < hi; wi++ {
 		for word := dense[wi]; word != 0; word &= word - 1 {
 			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
+			if len(w.heap) == keep {
+				ub := s.bound[n]
+				if g.rawTT != nil {
+					if raw := g.rawTT[n]; int(raw) < len(cl.ttScore) {
+						ub += cl.ttScore[raw]
+					} else {
+						ub += weightTaint * maxNodeScore
+					}
+				} else {
+					ub += weightTaint * maxNodeScore
+				}
+				if g.rawNA != nil {
+					if raw := g.rawNA[n]; int(raw) < len(cl.naScore) {
+						ub += cl.naScore[raw]
+					} else {
+						ub += weightNodeAffinity * maxNodeScore
+					}
+				}
+				if ub < w.heap[0].score {
+					w.drop(entry{score: ub, tie: math.MaxUint32})
+					continue
+				}
+			}
 			if !s.fits(n, cl) {
 				continue
 			}
-			w.fit = append(w.fit, n)
-			if g.rawTT != nil {
-				w.ttMax = max(w.ttMax, int64(g.rawTT[n]))
-			}
-			if g.rawNA != nil {
-				w.naMax = max(w.naMax, int64(g.rawNA[n]))
-			}
+			w.offer(entry{score: s.score(cl, n), tie: s.tie[n], node: n, gen: gen[n]}, keep)
 		}
 	}
 }
 
-// scanScore scores the fitting nodes in bitset words [lo, hi) (or those
-// scanMax collected) and keeps the best keep of them.
-func (s *Solver) scanScore(cl *class, dense []uint64, w *scanner, lo, hi, keep int) {
-	gen := s.c.Gen
-	if cl.g.rawTT != nil || cl.g.rawNA != nil {
-		for _, n := range w.fit {
-			w.offer(entry{score: s.score(cl, n), tie: s.tie[n], node: n, gen: gen[n]}, keep)
-		}
-		return
+// refreshBound recomputes node n's class-independent score bound:
+// NodeResourcesFit with no extra request (LeastAllocated only falls as the
+// pod's request is added; MostAllocated is at most 100) plus the most
+// BalancedAllocation can give, 50 + (150 - balance now) / 2. TaintToleration
+// and NodeAffinity are added per class from its tables.
+func (s *Solver) refreshBound(n index.NodeID) {
+	fit := maxNodeScore
+	if s.cfg.Strategy == LeastAllocated {
+		fit = fitScoreFast(LeastAllocated, s.nzCPU[n], s.capCPU[n], s.invCPU[n], s.nzMem[n], s.capMem[n], s.invMem[n])
 	}
-	for wi := lo; wi < hi; wi++ {
-		for word := dense[wi]; word != 0; word &= word - 1 {
-			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
-			if !s.fits(n, cl) {
-				continue
-			}
-			w.offer(entry{score: s.score(cl, n), tie: s.tie[n], node: n, gen: gen[n]}, keep)
-		}
-	}
+	s.bound[n] = weightFit*fit + weightBalanced*(maxNodeScore/2+(3*maxNodeScore/2-s.balanceNow(n))/2)
 }
 
 // fits is index.Cluster.Fits with the pods, cpu and memory columns hoisted.

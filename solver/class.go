@@ -3,6 +3,7 @@ package solver
 import (
 	"encoding/binary"
 	"slices"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/kplace/kplace/index"
@@ -108,18 +109,22 @@ func (e *keyEncoder) term(t *index.NodeSelectorTerm) {
 	e.reqs(t.MatchFields)
 }
 
-// encode returns the canonical key of p and the length of its static part
-// (the group key); the slice is reused by the next call.
-func (e *keyEncoder) encode(p *index.Pod) ([]byte, int) {
-	e.buf = e.buf[:0]
-	e.num(int64(len(p.Tolerations)))
-	for i := range p.Tolerations {
-		t := &p.Tolerations[i]
+func (e *keyEncoder) tolerations(tols []index.Toleration) {
+	e.num(int64(len(tols)))
+	for i := range tols {
+		t := &tols[i]
 		e.str(t.Key)
 		e.str(t.Operator)
 		e.str(t.Value)
 		e.str(t.Effect)
 	}
+}
+
+// encode returns the canonical key of p and the length of its static part
+// (the group key); the slice is reused by the next call.
+func (e *keyEncoder) encode(p *index.Pod) ([]byte, int) {
+	e.buf = e.buf[:0]
+	e.tolerations(p.Tolerations)
 	e.keys = e.keys[:0]
 	for k := range p.NodeSelector {
 		e.keys = append(e.keys, k)
@@ -174,13 +179,88 @@ func tolerates(tols []index.Toleration, taint *index.Taint) bool {
 // inputs of p's group.
 func newGroup(c *index.Cluster, p *index.Pod) *group {
 	g := &group{}
-	g.init(c, p)
+	g.init(c, p, newMemo(), &keyEncoder{})
 	return g
 }
 
+// memo shares what groups compute from the same sub-specs (toleration lists,
+// node selector terms): groups differ in their combination far more often
+// than in the parts. Safe for concurrent use; values are read-only.
+type memo struct {
+	mu     sync.Mutex
+	taints map[string]*taintSets
+	terms  map[string]*roaring.Bitmap
+}
+
+// taintSets is what a toleration list makes of the cluster's taints.
+type taintSets struct {
+	bad   *roaring.Bitmap   // nodes with an untolerated NoSchedule/NoExecute taint, nil if none
+	pns   []*roaring.Bitmap // nodes with each untolerated PreferNoSchedule taint
+	rawTT []int32           // per node count of those, nil if none
+}
+
+func newMemo() *memo {
+	return &memo{taints: map[string]*taintSets{}, terms: map[string]*roaring.Bitmap{}}
+}
+
+func (m *memo) taintSets(c *index.Cluster, tols []index.Toleration, enc *keyEncoder) *taintSets {
+	enc.buf = enc.buf[:0]
+	enc.tolerations(tols)
+	m.mu.Lock()
+	ts, ok := m.taints[string(enc.buf)]
+	m.mu.Unlock()
+	if ok {
+		return ts
+	}
+	ts = &taintSets{}
+	for i := range c.Taints {
+		t := &c.Taints[i]
+		switch t.Effect {
+		case index.EffectNoSchedule, index.EffectNoExecute:
+			if !tolerates(tols, t) {
+				if ts.bad == nil {
+					ts.bad = roaring.New()
+				}
+				ts.bad.Or(c.TaintNodes[i])
+			}
+		case index.EffectPreferNoSchedule:
+			if !toleratesPreferNoSchedule(tols, t) {
+				ts.pns = append(ts.pns, c.TaintNodes[i])
+			}
+		}
+	}
+	if len(ts.pns) > 0 {
+		ts.rawTT = make([]int32, c.NumNodes())
+		for _, b := range ts.pns {
+			b.Iterate(func(n uint32) bool { ts.rawTT[n]++; return true })
+		}
+	}
+	m.mu.Lock()
+	m.taints[string(enc.buf)] = ts
+	m.mu.Unlock()
+	return ts
+}
+
+// term returns the nodes matching t.
+func (m *memo) term(c *index.Cluster, t *index.NodeSelectorTerm, enc *keyEncoder) *roaring.Bitmap {
+	enc.buf = enc.buf[:0]
+	enc.term(t)
+	m.mu.Lock()
+	b, ok := m.terms[string(enc.buf)]
+	m.mu.Unlock()
+	if ok {
+		return b
+	}
+	b = termNodes(c, t)
+	m.mu.Lock()
+	m.terms[string(enc.buf)] = b
+	m.mu.Unlock()
+	return b
+}
+
 // init fills g for pod p. It only reads c, so groups may be initialised
-// concurrently.
-func (g *group) init(c *index.Cluster, p *index.Pod) {
+// concurrently (each caller with its own encoder).
+func (g *group) init(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncoder) {
 	all := c.All
 	remaining := all.Clone()
 
@@ -202,31 +282,16 @@ func (g *group) init(c *index.Cluster, p *index.Pod) {
 	}
 
 	// TaintToleration: NoSchedule and NoExecute taints must be tolerated.
-	var bad *roaring.Bitmap
-	for i := range c.Taints {
-		t := &c.Taints[i]
-		switch t.Effect {
-		case index.EffectNoSchedule, index.EffectNoExecute:
-			if !tolerates(p.Tolerations, t) {
-				if bad == nil {
-					bad = roaring.New()
-				}
-				bad.Or(c.TaintNodes[i])
-			}
-		case index.EffectPreferNoSchedule:
-			if !toleratesPreferNoSchedule(p.Tolerations, t) {
-				g.pns = append(g.pns, c.TaintNodes[i])
-			}
-		}
-	}
-	if bad != nil {
-		g.nTaint = int(remaining.AndCardinality(bad))
-		remaining.AndNot(bad)
+	ts := m.taintSets(c, p.Tolerations, enc)
+	g.pns, g.rawTT = ts.pns, ts.rawTT
+	if ts.bad != nil {
+		g.nTaint = int(remaining.AndCardinality(ts.bad))
+		remaining.AndNot(ts.bad)
 	}
 
 	// NodeAffinity filter: nodeSelector AND required terms.
 	if len(p.NodeSelector) > 0 || p.HasRequired {
-		match := requiredNodes(c, p)
+		match := requiredNodes(c, p, m, enc)
 		before := remaining.GetCardinality()
 		remaining.And(match)
 		g.nAffinity = int(before - remaining.GetCardinality())
@@ -239,13 +304,7 @@ func (g *group) init(c *index.Cluster, p *index.Pod) {
 		if pt.Weight == 0 || emptyTerm(&pt.Term) {
 			continue
 		}
-		g.prefs = append(g.prefs, prefTerm{weight: int64(pt.Weight), nodes: termNodes(c, &pt.Term)})
-	}
-	if len(g.pns) > 0 {
-		g.rawTT = make([]int32, c.NumNodes())
-		for _, b := range g.pns {
-			b.Iterate(func(n uint32) bool { g.rawTT[n]++; return true })
-		}
+		g.prefs = append(g.prefs, prefTerm{weight: int64(pt.Weight), nodes: m.term(c, &pt.Term, enc)})
 	}
 	if len(g.prefs) > 0 {
 		g.rawNA = make([]int32, c.NumNodes())
@@ -316,7 +375,7 @@ func preFilterNames(c *index.Cluster, p *index.Pod) (names *roaring.Bitmap, conf
 
 // requiredNodes returns the nodes matching p's nodeSelector and required node
 // affinity.
-func requiredNodes(c *index.Cluster, p *index.Pod) *roaring.Bitmap {
+func requiredNodes(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncoder) *roaring.Bitmap {
 	out := c.All.Clone()
 	for k, v := range p.NodeSelector {
 		b := c.LabelNodes(k, v)
@@ -332,7 +391,7 @@ func requiredNodes(c *index.Cluster, p *index.Pod) *roaring.Bitmap {
 			if emptyTerm(t) {
 				continue // matches nothing
 			}
-			terms.Or(termNodes(c, t))
+			terms.Or(m.term(c, t, enc))
 		}
 		out.And(terms)
 	}

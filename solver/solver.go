@@ -103,6 +103,8 @@ type Solver struct {
 	// Columns the scores read, hoisted from the cluster (same arrays).
 	capCPU, capMem, nzCPU, nzMem, useCPU, useMem, capPods, usePods []int64
 	invCPU, invMem                                                 []float64 // 1/capacity, 0 where none
+	// bound is each node's class-independent score bound (refreshBound).
+	bound []int64
 }
 
 // newSolver prepares a solver over c.
@@ -114,9 +116,11 @@ func newSolver(c *index.Cluster, cfg Config) *Solver {
 		nzCPU: c.ScoreReq[0], nzMem: c.ScoreReq[1],
 		useCPU: c.Req[index.ResCPU], useMem: c.Req[index.ResMemory],
 		capPods: c.Alloc[index.ResPods], usePods: c.Req[index.ResPods],
-		invCPU: reciprocals(c.Alloc[index.ResCPU]), invMem: reciprocals(c.Alloc[index.ResMemory])}
+		invCPU: reciprocals(c.Alloc[index.ResCPU]), invMem: reciprocals(c.Alloc[index.ResMemory]),
+		bound: make([]int64, n)}
 	for i := range s.tie {
 		s.tie[i] = uint32(mix(cfg.Seed ^ (uint64(i) * 0x9e3779b97f4a7c15)))
+		s.refreshBound(index.NodeID(i))
 	}
 	return s
 }
@@ -248,12 +252,14 @@ func (s *Solver) classify(queue []index.PodID) []int32 {
 	// Groups only read the index: initialise them on every processor.
 	var wg sync.WaitGroup
 	workers := min(runtime.GOMAXPROCS(0), len(fresh))
+	m := newMemo()
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var enc keyEncoder
 			for i := w; i < len(fresh); i += workers {
-				fresh[i].init(s.c, &s.c.Pods[reps[i]])
+				fresh[i].init(s.c, &s.c.Pods[reps[i]], m, &enc)
 			}
 		}()
 	}
@@ -307,6 +313,7 @@ func (s *Solver) place(cl *class, pid index.PodID) (index.NodeID, int64, bool) {
 	top := cl.heap[0]
 	cl.heap.pop()
 	s.c.Bind(pid, top.node, &cl.demand)
+	s.refreshBound(top.node)
 	return top.node, top.score, true
 }
 
