@@ -25,6 +25,7 @@ type Counts struct {
 	Classes        int `json:"classes"`
 	Groups         int `json:"groups"`
 	Rebuilds       int `json:"heap_rebuilds"`
+	Builds         int `json:"heap_builds"`
 }
 
 // Timings are phase durations in milliseconds.
@@ -68,6 +69,7 @@ func NewReport(c *index.Cluster, res *solver.Result, bound int, t Timings) *Repo
 			Classes:        res.Classes,
 			Groups:         res.Groups,
 			Rebuilds:       res.Rebuilds,
+			Builds:         res.Builds,
 		},
 		Timings:      t,
 		Pending:      make([]PodReason, 0, len(res.Pending)),

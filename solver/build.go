@@ -69,6 +69,7 @@ func (w *scanner) drop(e entry) {
 func (s *Solver) build(cl *class) {
 	c := s.c
 	g := cl.g
+	s.builds++
 	cl.built = true
 	cl.cursor = len(c.Changes)
 	keep := max(2*cl.pods, 64)
@@ -165,29 +166,31 @@ func (s *Solver) scanMax(cl *class, dense []uint64, w *scanner, lo, hi int) {
 	for wi := lo; wi < hi; wi++ {
 		for word := dense[wi]; word != 0; word &= word - 1 {
 			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
+			// A node matters if it could raise a maximum, or hold a
+			// non-zero one (the nodes holding a zero maximum are not tracked).
+			needTT, needNA := false, false
 			var tt, na int64
 			if g.rawTT != nil {
 				tt = int64(g.rawTT[n])
+				needTT = tt > w.ttMax || (tt == w.ttMax && tt > 0)
 			}
 			if g.rawNA != nil {
 				na = int64(g.rawNA[n])
+				needNA = na > w.naMax || (na == w.naMax && na > 0)
 			}
-			if tt < w.ttMax && na < w.naMax {
+			if !needTT && !needNA || !s.fits(n, cl) {
 				continue
 			}
-			if !s.fits(n, cl) {
-				continue
-			}
-			if tt > w.ttMax {
-				w.ttMax, w.ttTop = tt, w.ttTop[:0]
-			}
-			if tt == w.ttMax {
+			if needTT {
+				if tt > w.ttMax {
+					w.ttMax, w.ttTop = tt, w.ttTop[:0]
+				}
 				w.ttTop = append(w.ttTop, n)
 			}
-			if na > w.naMax {
-				w.naMax, w.naTop = na, w.naTop[:0]
-			}
-			if na == w.naMax {
+			if needNA {
+				if na > w.naMax {
+					w.naMax, w.naTop = na, w.naTop[:0]
+				}
 				w.naTop = append(w.naTop, n)
 			}
 		}

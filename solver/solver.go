@@ -81,8 +81,9 @@ type Result struct {
 	// number of distinct static parts (feasible sets) among them.
 	Classes, Groups int
 	// Rebuilds counts class heaps rebuilt because their truncated part may
-	// have held the best node.
-	Rebuilds int
+	// have held the best node; Builds counts every heap build (each one
+	// scans the class's feasible nodes).
+	Rebuilds, Builds int
 }
 
 // Solver runs one batch over a cluster. It mutates the cluster.
@@ -92,10 +93,11 @@ type Solver struct {
 	tie     []uint32
 	classes []*class
 	groups  int
-	// rebuilds counts heap rebuilds forced by truncation.
-	rebuilds int
-	buf      []uint32
-	scan     []scanner
+	// rebuilds counts heap rebuilds forced by truncation; builds counts
+	// every heap build.
+	rebuilds, builds int
+	buf              []uint32
+	scan             []scanner
 	// bal caches each node's BalancedAllocation balance without the
 	// incoming pod; balGen[n] is the generation it was computed at, plus 1.
 	bal    []int64
@@ -171,7 +173,7 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 	if cfg.Progress != nil {
 		cfg.Progress(len(queue), len(queue))
 	}
-	res.Groups, res.Rebuilds = s.groups, s.rebuilds
+	res.Groups, res.Rebuilds, res.Builds = s.groups, s.rebuilds, s.builds
 
 	// Reasons reflect the final state: pods left pending fit nowhere now.
 	for _, cl := range failed {

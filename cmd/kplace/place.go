@@ -197,7 +197,7 @@ func printSummary(w io.Writer, r *export.Report) {
 	if c.OtherScheduler > 0 {
 		fmt.Fprintf(w, "  other scheduler %8d  (skipped)\n", c.OtherScheduler)
 	}
-	fmt.Fprintf(w, "  classes         %8d  (%d static groups, %d heap rebuilds)\n", c.Classes, c.Groups, c.Rebuilds)
+	fmt.Fprintf(w, "  classes         %8d  (%d static groups, %d heap builds)\n", c.Classes, c.Groups, c.Builds)
 	rate := 0.0
 	if t.Solve > 0 {
 		rate = float64(c.Pending) / (t.Solve / 1000)
