@@ -279,11 +279,7 @@ func (s *Solver) fits(n index.NodeID, cl *class) bool {
 func (g *group) denseFeasible(n int) []uint64 {
 	if g.dense == nil {
 		g.dense = make([]uint64, (n+63)/64)
-		it := g.feas.Iterator()
-		for it.HasNext() {
-			v := it.Next()
-			g.dense[v>>6] |= 1 << (v & 63)
-		}
+		g.feas.WriteDenseTo(g.dense)
 	}
 	return g.dense
 }
