@@ -14,7 +14,7 @@ import (
 // A build scores every statically feasible node that fits and keeps the best
 // few in the class heap: a class with k pods left needs at most k of today's
 // nodes (nodes that change later are re-scored by sync), so the heap is cut
-// to max(2k, 64) entries and the best entry cut off is remembered. Node
+// to max(2k, 16) entries and the best entry cut off is remembered. Node
 // ranges are scanned in parallel, each worker keeping its own best entries;
 // the result is the same for any number of workers because entries are
 // totally ordered (score, tie-break, node id).
@@ -72,7 +72,7 @@ func (s *Solver) build(cl *class) {
 	s.builds++
 	cl.built = true
 	cl.cursor = len(c.Changes)
-	keep := max(2*cl.pods, 64)
+	keep := max(2*cl.pods, 16)
 	dense := g.denseFeasible(c.NumNodes())
 	workers := s.scanners(g.feasCard)
 	if g.rawTT != nil || g.rawNA != nil {
