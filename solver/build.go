@@ -1,9 +1,11 @@
 package solver
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/kplace/kplace/index"
@@ -25,18 +27,15 @@ const minParallelNodes = 4096
 
 // scanner is one worker's state for a build.
 type scanner struct {
-	ttTop, naTop []index.NodeID // fitting nodes holding the maxima
-	heap         []entry        // min-heap of the best entries seen, worst on top
-	cut          entry          // best entry dropped
+	heap         []entry // min-heap of the best entries seen, worst on top
+	cut          entry   // best entry dropped
 	truncated    bool
 	ttMax, naMax int64
 }
 
 func (w *scanner) reset() {
-	w.ttTop, w.naTop = w.ttTop[:0], w.naTop[:0]
 	w.heap = w.heap[:0]
 	w.truncated = false
-	w.ttMax, w.naMax = 0, 0
 }
 
 // offer keeps e if it is among the best keep entries seen.
@@ -77,27 +76,12 @@ func (s *Solver) build(cl *class) {
 	workers := s.scanners(g.feasCard)
 	if g.rawTT != nil || g.rawNA != nil {
 		// TaintToleration and NodeAffinity normalise over the nodes that
-		// pass every filter: find the maxima first.
-		s.parallel(workers, dense, func(w *scanner, lo, hi int) { s.scanMax(cl, dense, w, lo, hi) })
-		cl.ttMax, cl.naMax = 0, 0
-		for i := range workers {
-			cl.ttMax = max(cl.ttMax, workers[i].ttMax)
-			cl.naMax = max(cl.naMax, workers[i].naMax)
-		}
+		// pass every filter: the maxima are the highest levels with a node
+		// the class fits on.
+		cl.ttLevel, cl.ttMax = s.levelMax(g.ttLevels, cl)
+		cl.naLevel, cl.naMax = s.levelMax(g.naLevels, cl)
 		cl.ttScore = scoreTable(cl.ttScore, cl.ttMax, weightTaint, true)
 		cl.naScore = scoreTable(cl.naScore, cl.naMax, weightNodeAffinity, false)
-		// Remember which fitting nodes hold each maximum: when the last of
-		// them stops fitting, the normalisation changes and sync rebuilds.
-		cl.ttTop, cl.naTop = cl.ttTop[:0], cl.naTop[:0]
-		for i := range workers {
-			w := &workers[i]
-			if w.ttMax == cl.ttMax && cl.ttMax > 0 {
-				cl.ttTop = append(cl.ttTop, w.ttTop...)
-			}
-			if w.naMax == cl.naMax && cl.naMax > 0 {
-				cl.naTop = append(cl.naTop, w.naTop...)
-			}
-		}
 	}
 	s.parallel(workers, dense, func(w *scanner, lo, hi int) { s.scanScore(cl, dense, w, lo, hi, keep) })
 	// Merge: the first worker's heap absorbs the others'.
@@ -154,48 +138,6 @@ func (s *Solver) parallel(ws []scanner, dense []uint64, f func(w *scanner, lo, h
 		}()
 	}
 	wg.Wait()
-}
-
-// scanMax finds the TaintToleration and NodeAffinity raw maxima over the
-// fitting nodes in bitset words [lo, hi), and the fitting nodes holding
-// them. Only nodes whose raw value reaches the running maximum are checked
-// for fit, so the pass costs a few loads per node.
-func (s *Solver) scanMax(cl *class, dense []uint64, w *scanner, lo, hi int) {
-	g := cl.g
-	w.ttMax, w.naMax = -1, -1
-	for wi := lo; wi < hi; wi++ {
-		for word := dense[wi]; word != 0; word &= word - 1 {
-			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
-			// A node matters if it could raise a maximum, or hold a
-			// non-zero one (the nodes holding a zero maximum are not tracked).
-			needTT, needNA := false, false
-			var tt, na int64
-			if g.rawTT != nil {
-				tt = int64(g.rawTT[n])
-				needTT = tt > w.ttMax || (tt == w.ttMax && tt > 0)
-			}
-			if g.rawNA != nil {
-				na = int64(g.rawNA[n])
-				needNA = na > w.naMax || (na == w.naMax && na > 0)
-			}
-			if !needTT && !needNA || !s.fits(n, cl) {
-				continue
-			}
-			if needTT {
-				if tt > w.ttMax {
-					w.ttMax, w.ttTop = tt, w.ttTop[:0]
-				}
-				w.ttTop = append(w.ttTop, n)
-			}
-			if needNA {
-				if na > w.naMax {
-					w.naMax, w.naTop = na, w.naTop[:0]
-				}
-				w.naTop = append(w.naTop, n)
-			}
-		}
-	}
-	w.ttMax, w.naMax = max(w.ttMax, 0), max(w.naMax, 0)
 }
 
 // scanScore scores the fitting nodes in bitset words [lo, hi) and keeps the
@@ -292,4 +234,59 @@ func scoreTable(buf []int64, maxRaw, weight int64, reverse bool) []int64 {
 		buf = append(buf, weight*normalize(raw, maxRaw, reverse))
 	}
 	return buf
+}
+
+// levels lists a group's feasible nodes with a positive raw TaintToleration
+// or NodeAffinity value, grouped by value, highest first.
+type levels struct {
+	vals  []int64
+	nodes [][]index.NodeID
+}
+
+// newLevels groups the nodes of dense with raw > 0 by raw value.
+func newLevels(raw []int32, dense []uint64) *levels {
+	if raw == nil {
+		return nil
+	}
+	by := map[int32][]index.NodeID{}
+	for wi, word := range dense {
+		for ; word != 0; word &= word - 1 {
+			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
+			if r := raw[n]; r > 0 {
+				by[r] = append(by[r], n)
+			}
+		}
+	}
+	l := &levels{}
+	for v := range by {
+		l.vals = append(l.vals, int64(v))
+	}
+	slices.SortFunc(l.vals, func(a, b int64) int { return cmp.Compare(b, a) })
+	for _, v := range l.vals {
+		l.nodes = append(l.nodes, by[int32(v)])
+	}
+	return l
+}
+
+// levelMax returns the index and value of the highest level holding a node
+// the class fits on; (-1, 0) when there is none.
+func (s *Solver) levelMax(l *levels, cl *class) (int, int64) {
+	if l == nil {
+		return -1, 0
+	}
+	for i, nodes := range l.nodes {
+		if s.anyFits(nodes, cl) {
+			return i, l.vals[i]
+		}
+	}
+	return -1, 0
+}
+
+func (s *Solver) anyFits(nodes []index.NodeID, cl *class) bool {
+	for _, n := range nodes {
+		if s.fits(n, cl) {
+			return true
+		}
+	}
+	return false
 }

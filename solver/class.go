@@ -38,7 +38,9 @@ type group struct {
 	rawNA []int32
 	// dense is feas as a bitset, built on first use by pruned builds.
 	dense []uint64
-	pods  int // pods of the group still to be placed
+	// ttLevels and naLevels group the feasible nodes by rawTT and rawNA.
+	ttLevels, naLevels *levels
+	pods               int // pods of the group still to be placed
 }
 
 // class is one equivalence class of pending pods: equal in every field that
@@ -59,9 +61,9 @@ type class struct {
 	// ttScore[raw] and naScore[raw] are the weighted, normalised scores
 	// for raw values up to the maxima (tables spare a division per node).
 	ttScore, naScore []int64
-	// ttTop and naTop are the fitting nodes whose raw value is the
-	// (non-zero) maximum, in node order.
-	ttTop, naTop []index.NodeID
+	// ttLevel and naLevel index the group's levels holding the maxima
+	// (-1 when the maximum is 0).
+	ttLevel, naLevel int
 
 	heap nodeHeap
 	// cut is the best entry left out of a truncated heap (valid when
@@ -314,6 +316,8 @@ func (g *group) init(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncoder) {
 		}
 	}
 	g.denseFeasible(c.NumNodes())
+	g.ttLevels = newLevels(g.rawTT, g.dense)
+	g.naLevels = newLevels(g.rawNA, g.dense)
 }
 
 // toleratesPreferNoSchedule applies TaintToleration's scoring rule: only

@@ -351,31 +351,23 @@ func (s *Solver) sync(cl *class) {
 	cl.cursor = len(c.Changes)
 }
 
-// normalisationChanged tracks the nodes holding the TaintToleration and
-// NodeAffinity maxima as node n changes, and reports whether a maximum over
-// the fitting nodes moved (then every score of the class must be redone).
+// normalisationChanged reports whether node n's change moved the class's
+// TaintToleration or NodeAffinity maximum over the fitting nodes (then every
+// score of the class must be redone): a higher value now fits, or n held the
+// maximum and no node of that level fits any more.
 func (s *Solver) normalisationChanged(cl *class, n index.NodeID, fits bool) bool {
 	g := cl.g
-	check := func(raw []int32, maxRaw int64, top *[]index.NodeID) bool {
+	moved := func(raw []int32, l *levels, level int, maxRaw int64) bool {
 		if raw == nil {
 			return false
 		}
 		r := int64(raw[n])
-		if fits && r > maxRaw {
-			return true // a higher value now fits
+		if fits {
+			return r > maxRaw
 		}
-		if fits || r != maxRaw || maxRaw == 0 {
-			return false
-		}
-		if i, found := slices.BinarySearch(*top, n); found {
-			*top = slices.Delete(*top, i, i+1)
-			return len(*top) == 0 // the last node with the maximum left
-		}
-		return false
+		return r == maxRaw && level >= 0 && !s.anyFits(l.nodes[level], cl)
 	}
-	tt := check(g.rawTT, cl.ttMax, &cl.ttTop)
-	na := check(g.rawNA, cl.naMax, &cl.naTop)
-	return tt || na
+	return moved(g.rawTT, g.ttLevels, cl.ttLevel, cl.ttMax) || moved(g.rawNA, g.naLevels, cl.naLevel, cl.naMax)
 }
 
 // Reason strings of the filters, as kube-scheduler v1.36 words them.
