@@ -1,11 +1,9 @@
 package solver
 
 import (
-	"cmp"
 	"math"
 	"math/bits"
 	"runtime"
-	"slices"
 	"sync"
 
 	"github.com/kplace/kplace/index"
@@ -243,27 +241,54 @@ type levels struct {
 	nodes [][]index.NodeID
 }
 
-// newLevels groups the nodes of dense with raw > 0 by raw value.
+// newLevels groups the nodes of dense with raw > 0 by raw value (a counting
+// sort: raw values are small sums of weights).
 func newLevels(raw []int32, dense []uint64) *levels {
 	if raw == nil {
 		return nil
 	}
-	by := map[int32][]index.NodeID{}
+	var top int32
+	total := 0
 	for wi, word := range dense {
 		for ; word != 0; word &= word - 1 {
-			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
-			if r := raw[n]; r > 0 {
-				by[r] = append(by[r], n)
+			if r := raw[wi*64+bits.TrailingZeros64(word)]; r > 0 {
+				top = max(top, r)
+				total++
+			}
+		}
+	}
+	count := make([]int, top+1)
+	for wi, word := range dense {
+		for ; word != 0; word &= word - 1 {
+			if r := raw[wi*64+bits.TrailingZeros64(word)]; r > 0 {
+				count[r]++
 			}
 		}
 	}
 	l := &levels{}
-	for v := range by {
+	all := make([]index.NodeID, total)
+	start := make([]int, top+1)
+	off := 0
+	for v := top; v > 0; v-- {
+		if count[v] == 0 {
+			continue
+		}
+		start[v] = off
 		l.vals = append(l.vals, int64(v))
+		l.nodes = append(l.nodes, all[off:off:off+count[v]])
+		off += count[v]
 	}
-	slices.SortFunc(l.vals, func(a, b int64) int { return cmp.Compare(b, a) })
-	for _, v := range l.vals {
-		l.nodes = append(l.nodes, by[int32(v)])
+	for wi, word := range dense {
+		for ; word != 0; word &= word - 1 {
+			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
+			if r := raw[n]; r > 0 {
+				all[start[r]] = n
+				start[r]++
+			}
+		}
+	}
+	for i := range l.nodes {
+		l.nodes[i] = l.nodes[i][:cap(l.nodes[i])]
 	}
 	return l
 }
