@@ -122,6 +122,10 @@ func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 	if err = write(tmp); err != nil {
 		return err
 	}
+	// CreateTemp makes the file private; results are ordinary files.
+	if err = tmp.Chmod(0o644); err != nil {
+		return err
+	}
 	if err = tmp.Close(); err != nil {
 		return err
 	}

@@ -82,6 +82,9 @@ func TestWriteFileAtomic(t *testing.T) {
 	if err := WriteFileAtomic(path, func(w io.Writer) error { w.Write([]byte("partial")); return boom }); !errors.Is(err, boom) {
 		t.Fatalf("error %v, want boom", err)
 	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("result file mode %v (%v), want 0644", st.Mode(), err)
+	}
 	if b, _ := os.ReadFile(path); string(b) != "old" {
 		t.Errorf("a failed write replaced the file: %q", b)
 	}
