@@ -37,11 +37,22 @@ type benchCase struct {
 	Evicted   int     `json:"evicted"`
 }
 
-// defaultSuite is the fixed benchmark suite.
-var defaultSuite = []bench.GenConfig{
-	{Profile: "mixed", Nodes: 1000, Pods: 10000, Running: -1, Seed: 1},
-	{Profile: "mixed", Nodes: 10000, Pods: 100000, Running: -1, Seed: 1},
+// benchInput is one generated input of the suite.
+type benchInput struct {
+	gen bench.GenConfig
+	ext string // file suffix: the format the run reads
 }
+
+// quickSuite is the default benchmark suite; fullSuite adds the 100,000-node
+// case (read from zstd-compressed JSON, as large exports are shipped).
+var (
+	quickSuite = []benchInput{
+		{bench.GenConfig{Profile: "mixed", Nodes: 1000, Pods: 10000, Running: -1, Seed: 1}, ".json"},
+		{bench.GenConfig{Profile: "mixed", Nodes: 10000, Pods: 100000, Running: -1, Seed: 1}, ".json"},
+	}
+	fullSuite = append(quickSuite[:len(quickSuite):len(quickSuite)],
+		benchInput{bench.GenConfig{Profile: "mixed", Nodes: 100000, Pods: 1000000, Running: -1, Seed: 1}, ".json.zst"})
+)
 
 func cmdBench(args []string) int {
 	fs := pflag.NewFlagSet("bench", pflag.ContinueOnError)
@@ -50,12 +61,13 @@ func cmdBench(args []string) int {
 	pods := fs.Int("pods", 0, "pending pods of the single case")
 	profile := fs.String("profile", "mixed", "profile of the single case: "+strings.Join(bench.Profiles(), ", "))
 	seed := fs.Uint64("seed", 1, "generator seed")
+	suiteName := fs.String("suite", "quick", "quick (1k nodes/10k pods, 10k/100k) or full (adds 100k nodes/1M pods from .json.zst; about a minute and 8 GB)")
 	asJSON := fs.Bool("json", false, "print the table as JSON")
 	keep := fs.String("keep", "", "keep the generated inputs and results in this directory")
 	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "Usage: kplace bench [--nodes N --pods M --profile P] [--json]\n\n"+
+		fmt.Fprintf(os.Stderr, "Usage: kplace bench [--suite quick|full | --nodes N --pods M --profile P] [--json]\n\n"+
 			"Generates clusters, places them in-process and prints phase timings, pods/s,\n"+
-			"peak RSS and solve-phase allocations. Without --nodes it runs the fixed suite.\n\nFlags:\n")
+			"peak RSS and solve-phase allocations. Without --nodes it runs a fixed suite.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -65,9 +77,17 @@ func cmdBench(args []string) int {
 		fmt.Fprintln(os.Stderr, "kplace bench:", err)
 		return 2
 	}
-	suite := defaultSuite
-	if *nodes > 0 {
-		suite = []bench.GenConfig{{Profile: *profile, Nodes: *nodes, Pods: *pods, Running: -1, Seed: *seed}}
+	var suite []benchInput
+	switch {
+	case *nodes > 0:
+		suite = []benchInput{{bench.GenConfig{Profile: *profile, Nodes: *nodes, Pods: *pods, Running: -1, Seed: *seed}, ".json"}}
+	case *suiteName == "quick":
+		suite = quickSuite
+	case *suiteName == "full":
+		suite = fullSuite
+	default:
+		fmt.Fprintf(os.Stderr, "kplace bench: unknown --suite %q (want quick or full)\n", *suiteName)
+		return 2
 	}
 	dir := *keep
 	if dir == "" {
@@ -81,19 +101,20 @@ func cmdBench(args []string) int {
 		return fail(err)
 	}
 	var rows []benchCase
-	for _, gc := range suite {
+	for _, in := range suite {
+		gc := in.gen
 		name := fmt.Sprintf("%s/nodes=%d/pods=%d", gc.Profile, gc.Nodes, gc.Pods)
 		if !*asJSON {
 			fmt.Fprintf(os.Stderr, "bench: %s ...\n", name)
 		}
-		path := filepath.Join(dir, fmt.Sprintf("%s-%d-%d.json", gc.Profile, gc.Nodes, gc.Pods))
+		path := filepath.Join(dir, fmt.Sprintf("%s-%d-%d%s", gc.Profile, gc.Nodes, gc.Pods, in.ext))
 		g0 := time.Now()
 		if err := writeGenerated(path, gc); err != nil {
 			return fail(err)
 		}
 		genMs := float64(time.Since(g0).Microseconds()) / 1000
 		cfg := placeConfig{paths: []string{path}, admission: true, quiet: true, format: "list",
-			out: strings.TrimSuffix(path, ".json") + ".result.json"}
+			out: strings.TrimSuffix(path, in.ext) + ".result.json"}
 		cfg.solve.Seed = *seed
 		st, err := place(cfg)
 		if err != nil {
