@@ -149,7 +149,7 @@ func (s *Solver) scanScore(cl *class, dense []uint64, w *scanner, lo, hi, keep i
 		for word := dense[wi]; word != 0; word &= word - 1 {
 			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
 			if len(w.heap) == keep {
-				ub := s.bound[n]
+				ub := s.hot[n].bound
 				if g.rawTT != nil {
 					if raw := g.rawTT[n]; int(raw) < len(cl.ttScore) {
 						ub += cl.ttScore[raw]
@@ -174,27 +174,15 @@ func (s *Solver) scanScore(cl *class, dense []uint64, w *scanner, lo, hi, keep i
 			if !s.fits(n, cl) {
 				continue
 			}
-			w.offer(entry{score: s.score(cl, n), tie: s.tie[n], node: n, gen: gen[n]}, keep)
+			w.offer(entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: gen[n]}, keep)
 		}
 	}
 }
 
-// refreshBound recomputes node n's class-independent score bound:
-// NodeResourcesFit with no extra request (LeastAllocated only falls as the
-// pod's request is added; MostAllocated is at most 100) plus the most
-// BalancedAllocation can give, 50 + (150 - balance now) / 2. TaintToleration
-// and NodeAffinity are added per class from its tables.
-func (s *Solver) refreshBound(n index.NodeID) {
-	fit := maxNodeScore
-	if s.cfg.Strategy == LeastAllocated {
-		fit = fitScoreFast(LeastAllocated, s.nzCPU[n], s.capCPU[n], s.invCPU[n], s.nzMem[n], s.capMem[n], s.invMem[n])
-	}
-	s.bound[n] = weightFit*fit + weightBalanced*(maxNodeScore/2+(3*maxNodeScore/2-s.balanceNow(n))/2)
-}
-
 // fits is index.Cluster.Fits with the pods, cpu and memory columns hoisted.
 func (s *Solver) fits(n index.NodeID, cl *class) bool {
-	if s.usePods[n] >= s.capPods[n] {
+	h := &s.hot[n]
+	if h.usePods >= h.capPods {
 		return false
 	}
 	d := &cl.demand
@@ -202,9 +190,9 @@ func (s *Solver) fits(n index.NodeID, cl *class) bool {
 		var used, alloc int64
 		switch rv.Res {
 		case index.ResCPU:
-			used, alloc = s.useCPU[n], s.capCPU[n]
+			used, alloc = h.useCPU, h.capCPU
 		case index.ResMemory:
-			used, alloc = s.useMem[n], s.capMem[n]
+			used, alloc = h.useMem, h.capMem
 		default:
 			used, alloc = s.c.Req[rv.Res][n], s.c.Alloc[rv.Res][n]
 		}

@@ -166,13 +166,12 @@ func normalize(score, maxScore int64, reverse bool) int64 {
 // score is the weighted total of node n for the class, as the default
 // profile sums it.
 func (s *Solver) score(cl *class, n index.NodeID) int64 {
-	capCPU, capMem := s.capCPU[n], s.capMem[n]
-	reqCPU, reqMem := s.nzCPU[n]+cl.demand.ScoreCPU, s.nzMem[n]+cl.demand.ScoreMem
-	total := weightFit * fitScoreFast(s.cfg.Strategy, reqCPU, capCPU, s.invCPU[n], reqMem, capMem, s.invMem[n])
+	h := &s.hot[n]
+	total := weightFit * fitScoreFast(s.cfg.Strategy, h.nzCPU+cl.demand.ScoreCPU, h.capCPU, h.invCPU,
+		h.nzMem+cl.demand.ScoreMem, h.capMem, h.invMem)
 	if cl.balance {
-		usedCPU, usedMem := s.useCPU[n], s.useMem[n]
-		with := balanceOf(usedCPU+cl.balCPU, capCPU, usedMem+cl.balMem, capMem)
-		total += weightBalanced * (maxNodeScore/2 + (maxNodeScore/2+with-s.balanceNow(n))/2)
+		with := balanceOf(h.useCPU+cl.balCPU, h.capCPU, h.useMem+cl.balMem, h.capMem)
+		total += weightBalanced * (maxNodeScore/2 + (maxNodeScore/2+with-h.bal)/2)
 	}
 	g := cl.g
 	if g.rawTT != nil {
@@ -194,14 +193,44 @@ func (s *Solver) score(cl *class, n index.NodeID) int64 {
 	return total
 }
 
-// balanceNow is node n's balance without the incoming pod, cached per node
-// generation (every class scoring n needs it).
-func (s *Solver) balanceNow(n index.NodeID) int64 {
+// nodeHot packs what scoring and the fit check read of a node into one
+// record (two cache lines), so a scan streams one array instead of a dozen
+// columns. refreshNode rewrites it after every change the solver makes.
+type nodeHot struct {
+	capCPU, capMem   int64
+	nzCPU, nzMem     int64 // non-zero requested, for NodeResourcesFit
+	useCPU, useMem   int64 // requested, for BalancedAllocation and fit
+	capPods, usePods int64
+	invCPU, invMem   float64 // 1/capacity, 0 where none
+	bal              int64   // BalancedAllocation balance without the pod
+	bound            int64   // class-independent score bound, see refreshNode
+	tie              uint32
+}
+
+// refreshNode recomputes node n's hot record from the cluster. Its bound is
+// NodeResourcesFit with no extra request (LeastAllocated only falls as the
+// pod's request is added; MostAllocated is at most 100) plus the most
+// BalancedAllocation can give, 50 + (150 - balance now) / 2; a build adds the
+// class's TaintToleration and NodeAffinity table values.
+func (s *Solver) refreshNode(n index.NodeID) {
 	c := s.c
-	if s.balGen[n] != c.Gen[n]+1 {
-		s.bal[n] = balanceOf(c.Req[index.ResCPU][n], c.Alloc[index.ResCPU][n],
-			c.Req[index.ResMemory][n], c.Alloc[index.ResMemory][n])
-		s.balGen[n] = c.Gen[n] + 1
+	h := &s.hot[n]
+	h.capCPU, h.capMem = c.Alloc[index.ResCPU][n], c.Alloc[index.ResMemory][n]
+	h.nzCPU, h.nzMem = c.ScoreReq[0][n], c.ScoreReq[1][n]
+	h.useCPU, h.useMem = c.Req[index.ResCPU][n], c.Req[index.ResMemory][n]
+	h.capPods, h.usePods = c.Alloc[index.ResPods][n], c.Req[index.ResPods][n]
+	h.invCPU, h.invMem = reciprocal(h.capCPU), reciprocal(h.capMem)
+	h.bal = balanceOf(h.useCPU, h.capCPU, h.useMem, h.capMem)
+	fit := maxNodeScore
+	if s.cfg.Strategy == LeastAllocated {
+		fit = fitScoreFast(LeastAllocated, h.nzCPU, h.capCPU, h.invCPU, h.nzMem, h.capMem, h.invMem)
 	}
-	return s.bal[n]
+	h.bound = weightFit*fit + weightBalanced*(maxNodeScore/2+(3*maxNodeScore/2-h.bal)/2)
+}
+
+func reciprocal(v int64) float64 {
+	if v == 0 {
+		return 0
+	}
+	return 1 / float64(v)
 }

@@ -90,7 +90,6 @@ type Result struct {
 type Solver struct {
 	c       *index.Cluster
 	cfg     Config
-	tie     []uint32
 	classes []*class
 	groups  int
 	// rebuilds counts heap rebuilds forced by truncation; builds counts
@@ -98,31 +97,17 @@ type Solver struct {
 	rebuilds, builds int
 	buf              []uint32
 	scan             []scanner
-	// bal caches each node's BalancedAllocation balance without the
-	// incoming pod; balGen[n] is the generation it was computed at, plus 1.
-	bal    []int64
-	balGen []uint32
-	// Columns the scores read, hoisted from the cluster (same arrays).
-	capCPU, capMem, nzCPU, nzMem, useCPU, useMem, capPods, usePods []int64
-	invCPU, invMem                                                 []float64 // 1/capacity, 0 where none
-	// bound is each node's class-independent score bound (refreshBound).
-	bound []int64
+	// hot holds each node's scoring record (see nodeHot).
+	hot []nodeHot
 }
 
 // newSolver prepares a solver over c.
 func newSolver(c *index.Cluster, cfg Config) *Solver {
 	n := c.NumNodes()
-	s := &Solver{c: c, cfg: cfg, buf: make([]uint32, 256),
-		tie: make([]uint32, n), bal: make([]int64, n), balGen: make([]uint32, n),
-		capCPU: c.Alloc[index.ResCPU], capMem: c.Alloc[index.ResMemory],
-		nzCPU: c.ScoreReq[0], nzMem: c.ScoreReq[1],
-		useCPU: c.Req[index.ResCPU], useMem: c.Req[index.ResMemory],
-		capPods: c.Alloc[index.ResPods], usePods: c.Req[index.ResPods],
-		invCPU: reciprocals(c.Alloc[index.ResCPU]), invMem: reciprocals(c.Alloc[index.ResMemory]),
-		bound: make([]int64, n)}
-	for i := range s.tie {
-		s.tie[i] = uint32(mix(cfg.Seed ^ (uint64(i) * 0x9e3779b97f4a7c15)))
-		s.refreshBound(index.NodeID(i))
+	s := &Solver{c: c, cfg: cfg, buf: make([]uint32, 256), hot: make([]nodeHot, n)}
+	for i := range s.hot {
+		s.hot[i].tie = uint32(mix(cfg.Seed ^ (uint64(i) * 0x9e3779b97f4a7c15)))
+		s.refreshNode(index.NodeID(i))
 	}
 	return s
 }
@@ -187,16 +172,6 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 		}
 	}
 	return res
-}
-
-func reciprocals(col []int64) []float64 {
-	out := make([]float64, len(col))
-	for i, v := range col {
-		if v != 0 {
-			out[i] = 1 / float64(v)
-		}
-	}
-	return out
 }
 
 // Queue returns the pending pods in scheduling order: priority descending,
@@ -315,7 +290,7 @@ func (s *Solver) place(cl *class, pid index.PodID) (index.NodeID, int64, bool) {
 	top := cl.heap[0]
 	cl.heap.pop()
 	s.c.Bind(pid, top.node, &cl.demand)
-	s.refreshBound(top.node)
+	s.refreshNode(top.node)
 	return top.node, top.score, true
 }
 
@@ -345,7 +320,7 @@ func (s *Solver) sync(cl *class) {
 			return
 		}
 		if fits {
-			cl.heap.push(entry{score: s.score(cl, n), tie: s.tie[n], node: n, gen: ch.Gen})
+			cl.heap.push(entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: ch.Gen})
 		}
 	}
 	cl.cursor = len(c.Changes)
