@@ -6,27 +6,39 @@
 // Pending pods are ordered by priority (higher first), then creation time
 // (older first), then input order. Pods whose placement-relevant fields are
 // equal (tolerations, node selector and affinity, requests, host ports) form
-// an equivalence class. For each class the static filters (NodeUnschedulable,
-// TaintToleration, NodeAffinity) are evaluated once as bitmap algebra over
-// the index, giving the class's statically feasible node set and the per
-// filter rejection counts used in unschedulable messages.
+// an equivalence class; classes with the same tolerations and node affinity
+// share a group. For each group the static filters (NodeUnschedulable,
+// TaintToleration, NodeAffinity and its PreFilter node-name set) are
+// evaluated once as bitmap algebra over the index, giving the statically
+// feasible node set and the per-filter rejection counts used in
+// unschedulable messages. Groups are initialised on every processor; the
+// bitmaps of toleration lists and selector terms are shared through a memo.
 //
-// Each class keeps a max-heap of (score, tie-break, node, generation) over
-// its feasible nodes that currently fit. The cluster logs every node change
+// Each class keeps a heap of (score, tie-break, node, generation) holding
+// its best max(2k, 16) fitting nodes for k pods left, and remembers the best
+// entry it cut off. The cluster logs every node change
 // (index.Cluster.Changes); before a class places a pod it replays the log
 // entries since its last turn, re-scoring only the nodes that changed.
-// Entries whose generation is older than the node's are discarded when they
-// reach the top, so the top valid entry is always the best node: placing a
-// pod costs O(log F) plus the changes replayed, never a scan of all nodes.
+// Entries whose generation is older than the node's are dropped when they
+// reach the top; when the top no longer beats the cut, the heap is rebuilt.
+// Placing a pod costs O(log k) plus the changes replayed and allocates
+// nothing.
+//
+// A (re)build scans the group's feasible nodes on every processor (build.go).
+// Each node carries a packed record with a class-independent score bound;
+// nodes whose bound plus the class's static scores cannot beat the worker's
+// keep-th best are skipped without the fit check or the exact score.
 //
 // # Scores
 //
 // The default profile's plugins that matter without topology spread and
 // inter-pod affinity, with their weights: NodeResourcesFit (1, LeastAllocated
-// or MostAllocated over cpu and memory non-zero requests),
-// NodeResourcesBalancedAllocation (1), TaintToleration (3, PreferNoSchedule
-// taints), NodeAffinity (2, preferred terms). The normalisation maxima of
-// TaintToleration and NodeAffinity are taken over the class's feasible nodes
-// that fit when the class is first scored. Ties go to the node with the
-// larger seeded hash of its id, then the lower id: deterministic per --seed.
+// or MostAllocated over the non-zero cpu and memory requests),
+// NodeResourcesBalancedAllocation (1, v1.36's improvement form),
+// TaintToleration (3, PreferNoSchedule taints), NodeAffinity (2, preferred
+// terms), in kube-scheduler's integer arithmetic. TaintToleration and
+// NodeAffinity normalise over the nodes that fit, as in every scheduling
+// cycle: a class rebuilds when the nodes holding a maximum stop fitting.
+// Ties go to the node with the larger seeded hash of its id, then the lower
+// id: deterministic per Config.Seed.
 package solver
