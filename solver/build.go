@@ -140,33 +140,17 @@ func (s *Solver) parallel(ws []scanner, dense []uint64, f func(w *scanner, lo, h
 
 // scanScore scores the fitting nodes in bitset words [lo, hi) and keeps the
 // best keep of them. Once the worker's heap is full, a node whose upper
-// bound (see bound) cannot beat the heap's worst entry is skipped without
-// the fit check or the exact score.
+// bound (nodeHot.bound plus the class's static scores) cannot beat the
+// heap's worst entry is skipped without the fit check or the exact score.
 func (s *Solver) scanScore(cl *class, dense []uint64, w *scanner, lo, hi, keep int) {
 	gen := s.c.Gen
-	g := cl.g
 	for wi := lo; wi < hi; wi++ {
 		for word := dense[wi]; word != 0; word &= word - 1 {
 			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
 			if len(w.heap) == keep {
-				ub := s.hot[n].bound
-				if g.rawTT != nil {
-					if raw := g.rawTT[n]; int(raw) < len(cl.ttScore) {
-						ub += cl.ttScore[raw]
-					} else {
-						ub += weightTaint * maxNodeScore
-					}
-				} else {
-					ub += weightTaint * maxNodeScore
-				}
-				if g.rawNA != nil {
-					if raw := g.rawNA[n]; int(raw) < len(cl.naScore) {
-						ub += cl.naScore[raw]
-					} else {
-						ub += weightNodeAffinity * maxNodeScore
-					}
-				}
-				if ub < w.heap[0].score {
+				// A node above a normalisation maximum did not fit when
+				// the maxima were taken: skipping it changes nothing.
+				if ub := s.hot[n].bound + cl.staticScore(n); ub < w.heap[0].score {
 					w.drop(entry{score: ub, tie: math.MaxUint32})
 					continue
 				}

@@ -173,15 +173,23 @@ func (s *Solver) score(cl *class, n index.NodeID) int64 {
 		with := balanceOf(h.useCPU+cl.balCPU, h.capCPU, h.useMem+cl.balMem, h.capMem)
 		total += weightBalanced * (maxNodeScore/2 + (maxNodeScore/2+with-h.bal)/2)
 	}
+	return total + cl.staticScore(n)
+}
+
+// staticScore is the weighted TaintToleration plus NodeAffinity score of
+// node n for the class, from its normalisation tables. A raw value above
+// the table belongs to a node that did not fit when the maxima were taken
+// (sync rebuilds before scoring one that fits now); it is normalised
+// directly.
+func (cl *class) staticScore(n index.NodeID) int64 {
 	g := cl.g
+	total := int64(weightTaint * maxNodeScore)
 	if g.rawTT != nil {
 		if raw := g.rawTT[n]; int(raw) < len(cl.ttScore) {
-			total += cl.ttScore[raw]
-		} else { // above the maximum seen at build time
-			total += weightTaint * normalize(int64(raw), cl.ttMax, true)
+			total = cl.ttScore[raw]
+		} else {
+			total = weightTaint * normalize(int64(raw), cl.ttMax, true)
 		}
-	} else {
-		total += weightTaint * maxNodeScore
 	}
 	if g.rawNA != nil {
 		if raw := g.rawNA[n]; int(raw) < len(cl.naScore) {
