@@ -116,38 +116,15 @@ func TestPropertyRandomClusters(t *testing.T) {
 		for i, pid := range queue {
 			cl := s.classes[classOf[i]]
 			p := &c.Pods[pid]
-			var fitting []int
-			var ttMax, naMax int64
-			for n := range c.Nodes {
+			fitting, ref := reference(c, cl, func(n int) bool {
 				if !naiveFits(c, p, n) {
-					continue
+					return false
 				}
 				if !cl.g.feas.Contains(uint32(n)) {
 					t.Fatalf("seed %d pod %s: node %s passes the naive filters but not the bitmaps", seed, p.Name, c.Nodes[n].Name)
 				}
-				fitting = append(fitting, n)
-				if cl.g.rawTT != nil {
-					ttMax = max(ttMax, int64(cl.g.rawTT[n]))
-				}
-				if cl.g.rawNA != nil {
-					naMax = max(naMax, int64(cl.g.rawNA[n]))
-				}
-			}
-			ref := func(n int) int64 {
-				total := fitScore(LeastAllocated, c.ScoreReq[0][n]+cl.demand.ScoreCPU, c.Alloc[0][n], c.ScoreReq[1][n]+cl.demand.ScoreMem, c.Alloc[1][n])
-				if cl.balance {
-					total += balancedScore(c.Req[0][n], c.Req[1][n], cl.balCPU, cl.balMem, c.Alloc[0][n], c.Alloc[1][n])
-				}
-				var raw int64
-				if cl.g.rawTT != nil {
-					raw = int64(cl.g.rawTT[n])
-				}
-				total += 3 * normalize(raw, ttMax, true)
-				if cl.g.rawNA != nil {
-					total += 2 * normalize(int64(cl.g.rawNA[n]), naMax, false)
-				}
-				return total
-			}
+				return true
+			})
 			best := int64(-1)
 			for _, n := range fitting {
 				best = max(best, ref(n))

@@ -111,37 +111,11 @@ func TestScoreMatchesNaiveBest(t *testing.T) {
 	classOf := s.classify(queue)
 	for i, pid := range queue {
 		cl := s.classes[classOf[i]]
-		// Reference: kube-scheduler's cycle from scratch — normalisation
-		// maxima over the nodes that fit now, then the best total.
-		var fitting []uint32
-		var ttMax, naMax int64
-		for n := range nodes {
-			if cl.g.feas.Contains(uint32(n)) && c.Fits(uint32(n), &cl.demand) {
-				fitting = append(fitting, uint32(n))
-				if cl.g.rawTT != nil {
-					ttMax = max(ttMax, int64(cl.g.rawTT[n]))
-				}
-				if cl.g.rawNA != nil {
-					naMax = max(naMax, int64(cl.g.rawNA[n]))
-				}
-			}
-		}
-		ref := func(n uint32) int64 {
-			total := fitScore(LeastAllocated, c.ScoreReq[0][n]+cl.demand.ScoreCPU, c.Alloc[0][n], c.ScoreReq[1][n]+cl.demand.ScoreMem, c.Alloc[1][n])
-			if cl.balance {
-				total += balancedScore(c.Req[0][n], c.Req[1][n], cl.balCPU, cl.balMem, c.Alloc[0][n], c.Alloc[1][n])
-			}
-			raw := int64(0)
-			if cl.g.rawTT != nil {
-				raw = int64(cl.g.rawTT[n])
-			}
-			total += 3 * normalize(raw, ttMax, true)
-			if cl.g.rawNA != nil {
-				total += 2 * normalize(int64(cl.g.rawNA[n]), naMax, false)
-			}
-			return total
-		}
-		best, bestNode := int64(-1), uint32(0)
+		// Reference: kube-scheduler's cycle from scratch.
+		fitting, ref := reference(c, cl, func(n int) bool {
+			return cl.g.feas.Contains(uint32(n)) && c.Fits(uint32(n), &cl.demand)
+		})
+		best, bestNode := int64(-1), 0
 		for _, n := range fitting {
 			if sc := ref(n); sc > best {
 				best, bestNode = sc, n
@@ -156,7 +130,7 @@ func TestScoreMatchesNaiveBest(t *testing.T) {
 			continue
 		}
 		c.Unbind(pid, &cl.demand) // score the choice in the state it was made in
-		got := ref(n)
+		got := ref(int(n))
 		c.Bind(pid, n, &cl.demand)
 		if got != best {
 			t.Fatalf("pod %d placed on %d scoring %d; best is %d on %d", i, n, got, best, bestNode)
@@ -285,5 +259,40 @@ func TestNormalisationFollowsFittingNodes(t *testing.T) {
 	// maximum of 30 (2x66 against 2x33) it would not.
 	if got["second"] != "bonly" {
 		t.Errorf("second on %q, want bonly (normalised over the nodes that fit now)", got["second"])
+	}
+}
+
+// reference is kube-scheduler's scoring cycle for class cl, from scratch:
+// the nodes that pass (fit), and a scorer normalising TaintToleration and
+// NodeAffinity over exactly those nodes.
+func reference(c *index.Cluster, cl *class, fit func(n int) bool) ([]int, func(n int) int64) {
+	var fitting []int
+	var ttMax, naMax int64
+	for n := range c.Nodes {
+		if !fit(n) {
+			continue
+		}
+		fitting = append(fitting, n)
+		if cl.g.rawTT != nil {
+			ttMax = max(ttMax, int64(cl.g.rawTT[n]))
+		}
+		if cl.g.rawNA != nil {
+			naMax = max(naMax, int64(cl.g.rawNA[n]))
+		}
+	}
+	return fitting, func(n int) int64 {
+		total := fitScore(LeastAllocated, c.ScoreReq[0][n]+cl.demand.ScoreCPU, c.Alloc[0][n], c.ScoreReq[1][n]+cl.demand.ScoreMem, c.Alloc[1][n])
+		if cl.balance {
+			total += balancedScore(c.Req[0][n], c.Req[1][n], cl.balCPU, cl.balMem, c.Alloc[0][n], c.Alloc[1][n])
+		}
+		var raw int64
+		if cl.g.rawTT != nil {
+			raw = int64(cl.g.rawTT[n])
+		}
+		total += 3 * normalize(raw, ttMax, true)
+		if cl.g.rawNA != nil {
+			total += 2 * normalize(int64(cl.g.rawNA[n]), naMax, false)
+		}
+		return total
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -153,21 +152,8 @@ func cmdBench(args []string) int {
 	return 0
 }
 
-// peakRSSMB reads the process's peak resident set size (VmHWM) in MiB; 0 where
-// /proc is unavailable.
+// peakRSSMB reads the process's peak resident set size (VmHWM) in MiB; 0
+// where /proc is unavailable.
 func peakRSSMB() float64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			f := strings.Fields(rest)
-			if len(f) > 0 {
-				kb, _ := strconv.ParseFloat(f[0], 64)
-				return kb / 1024
-			}
-		}
-	}
-	return 0
+	return float64(procKB("/proc/self/status", "VmHWM:")) / 1024
 }

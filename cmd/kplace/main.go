@@ -49,16 +49,20 @@ func tuneGC() {
 
 // physicalMemory reads MemTotal from /proc/meminfo in bytes; 0 if unknown.
 func physicalMemory() int64 {
-	b, err := os.ReadFile("/proc/meminfo")
+	return procKB("/proc/meminfo", "MemTotal:") << 10
+}
+
+// procKB reads a "Key: N kB" line of a /proc file; 0 if absent.
+func procKB(file, key string) int64 {
+	b, err := os.ReadFile(file)
 	if err != nil {
 		return 0
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-			f := strings.Fields(rest)
-			if len(f) > 0 {
+		if rest, ok := strings.CutPrefix(line, key); ok {
+			if f := strings.Fields(rest); len(f) > 0 {
 				kb, _ := strconv.ParseInt(f[0], 10, 64)
-				return kb << 10
+				return kb
 			}
 		}
 	}
