@@ -436,68 +436,48 @@ func (p *podRes) simpleTotals(keep func(string) bool) (t podTotals, ok bool) {
 		return t, false
 	}
 	var buf [8]rent
-	sum := buf[:0]
+	var c calc
+	sum := rl(buf[:0])
 	var cpuScore, memScore amount
-	add := func(a, b amount) amount {
-		v, fits := a.add(b)
-		ok = ok && fits
-		return v
-	}
 	ok = true
-	for i := range p.containers {
-		req := p.containers[i].req
+	// score adds l's cpu and memory to the scoring sums; with defaults, a
+	// missing one counts 100m / 200Mi (NonMissingContainerRequests).
+	score := func(l rl, defaults bool) {
 		hasCPU, hasMem := false, false
-		for _, e := range req {
-			found := false
-			for j := range sum {
-				if sum[j].name == e.name {
-					sum[j].v = add(sum[j].v, e.v)
-					found = true
-					break
-				}
-			}
-			if !found {
-				sum = append(sum, e)
-			}
+		for _, e := range l {
+			var fits bool
 			switch e.name {
 			case index.NameCPU:
 				hasCPU = true
-				cpuScore = add(cpuScore, e.v)
+				cpuScore, fits = cpuScore.add(e.v)
 			case index.NameMemory:
 				hasMem = true
-				memScore = add(memScore, e.v)
+				memScore, fits = memScore.add(e.v)
+			default:
+				continue
 			}
+			ok = ok && fits
 		}
-		if !hasCPU {
-			cpuScore = add(cpuScore, defaultCPU)
+		if defaults && !hasCPU {
+			var fits bool
+			cpuScore, fits = cpuScore.add(defaultCPU)
+			ok = ok && fits
 		}
-		if !hasMem {
-			memScore = add(memScore, defaultMemory)
+		if defaults && !hasMem {
+			var fits bool
+			memScore, fits = memScore.add(defaultMemory)
+			ok = ok && fits
 		}
 	}
-	for _, e := range p.overhead {
-		found := false
-		for j := range sum {
-			if sum[j].name == e.name {
-				sum[j].v = add(sum[j].v, e.v)
-				found = true
-				break
-			}
-		}
-		if !found {
-			sum = append(sum, e)
-		}
-		switch e.name {
-		case index.NameCPU:
-			cpuScore = add(cpuScore, e.v)
-		case index.NameMemory:
-			memScore = add(memScore, e.v)
-		}
+	for i := range p.containers {
+		sum = c.add(sum, p.containers[i].req)
+		score(p.containers[i].req, true)
 	}
-	if !ok {
+	sum = c.add(sum, p.overhead)
+	score(p.overhead, false)
+	if !ok || c.overflow != "" {
 		return t, false
 	}
-	var c calc
 	t.requests = toResourceList(sum, keep, true, &c)
 	var fits1, fits2 bool
 	t.scoreCPU, fits1 = cpuScore.millis()
