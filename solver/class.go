@@ -208,56 +208,56 @@ func newMemo() *memo {
 func (m *memo) taintSets(c *index.Cluster, tols []index.Toleration, enc *keyEncoder) *taintSets {
 	enc.buf = enc.buf[:0]
 	enc.tolerations(tols)
-	m.mu.Lock()
-	ts, ok := m.taints[string(enc.buf)]
-	m.mu.Unlock()
-	if ok {
-		return ts
-	}
-	ts = &taintSets{}
-	for i := range c.Taints {
-		t := &c.Taints[i]
-		switch t.Effect {
-		case index.EffectNoSchedule, index.EffectNoExecute:
-			if !tolerates(tols, t) {
-				if ts.bad == nil {
-					ts.bad = roaring.New()
+	return memoized(&m.mu, m.taints, enc.buf, func() *taintSets {
+		ts := &taintSets{}
+		for i := range c.Taints {
+			t := &c.Taints[i]
+			switch t.Effect {
+			case index.EffectNoSchedule, index.EffectNoExecute:
+				if !tolerates(tols, t) {
+					if ts.bad == nil {
+						ts.bad = roaring.New()
+					}
+					ts.bad.Or(c.TaintNodes[i])
 				}
-				ts.bad.Or(c.TaintNodes[i])
-			}
-		case index.EffectPreferNoSchedule:
-			if !toleratesPreferNoSchedule(tols, t) {
-				ts.pns = append(ts.pns, c.TaintNodes[i])
+			case index.EffectPreferNoSchedule:
+				if !toleratesPreferNoSchedule(tols, t) {
+					ts.pns = append(ts.pns, c.TaintNodes[i])
+				}
 			}
 		}
-	}
-	if len(ts.pns) > 0 {
-		ts.rawTT = make([]int32, c.NumNodes())
-		for _, b := range ts.pns {
-			b.Iterate(func(n uint32) bool { ts.rawTT[n]++; return true })
+		if len(ts.pns) > 0 {
+			ts.rawTT = make([]int32, c.NumNodes())
+			for _, b := range ts.pns {
+				b.Iterate(func(n uint32) bool { ts.rawTT[n]++; return true })
+			}
 		}
-	}
-	m.mu.Lock()
-	m.taints[string(enc.buf)] = ts
-	m.mu.Unlock()
-	return ts
+		return ts
+	})
 }
 
 // term returns the nodes matching t.
 func (m *memo) term(c *index.Cluster, t *index.NodeSelectorTerm, enc *keyEncoder) *roaring.Bitmap {
 	enc.buf = enc.buf[:0]
 	enc.term(t)
-	m.mu.Lock()
-	b, ok := m.terms[string(enc.buf)]
-	m.mu.Unlock()
+	return memoized(&m.mu, m.terms, enc.buf, func() *roaring.Bitmap { return termNodes(c, t) })
+}
+
+// memoized returns m[key], computing it outside the lock on a miss. Two
+// goroutines may compute the same key at once; their values are equal and
+// the last one is kept.
+func memoized[V any](mu *sync.Mutex, m map[string]V, key []byte, compute func() V) V {
+	mu.Lock()
+	v, ok := m[string(key)]
+	mu.Unlock()
 	if ok {
-		return b
+		return v
 	}
-	b = termNodes(c, t)
-	m.mu.Lock()
-	m.terms[string(enc.buf)] = b
-	m.mu.Unlock()
-	return b
+	v = compute()
+	mu.Lock()
+	m[string(key)] = v
+	mu.Unlock()
+	return v
 }
 
 // init fills g for pod p. It only reads c, so groups may be initialised
