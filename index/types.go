@@ -185,8 +185,10 @@ type Pod struct {
 	// yet ("topologySpreadConstraints", "podAffinity", "volumes", ...); the
 	// pod is left pending with reason "unsupported: <field>".
 	Unsupported string
-	// Gated is true when the pod has schedulingGates.
-	Gated bool
+	// Gated is true when the pod has schedulingGates, named in
+	// SchedulingGates.
+	Gated           bool
+	SchedulingGates []string
 	// Rejected is the admission rejection message, "" when admitted.
 	Rejected string
 	Src      Source

@@ -156,7 +156,8 @@ func (c *objCtx) convertPod(o *wireObject) (index.Pod, error) {
 		SchedulerName:     s.SchedulerName,
 		NodeSelector:      s.NodeSelector,
 		PriorityClassName: s.PriorityClassName,
-		Gated:             s.SchedulingGates > 0,
+		Gated:             len(s.SchedulingGates) > 0,
+		SchedulingGates:   s.SchedulingGates,
 		Src:               c.src,
 	}
 	if p.SchedulerName == "" {

@@ -58,8 +58,8 @@ type wireSpec struct {
 	PriorityClassName         string
 	Priority                  *int32
 	PreemptionPolicy          *string
-	SchedulingGates           int // count
-	ResourceClaims            int // count
+	SchedulingGates           []string // gate names
+	ResourceClaims            int      // count
 	HostNetwork               bool
 
 	// Node
@@ -370,7 +370,12 @@ func (p *jp) spec(s *wireSpec) {
 		case "preemptionPolicy":
 			s.PreemptionPolicy = p.optStr()
 		case "schedulingGates":
-			s.SchedulingGates = p.count()
+			s.SchedulingGates = nil
+			if p.arrStart() {
+				for first := true; p.more(&first); {
+					s.SchedulingGates = append(s.SchedulingGates, p.gateName())
+				}
+			}
 		case "resourceClaims":
 			s.ResourceClaims = p.count()
 		case "hostNetwork":
@@ -556,6 +561,25 @@ func (p *jp) port() wirePort {
 		case "hostIP":
 			pt.HostIP = p.istr()
 		default:
+			p.skip()
+		}
+	}
+}
+
+// gateName reads a PodSchedulingGate's name.
+func (p *jp) gateName() string {
+	var name string
+	if !p.objStart() {
+		return name
+	}
+	for first := true; ; {
+		k := p.next(&first)
+		if k == nil {
+			return name
+		}
+		if string(k) == "name" {
+			name = p.istr()
+		} else {
 			p.skip()
 		}
 	}

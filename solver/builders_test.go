@@ -86,8 +86,11 @@ func (b *podB) priority(p int32) *podB     { b.p.Priority = p; return b }
 func (b *podB) created(unix int64) *podB   { b.p.CreationUnix = unix; return b }
 func (b *podB) on(node string) *podB       { b.p.NodeName = node; return b }
 func (b *podB) unsupported(f string) *podB { b.p.Unsupported = f; return b }
-func (b *podB) gated() *podB               { b.p.Gated = true; return b }
-func (b *podB) obj() index.Pod             { return b.p }
+func (b *podB) gated(gates ...string) *podB {
+	b.p.Gated, b.p.SchedulingGates = true, gates
+	return b
+}
+func (b *podB) obj() index.Pod { return b.p }
 func req(key, op string, values ...string) index.Requirement {
 	return index.Requirement{Key: key, Operator: op, Values: values}
 }

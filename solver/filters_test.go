@@ -446,12 +446,12 @@ func TestUnsupportedAndGated(t *testing.T) {
 	nodes := []index.Node{makeNode("n").obj()}
 	got, _, res := solve(t, nodes, []index.Pod{
 		makePod("spread").unsupported("topologySpreadConstraints").obj(),
-		makePod("gated").gated().obj(),
+		makePod("gated").gated("example.com/a", "example.com/b").obj(),
 	})
 	if got["spread"] != "unsupported: topologySpreadConstraints" {
 		t.Errorf("spread: %q", got["spread"])
 	}
-	if got["gated"] != "waiting for scheduling gates" {
+	if got["gated"] != "waiting for scheduling gates: [example.com/a example.com/b]" {
 		t.Errorf("gated: %q", got["gated"])
 	}
 	if len(res.Commits) != 0 {

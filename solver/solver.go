@@ -128,7 +128,8 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 		p := &c.Pods[pid]
 		switch {
 		case p.Gated:
-			res.Pending = append(res.Pending, Pending{Pod: pid, Kind: Gated, Reason: "waiting for scheduling gates"})
+			// The SchedulingGates plugin's words.
+			res.Pending = append(res.Pending, Pending{Pod: pid, Kind: Gated, Reason: fmt.Sprintf("waiting for scheduling gates: %v", p.SchedulingGates)})
 			continue
 		case p.Unsupported != "":
 			res.Pending = append(res.Pending, Pending{Pod: pid, Kind: Unsupported, Reason: "unsupported: " + p.Unsupported})
