@@ -30,10 +30,6 @@ func ParseFormat(s string) (Format, error) {
 	return "", fmt.Errorf("unknown format %q (want list or jsonl)", s)
 }
 
-// PreemptorAnnotation names the pod ("namespace/name") an Eviction was made
-// for; the oracle reads the same annotation.
-const PreemptorAnnotation = "oracle/preemptor"
-
 // WriteCommits writes res's commits in order as Binding (v1) and Eviction
 // (policy/v1) objects.
 func WriteCommits(w io.Writer, c *index.Cluster, res *solver.Result, f Format) error {
