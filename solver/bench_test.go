@@ -43,6 +43,7 @@ func BenchmarkBuild(b *testing.B) {
 			s := newSolver(c, Config{Seed: 1})
 			queue := Queue(c)
 			classOf := s.classify(queue)
+			s.awaitGroups()
 			cl := s.classes[classOf[0]]
 			b.ReportAllocs()
 			for b.Loop() {

@@ -14,7 +14,7 @@ import (
 // A build scores every statically feasible node that fits and keeps the best
 // few in the class heap: a class with k pods left needs at most k of today's
 // nodes (nodes that change later are re-scored by sync), so the heap is cut
-// to max(2k, 16) entries and the best entry cut off is remembered. Node
+// to max(k, 16) entries and the best entry cut off is remembered. Node
 // ranges are scanned in parallel, each worker keeping its own best entries;
 // the result is the same for any number of workers because entries are
 // totally ordered (score, tie-break, node id).
@@ -69,18 +69,10 @@ func (s *Solver) build(cl *class) {
 	s.builds++
 	cl.built = true
 	cl.cursor = len(c.Changes)
-	keep := max(2*cl.pods, 16)
+	keep := max(cl.pods, 16)
 	dense := g.denseFeasible(c.NumNodes())
 	workers := s.scanners(g.feasCard)
-	if g.rawTT != nil || g.rawNA != nil {
-		// TaintToleration and NodeAffinity normalise over the nodes that
-		// pass every filter: the maxima are the highest levels with a node
-		// the class fits on.
-		cl.ttLevel, cl.ttMax = s.levelMax(g.ttLevels, cl)
-		cl.naLevel, cl.naMax = s.levelMax(g.naLevels, cl)
-		cl.ttScore = scoreTable(cl.ttScore, cl.ttMax, weightTaint, true)
-		cl.naScore = scoreTable(cl.naScore, cl.naMax, weightNodeAffinity, false)
-	}
+	s.prepareStatic(cl)
 	s.parallel(workers, dense, func(w *scanner, lo, hi int) { s.scanScore(cl, dense, w, lo, hi, keep) })
 	// Merge: the first worker's heap absorbs the others'.
 	m := &workers[0]
@@ -140,26 +132,52 @@ func (s *Solver) parallel(ws []scanner, dense []uint64, f func(w *scanner, lo, h
 
 // scanScore scores the fitting nodes in bitset words [lo, hi) and keeps the
 // best keep of them. Once the worker's heap is full, a node whose upper
-// bound (nodeHot.bound plus the class's static scores) cannot beat the
-// heap's worst entry is skipped without the fit check or the exact score.
+// bound cannot beat the heap's worst entry is skipped without the fit check
+// or the exact score: first the class-independent nodeBound.bound, then the
+// class's own (upper); both add the class's static scores.
 func (s *Solver) scanScore(cl *class, dense []uint64, w *scanner, lo, hi, keep int) {
 	gen := s.c.Gen
+	bound, rawTT, rawNA, ttTab, naTab := s.bound, cl.rawTT, cl.rawNA, cl.ttScore, cl.naScore
+	thr := int64(math.MinInt64) // the heap's worst score once it is full
+	if len(w.heap) == keep {
+		thr = w.heap[0].score
+	}
+	cut := int64(math.MinInt64) // the best bound skipped
+	var cand [64]index.NodeID
+	var static [64]int64
 	for wi := lo; wi < hi; wi++ {
+		// Stage one, a tight loop over the word's nodes: the
+		// class-independent bound plus the static scores. A node above a
+		// normalisation maximum did not fit when the maxima were taken:
+		// skipping it changes nothing.
+		k := 0
 		for word := dense[wi]; word != 0; word &= word - 1 {
 			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
-			if len(w.heap) == keep {
-				// A node above a normalisation maximum did not fit when
-				// the maxima were taken: skipping it changes nothing.
-				if ub := s.hot[n].bound + cl.staticScore(n); ub < w.heap[0].score {
-					w.drop(entry{score: ub, tie: math.MaxUint32})
-					continue
-				}
+			st := ttTab[rawTT[n]] + naTab[rawNA[n]]
+			if ub := int64(bound[n]) + st; ub < thr {
+				cut = max(cut, ub)
+			} else {
+				cand[k], static[k] = n, st
+				k++
+			}
+		}
+		// Stage two: the class's own bound, then the fit and exact score.
+		for i, n := range cand[:k] {
+			if ub := s.upper(cl, &s.bounds[n]) + static[i]; ub < thr {
+				cut = max(cut, ub)
+				continue
 			}
 			if !s.fits(n, cl) {
 				continue
 			}
 			w.offer(entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: gen[n]}, keep)
+			if len(w.heap) == keep {
+				thr = w.heap[0].score
+			}
 		}
+	}
+	if cut != math.MinInt64 {
+		w.drop(entry{score: cut, tie: math.MaxUint32})
 	}
 }
 
@@ -196,94 +214,89 @@ func (g *group) denseFeasible(n int) []uint64 {
 	return g.dense
 }
 
+// prepareStatic takes the class's TaintToleration and NodeAffinity maxima
+// over the nodes that fit now (both normalise over the nodes that pass
+// every filter) and fills its score tables for every raw value up to the
+// group's tops. A raw value above a maximum belongs to a node that did not
+// fit when the maxima were taken; sync rebuilds before such a node is
+// scored as fitting.
+func (s *Solver) prepareStatic(cl *class) {
+	g := cl.g
+	cl.rawTT, cl.rawNA = s.orZeros(g.rawTT), s.orZeros(g.rawNA)
+	cl.ttMax, cl.naMax = 0, 0
+	if g.rawTT != nil || g.rawNA != nil {
+		cl.ttMax, cl.naMax = s.fittingMax(cl)
+	}
+	cl.ttScore = scoreTable(cl.ttScore, int64(g.ttTop), cl.ttMax, weightTaint, true)
+	cl.naScore = scoreTable(cl.naScore, int64(g.naTop), cl.naMax, weightNodeAffinity, false)
+}
+
 // scoreTable fills buf with weight * normalize(raw, maxRaw, reverse) for raw
-// in [0, maxRaw].
-func scoreTable(buf []int64, maxRaw, weight int64, reverse bool) []int64 {
+// in [0, top].
+func scoreTable(buf []int64, top, maxRaw, weight int64, reverse bool) []int64 {
 	buf = buf[:0]
-	for raw := int64(0); raw <= maxRaw; raw++ {
+	for raw := int64(0); raw <= top; raw++ {
 		buf = append(buf, weight*normalize(raw, maxRaw, reverse))
 	}
 	return buf
 }
 
-// levels lists a group's feasible nodes with a positive raw TaintToleration
-// or NodeAffinity value, grouped by value, highest first.
-type levels struct {
-	vals  []int64
-	nodes [][]index.NodeID
+// fittingMax returns the highest rawTT and rawNA values among the group's
+// feasible nodes that the class fits on now (0 where there is none). The
+// scan ends once both reach the group's tops, usually early.
+func (s *Solver) fittingMax(cl *class) (tt, na int64) {
+	g := cl.g
+	rawTT, rawNA := cl.rawTT, cl.rawNA
+	var bt, bn int32
+	for wi, word := range g.dense {
+		for ; word != 0; word &= word - 1 {
+			if bt == g.ttTop && bn == g.naTop {
+				return int64(bt), int64(bn)
+			}
+			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
+			if t, a := rawTT[n], rawNA[n]; (t > bt || a > bn) && s.fits(n, cl) {
+				bt, bn = max(bt, t), max(bn, a)
+			}
+		}
+	}
+	return int64(bt), int64(bn)
 }
 
-// newLevels groups the nodes of dense with raw > 0 by raw value (a counting
-// sort: raw values are small sums of weights).
-func newLevels(raw []int32, dense []uint64) *levels {
-	if raw == nil {
-		return nil
-	}
-	var top int32
-	total := 0
-	for wi, word := range dense {
-		for ; word != 0; word &= word - 1 {
-			if r := raw[wi*64+bits.TrailingZeros64(word)]; r > 0 {
-				top = max(top, r)
-				total++
-			}
-		}
-	}
-	count := make([]int, top+1)
-	for wi, word := range dense {
-		for ; word != 0; word &= word - 1 {
-			if r := raw[wi*64+bits.TrailingZeros64(word)]; r > 0 {
-				count[r]++
-			}
-		}
-	}
-	l := &levels{}
-	all := make([]index.NodeID, total)
-	start := make([]int, top+1)
-	off := 0
-	for v := top; v > 0; v-- {
-		if count[v] == 0 {
-			continue
-		}
-		start[v] = off
-		l.vals = append(l.vals, int64(v))
-		l.nodes = append(l.nodes, all[off:off:off+count[v]])
-		off += count[v]
-	}
-	for wi, word := range dense {
+// fitsAt reports whether the class fits on a feasible node whose raw value
+// is v.
+func (s *Solver) fitsAt(cl *class, raw []int32, v int32) bool {
+	for wi, word := range cl.g.dense {
 		for ; word != 0; word &= word - 1 {
 			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
-			if r := raw[n]; r > 0 {
-				all[start[r]] = n
-				start[r]++
+			if raw[n] == v && s.fits(n, cl) {
+				return true
 			}
-		}
-	}
-	for i := range l.nodes {
-		l.nodes[i] = l.nodes[i][:cap(l.nodes[i])]
-	}
-	return l
-}
-
-// levelMax returns the index and value of the highest level holding a node
-// the class fits on; (-1, 0) when there is none.
-func (s *Solver) levelMax(l *levels, cl *class) (int, int64) {
-	if l == nil {
-		return -1, 0
-	}
-	for i, nodes := range l.nodes {
-		if s.anyFits(nodes, cl) {
-			return i, l.vals[i]
-		}
-	}
-	return -1, 0
-}
-
-func (s *Solver) anyFits(nodes []index.NodeID, cl *class) bool {
-	for _, n := range nodes {
-		if s.fits(n, cl) {
-			return true
 		}
 	}
 	return false
+}
+
+// orZeros returns raw, or all zeros when raw is nil.
+func (s *Solver) orZeros(raw []int32) []int32 {
+	if raw != nil {
+		return raw
+	}
+	if s.zeros == nil {
+		s.zeros = make([]int32, s.c.NumNodes())
+	}
+	return s.zeros
+}
+
+// topOf returns the highest raw value on the nodes of dense (0 if raw is nil).
+func topOf(raw []int32, dense []uint64) int32 {
+	var top int32
+	if raw == nil {
+		return 0
+	}
+	for wi, word := range dense {
+		for ; word != 0; word &= word - 1 {
+			top = max(top, raw[wi*64+bits.TrailingZeros64(word)])
+		}
+	}
+	return top
 }

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -29,18 +30,19 @@ type group struct {
 	nAbsent  int
 	conflict bool
 
-	// Static scoring inputs: nodes with each untolerated PreferNoSchedule
-	// taint, the preferred terms, and their per-node raw sums (dense by
-	// node id, nil when the group has none).
-	pns   []*roaring.Bitmap
-	prefs []prefTerm
+	// Static scoring inputs: per node, the number of untolerated
+	// PreferNoSchedule taints and the sum of the matching preferred terms'
+	// weights (dense by node id, nil when the group has none; rawNA only
+	// holds feasible nodes).
 	rawTT []int32
 	rawNA []int32
-	// dense is feas as a bitset, built on first use by pruned builds.
+	// dense is feas as a bitset.
 	dense []uint64
-	// ttLevels and naLevels group the feasible nodes by rawTT and rawNA.
-	ttLevels, naLevels *levels
-	pods               int // pods of the group still to be placed
+	// ttTop and naTop are the highest rawTT and rawNA on feasible nodes.
+	ttTop, naTop int32
+	pods         int // pods of the group still to be placed
+	// ready is closed once init has filled the group (see initGroups).
+	ready chan struct{}
 }
 
 // class is one equivalence class of pending pods: equal in every field that
@@ -55,15 +57,16 @@ type class struct {
 	balCPU  int64 // actual cpu and memory requests, for BalancedAllocation
 	balMem  int64
 	balance bool // false when the pod requests neither: the plugin skips
+	// The requests in float32, for the pruning bound.
+	fScoreCPU, fScoreMem, fBalCPU, fBalMem float32
 	// Normalisation maxima of TaintToleration and NodeAffinity over the
 	// nodes that fit when the class is (re)built.
 	ttMax, naMax int64
 	// ttScore[raw] and naScore[raw] are the weighted, normalised scores
-	// for raw values up to the maxima (tables spare a division per node).
+	// for raw values up to the group's tops (tables spare a division per
+	// node); rawTT and rawNA are the group's raw columns, or zeros.
 	ttScore, naScore []int64
-	// ttLevel and naLevel index the group's levels holding the maxima
-	// (-1 when the maximum is 0).
-	ttLevel, naLevel int
+	rawTT, rawNA     []int32
 
 	heap nodeHeap
 	// cut is the best entry left out of a truncated heap (valid when
@@ -76,9 +79,11 @@ type class struct {
 	failures  int
 }
 
-type prefTerm struct {
-	weight int64
-	nodes  *roaring.Bitmap
+// prepare derives the scoring fields from demand, balCPU and balMem.
+func (cl *class) prepare() {
+	cl.balance = cl.balCPU != 0 || cl.balMem != 0
+	cl.fScoreCPU, cl.fScoreMem = float32(cl.demand.ScoreCPU), float32(cl.demand.ScoreMem)
+	cl.fBalCPU, cl.fBalMem = float32(cl.balCPU), float32(cl.balMem)
 }
 
 // keyEncoder writes the canonical placement key of a pod into a reused buffer.
@@ -122,11 +127,8 @@ func (e *keyEncoder) tolerations(tols []index.Toleration) {
 	}
 }
 
-// encode returns the canonical key of p and the length of its static part
-// (the group key); the slice is reused by the next call.
-func (e *keyEncoder) encode(p *index.Pod) ([]byte, int) {
-	e.buf = e.buf[:0]
-	e.tolerations(p.Tolerations)
+// required writes p's nodeSelector and required node affinity.
+func (e *keyEncoder) required(p *index.Pod) {
 	e.keys = e.keys[:0]
 	for k := range p.NodeSelector {
 		e.keys = append(e.keys, k)
@@ -145,6 +147,14 @@ func (e *keyEncoder) encode(p *index.Pod) ([]byte, int) {
 	} else {
 		e.num(-1)
 	}
+}
+
+// encode returns the canonical key of p and the length of its static part
+// (the group key); the slice is reused by the next call.
+func (e *keyEncoder) encode(p *index.Pod) ([]byte, int) {
+	e.buf = e.buf[:0]
+	e.tolerations(p.Tolerations)
+	e.required(p)
 	e.num(int64(len(p.PreferredTerms)))
 	for i := range p.PreferredTerms {
 		e.num(int64(p.PreferredTerms[i].Weight))
@@ -180,8 +190,9 @@ func tolerates(tols []index.Toleration, taint *index.Taint) bool {
 // newGroup computes the static feasibility, rejection counts and scoring
 // inputs of p's group.
 func newGroup(c *index.Cluster, p *index.Pod) *group {
-	g := &group{}
+	g := &group{ready: make(chan struct{})}
 	g.init(c, p, newMemo(), &keyEncoder{})
+	close(g.ready)
 	return g
 }
 
@@ -192,6 +203,8 @@ type memo struct {
 	mu     sync.Mutex
 	taints map[string]*taintSets
 	terms  map[string]*roaring.Bitmap
+	dense  map[string][]uint64 // terms as bitsets
+	req    map[string]*roaring.Bitmap
 }
 
 // taintSets is what a toleration list makes of the cluster's taints.
@@ -202,7 +215,7 @@ type taintSets struct {
 }
 
 func newMemo() *memo {
-	return &memo{taints: map[string]*taintSets{}, terms: map[string]*roaring.Bitmap{}}
+	return &memo{taints: map[string]*taintSets{}, terms: map[string]*roaring.Bitmap{}, dense: map[string][]uint64{}, req: map[string]*roaring.Bitmap{}}
 }
 
 func (m *memo) taintSets(c *index.Cluster, tols []index.Toleration, enc *keyEncoder) *taintSets {
@@ -241,6 +254,26 @@ func (m *memo) term(c *index.Cluster, t *index.NodeSelectorTerm, enc *keyEncoder
 	enc.buf = enc.buf[:0]
 	enc.term(t)
 	return memoized(&m.mu, m.terms, enc.buf, func() *roaring.Bitmap { return termNodes(c, t) })
+}
+
+// required returns the nodes matching p's nodeSelector and required node
+// affinity.
+func (m *memo) required(c *index.Cluster, p *index.Pod, enc *keyEncoder) *roaring.Bitmap {
+	enc.buf = enc.buf[:0]
+	enc.required(p)
+	key := slices.Clone(enc.buf) // requiredNodes reuses enc for the terms
+	return memoized(&m.mu, m.req, key, func() *roaring.Bitmap { return requiredNodes(c, p, m, enc) })
+}
+
+// termDense returns the nodes matching t as a bitset.
+func (m *memo) termDense(c *index.Cluster, t *index.NodeSelectorTerm, enc *keyEncoder) []uint64 {
+	enc.buf = enc.buf[:0]
+	enc.term(t)
+	return memoized(&m.mu, m.dense, enc.buf, func() []uint64 {
+		d := make([]uint64, (c.NumNodes()+63)/64)
+		termNodes(c, t).WriteDenseTo(d)
+		return d
+	})
 }
 
 // memoized returns m[key], computing it outside the lock on a miss. Two
@@ -285,7 +318,7 @@ func (g *group) init(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncoder) {
 
 	// TaintToleration: NoSchedule and NoExecute taints must be tolerated.
 	ts := m.taintSets(c, p.Tolerations, enc)
-	g.pns, g.rawTT = ts.pns, ts.rawTT
+	g.rawTT = ts.rawTT
 	if ts.bad != nil {
 		g.nTaint = int(remaining.AndCardinality(ts.bad))
 		remaining.AndNot(ts.bad)
@@ -293,7 +326,7 @@ func (g *group) init(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncoder) {
 
 	// NodeAffinity filter: nodeSelector AND required terms.
 	if len(p.NodeSelector) > 0 || p.HasRequired {
-		match := requiredNodes(c, p, m, enc)
+		match := m.required(c, p, enc)
 		before := remaining.GetCardinality()
 		remaining.And(match)
 		g.nAffinity = int(before - remaining.GetCardinality())
@@ -301,23 +334,44 @@ func (g *group) init(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncoder) {
 	g.feas = remaining
 	g.feasCard = int(remaining.GetCardinality())
 
+	g.denseFeasible(c.NumNodes())
+	switch {
+	case len(ts.pns) == 1: // the common case needs no pass over the nodes
+		if remaining.Intersects(ts.pns[0]) {
+			g.ttTop = 1
+		}
+	case len(ts.pns) > 1:
+		g.ttTop = topOf(g.rawTT, g.dense)
+	}
+
+	// NodeAffinity scoring: the sum of the matching preferred terms'
+	// weights, on feasible nodes only (no other node is ever scored).
+	terms := 0 // terms matching a feasible node
 	for i := range p.PreferredTerms {
 		pt := &p.PreferredTerms[i]
 		if pt.Weight == 0 || emptyTerm(&pt.Term) {
 			continue
 		}
-		g.prefs = append(g.prefs, prefTerm{weight: int64(pt.Weight), nodes: m.term(c, &pt.Term, enc)})
-	}
-	if len(g.prefs) > 0 {
-		g.rawNA = make([]int32, c.NumNodes())
-		for _, pt := range g.prefs {
-			w := int32(pt.weight)
-			pt.nodes.Iterate(func(n uint32) bool { g.rawNA[n] += w; return true })
+		if g.rawNA == nil {
+			g.rawNA = make([]int32, c.NumNodes())
+		}
+		w := pt.Weight
+		hit := false
+		for wi, word := range m.termDense(c, &pt.Term, enc) {
+			word &= g.dense[wi]
+			hit = hit || word != 0
+			for ; word != 0; word &= word - 1 {
+				g.rawNA[wi*64+bits.TrailingZeros64(word)] += w
+			}
+		}
+		if hit {
+			terms++
+			g.naTop = w // the top when this is the only term that matches
 		}
 	}
-	g.denseFeasible(c.NumNodes())
-	g.ttLevels = newLevels(g.rawTT, g.dense)
-	g.naLevels = newLevels(g.rawNA, g.dense)
+	if terms > 1 {
+		g.naTop = topOf(g.rawNA, g.dense)
+	}
 }
 
 // toleratesPreferNoSchedule applies TaintToleration's scoring rule: only

@@ -7,15 +7,18 @@
 // (older first), then input order. Pods whose placement-relevant fields are
 // equal (tolerations, node selector and affinity, requests, host ports) form
 // an equivalence class; classes with the same tolerations and node affinity
-// share a group. For each group the static filters (NodeUnschedulable,
+// share a group. Keys are encoded and deduplicated on every processor, one
+// range of the queue each. For each group the static filters (NodeUnschedulable,
 // TaintToleration, NodeAffinity and its PreFilter node-name set) are
 // evaluated once as bitmap algebra over the index, giving the statically
 // feasible node set and the per-filter rejection counts used in
-// unschedulable messages. Groups are initialised on every processor; the
-// bitmaps of toleration lists and selector terms are shared through a memo.
+// unschedulable messages. Groups are initialised in the background, on every
+// processor, in the order the queue first needs them; placement waits only
+// for the group it needs, so set-up overlaps the placement loop. The bitmaps
+// of toleration lists and selector terms are shared through a memo.
 //
 // Each class keeps a heap of (score, tie-break, node, generation) holding
-// its best max(2k, 16) fitting nodes for k pods left, and remembers the best
+// its best max(k, 16) fitting nodes for k pods left, and remembers the best
 // entry it cut off. The cluster logs every node change
 // (index.Cluster.Changes); before a class places a pod it replays the log
 // entries since its last turn, re-scoring only the nodes that changed.
@@ -24,10 +27,13 @@
 // Placing a pod costs O(log k) plus the changes replayed and allocates
 // nothing.
 //
-// A (re)build scans the group's feasible nodes on every processor (build.go).
-// Each node carries a packed record with a class-independent score bound;
-// nodes whose bound plus the class's static scores cannot beat the worker's
-// keep-th best are skipped without the fit check or the exact score.
+// A (re)build scans the group's feasible nodes on every processor (build.go)
+// and prunes in two stages: a class-independent bound per node plus the
+// class's static scores (a tight loop over three small columns), then the
+// class's own bound, NodeResourcesFit and BalancedAllocation computed in
+// float32 from requested fractions with a margin that keeps it above the
+// exact integer score (usually within a point). Only nodes that can beat the
+// worker's keep-th best get the fit check and the exact score.
 //
 // # Scores
 //

@@ -113,6 +113,7 @@ func TestPropertyRandomClusters(t *testing.T) {
 		s := newSolver(c, Config{Seed: seed})
 		queue := Queue(c)
 		classOf := s.classify(queue)
+		s.awaitGroups()
 		for i, pid := range queue {
 			cl := s.classes[classOf[i]]
 			p := &c.Pods[pid]

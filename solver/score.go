@@ -176,29 +176,42 @@ func (s *Solver) score(cl *class, n index.NodeID) int64 {
 	return total + cl.staticScore(n)
 }
 
+// upper bounds the NodeResourcesFit plus NodeResourcesBalancedAllocation
+// score of the class on the node of record r. It works on the requested
+// fractions in float32: the exact integer forms truncate the same real
+// values, and the float error (below 1e-4 points) is covered by the margin
+// added, so the bound is never below the exact score and is usually within
+// a point of it: a build scores exactly only the nodes that can compete.
+// NodeResourcesFit's per-resource score is a+s*fraction, clamped: (1, -1)
+// for LeastAllocated, (0, 1) for MostAllocated (see Solver.fitA).
+func (s *Solver) upper(cl *class, r *nodeBound) int64 {
+	fit := (clamp1(s.fitA+s.fitS*(r.nzCPU+cl.fScoreCPU*r.invCPU)) + clamp1(s.fitA+s.fitS*(r.nzMem+cl.fScoreMem*r.invMem))) * 50
+	if !cl.balance {
+		return int64(weightFit*fit + 0.01)
+	}
+	diff := clamp1(r.useCPU+cl.fBalCPU*r.invCPU) - clamp1(r.useMem+cl.fBalMem*r.invMem)
+	if diff < 0 {
+		diff = -diff
+	}
+	// 50 + (50 + with - bal)/2 with with = (1 - diff/2) * 100.
+	return int64(weightFit*fit + weightBalanced*(125-25*diff-float32(r.bal)/2) + 0.01)
+}
+
+// clamp1 clamps x to [0, 1] (no NaN can reach it).
+func clamp1(x float32) float32 {
+	if x < 0 {
+		return 0
+	}
+	if x > 1 {
+		return 1
+	}
+	return x
+}
+
 // staticScore is the weighted TaintToleration plus NodeAffinity score of
-// node n for the class, from its normalisation tables. A raw value above
-// the table belongs to a node that did not fit when the maxima were taken
-// (sync rebuilds before scoring one that fits now); it is normalised
-// directly.
+// node n for the class, from its tables (see prepareStatic).
 func (cl *class) staticScore(n index.NodeID) int64 {
-	g := cl.g
-	total := int64(weightTaint * maxNodeScore)
-	if g.rawTT != nil {
-		if raw := g.rawTT[n]; int(raw) < len(cl.ttScore) {
-			total = cl.ttScore[raw]
-		} else {
-			total = weightTaint * normalize(int64(raw), cl.ttMax, true)
-		}
-	}
-	if g.rawNA != nil {
-		if raw := g.rawNA[n]; int(raw) < len(cl.naScore) {
-			total += cl.naScore[raw]
-		} else {
-			total += weightNodeAffinity * normalize(int64(raw), cl.naMax, false)
-		}
-	}
-	return total
+	return cl.ttScore[cl.rawTT[n]] + cl.naScore[cl.rawNA[n]]
 }
 
 // nodeHot packs what scoring and the fit check read of a node into one
@@ -213,6 +226,17 @@ type nodeHot struct {
 	bal              int64   // BalancedAllocation balance without the pod
 	bound            int64   // class-independent score bound, see refreshNode
 	tie              uint32
+}
+
+// nodeBound is the compact record a build's pruning reads for every node it
+// visits (32 bytes: a scan streams a third of the cache lines the full
+// record would take): the requested fractions and reciprocal capacities in
+// float32 and the balance without the pod.
+type nodeBound struct {
+	nzCPU, nzMem   float32 // non-zero requested / capacity
+	useCPU, useMem float32 // requested / capacity
+	invCPU, invMem float32 // 1 / capacity
+	bal            int16
 }
 
 // refreshNode recomputes node n's hot record from the cluster. Its bound is
@@ -234,6 +258,22 @@ func (s *Solver) refreshNode(n index.NodeID) {
 		fit = fitScoreFast(LeastAllocated, h.nzCPU, h.capCPU, h.invCPU, h.nzMem, h.capMem, h.invMem)
 	}
 	h.bound = weightFit*fit + weightBalanced*(maxNodeScore/2+(3*maxNodeScore/2-h.bal)/2)
+	s.bound[n] = int16(h.bound)
+	b := &s.bounds[n]
+	if h.capCPU > 0 && h.capMem > 0 {
+		*b = nodeBound{
+			invCPU: float32(h.invCPU), invMem: float32(h.invMem),
+			nzCPU: float32(float64(h.nzCPU) * h.invCPU), nzMem: float32(float64(h.nzMem) * h.invMem),
+			useCPU: float32(float64(h.useCPU) * h.invCPU), useMem: float32(float64(h.useMem) * h.invMem),
+			bal: int16(h.bal),
+		}
+		return
+	}
+	// A node without cpu or memory: the per-resource fit terms clamp to
+	// their most (100 in all) and the balance term is made huge, so upper
+	// never prunes it.
+	inf := float32(math.Inf(int(s.fitS)))
+	*b = nodeBound{nzCPU: inf, nzMem: inf, bal: math.MinInt16}
 }
 
 func reciprocal(v int64) float64 {

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -109,6 +110,7 @@ func TestScoreMatchesNaiveBest(t *testing.T) {
 	s := newSolver(c, Config{Seed: 3})
 	queue := Queue(c)
 	classOf := s.classify(queue)
+	s.awaitGroups()
 	for i, pid := range queue {
 		cl := s.classes[classOf[i]]
 		// Reference: kube-scheduler's cycle from scratch.
@@ -178,6 +180,7 @@ func TestPlacementAllocatesNothing(t *testing.T) {
 	s := newSolver(c, Config{Seed: 1})
 	queue := Queue(c)
 	classOf := s.classify(queue)
+	s.awaitGroups()
 	cl := s.classes[classOf[0]]
 	s.place(cl, queue[0]) // builds the class heap
 	cl.heap = slices.Grow(cl.heap, pods)
@@ -294,5 +297,62 @@ func reference(c *index.Cluster, cl *class, fit func(n int) bool) ([]int, func(n
 			total += 2 * normalize(int64(cl.g.rawNA[n]), naMax, false)
 		}
 		return total
+	}
+}
+
+// TestUpperBoundsScore: the float32 pruning bound is never below the exact
+// score (else a build could skip the best node) and stays within a few
+// points of it (else it prunes nothing), over random node states including
+// overcommitted nodes, nodes without cpu or memory, and both strategies.
+func TestUpperBoundsScore(t *testing.T) {
+	const n = 500
+	var nodes []index.Node
+	for i := range n {
+		nodes = append(nodes, makeNode(fmt.Sprintf("n%d", i)).alloc("cpu", 1).alloc("memory", 1).obj())
+	}
+	c := cluster(t, nodes, nil)
+	r := rand.New(rand.NewPCG(7, 7))
+	val := func(max int64) int64 {
+		switch r.IntN(10) {
+		case 0:
+			return 0
+		case 1:
+			return max // the scale's top: fractions of 1 and above
+		}
+		return r.Int64N(max)
+	}
+	for i := range n {
+		scale := []int64{1000, 64000, 1 << 30, 1 << 40}[r.IntN(4)]
+		c.Alloc[index.ResCPU][i], c.Alloc[index.ResMemory][i] = val(scale), val(scale<<10)
+		c.Req[index.ResCPU][i], c.Req[index.ResMemory][i] = val(scale*5/4), val(scale<<10*5/4)
+		c.ScoreReq[0][i] = c.Req[index.ResCPU][i] + val(200)
+		c.ScoreReq[1][i] = c.Req[index.ResMemory][i] + val(200<<20)
+	}
+	for _, strat := range []Strategy{LeastAllocated, MostAllocated} {
+		s := newSolver(c, Config{Strategy: strat})
+		exact := 0
+		for range 200 {
+			cl := &class{g: &group{}}
+			cl.balCPU, cl.balMem = val(4000), val(8<<30)
+			cl.demand.ScoreCPU, cl.demand.ScoreMem = max(cl.balCPU, 100), max(cl.balMem, 200<<20)
+			cl.prepare()
+			s.prepareStatic(cl)
+			for node := range n {
+				ub := s.upper(cl, &s.bounds[node]) + cl.staticScore(uint32(node))
+				got := s.score(cl, uint32(node))
+				if ub < got {
+					t.Fatalf("%v node %d class %+v: bound %d below score %d", strat, node, cl.demand, ub, got)
+				}
+				if s.bounds[node].invCPU != 0 && s.bounds[node].invMem != 0 {
+					exact++
+					if ub > got+4 {
+						t.Fatalf("%v node %d: bound %d is loose for score %d", strat, node, ub, got)
+					}
+				}
+			}
+		}
+		if exact < 50000 {
+			t.Fatalf("only %d exact-path bounds checked", exact)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math/bits"
 	"runtime"
@@ -9,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/kplace/kplace/index"
@@ -99,12 +101,27 @@ type Solver struct {
 	scan             []scanner
 	// hot holds each node's scoring record (see nodeHot).
 	hot []nodeHot
+	// bounds holds each node's pruning record (see nodeBound) and bound
+	// its class-independent bound alone, for the first pruning stage.
+	bounds []nodeBound
+	bound  []int16
+	// fitA and fitS turn a requested fraction into NodeResourcesFit's
+	// per-resource share: a + s*fraction (see upper).
+	fitA, fitS float32
+	// initWG counts the group initialisers still running.
+	initWG sync.WaitGroup
+	// zeros stands in for a missing raw score column.
+	zeros []int32
 }
 
 // newSolver prepares a solver over c.
 func newSolver(c *index.Cluster, cfg Config) *Solver {
 	n := c.NumNodes()
-	s := &Solver{c: c, cfg: cfg, buf: make([]uint32, 256), hot: make([]nodeHot, n)}
+	s := &Solver{c: c, cfg: cfg, buf: make([]uint32, 256), hot: make([]nodeHot, n), bounds: make([]nodeBound, n), bound: make([]int16, n)}
+	s.fitA, s.fitS = 1, -1
+	if cfg.Strategy == MostAllocated {
+		s.fitA, s.fitS = 0, 1
+	}
 	for i := range s.hot {
 		s.hot[i].tie = uint32(mix(cfg.Seed ^ (uint64(i) * 0x9e3779b97f4a7c15)))
 		s.refreshNode(index.NodeID(i))
@@ -150,12 +167,13 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 			res.Pending = append(res.Pending, Pending{Pod: pid, Kind: Unschedulable})
 		}
 		if cl.pods == 0 {
-			cl.heap = nil // release: the class has no pod left
+			cl.heap, cl.rawTT, cl.rawNA = nil, nil, nil // release: the class has no pod left
 		}
 		if cl.g.pods == 0 {
 			cl.g.rawTT, cl.g.rawNA, cl.g.dense = nil, nil, nil
 		}
 	}
+	s.awaitGroups() // groups of classes that never reached place, if any
 	if cfg.Progress != nil {
 		cfg.Progress(len(queue), len(queue))
 	}
@@ -178,71 +196,188 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 // Queue returns the pending pods in scheduling order: priority descending,
 // then creation time ascending, then input order.
 func Queue(c *index.Cluster) []index.PodID {
-	q := slices.Clone(c.Pending)
-	sort.SliceStable(q, func(i, j int) bool {
-		a, b := &c.Pods[q[i]], &c.Pods[q[j]]
-		if a.Priority != b.Priority {
-			return a.Priority > b.Priority
+	type key struct {
+		prio     int32
+		pos      int32
+		creation int64
+	}
+	keys := make([]key, len(c.Pending))
+	for i, pid := range c.Pending {
+		p := &c.Pods[pid]
+		keys[i] = key{prio: p.Priority, pos: int32(i), creation: p.CreationUnix}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		if a.prio != b.prio {
+			return cmp.Compare(b.prio, a.prio)
 		}
-		return a.CreationUnix < b.CreationUnix
+		if a.creation != b.creation {
+			return cmp.Compare(a.creation, b.creation)
+		}
+		return cmp.Compare(a.pos, b.pos) // input order: the sort is stable
 	})
+	q := make([]index.PodID, len(keys))
+	for i, k := range keys {
+		q[i] = c.Pending[k.pos]
+	}
 	return q
 }
 
 // classify assigns every queued pod to an equivalence class (-1 for pods that
 // are never placed); classes with the same static part share a group.
 func (s *Solver) classify(queue []index.PodID) []int32 {
+	parts := s.encodeAll(queue)
 	classOf := make([]int32, len(queue))
 	byHash := map[uint64]int32{}
 	groups := map[string]*group{}
 	var fresh []*group // groups to initialise, with their first pods in reps
 	var reps []index.PodID
 	var overflow map[string]int32 // hash collisions, practically never used
+	for _, part := range parts {
+		// The range's distinct keys, in queue order: ranges follow the
+		// queue, so classes are created in order of first appearance.
+		ids := make([]int32, len(part.keys))
+		for j := range part.keys {
+			pk := &part.keys[j]
+			key := part.buf[pk.begin:pk.end]
+			id, ok := byHash[pk.hash]
+			switch {
+			case ok && bytes.Equal(s.classes[id].key, key):
+			case ok:
+				if overflow == nil {
+					overflow = map[string]int32{}
+				}
+				if id, ok = overflow[string(key)]; !ok {
+					id = s.newClass(pk.pod, key, pk.static, groups, &fresh, &reps)
+					overflow[string(key)] = id
+				}
+			default:
+				id = s.newClass(pk.pod, key, pk.static, groups, &fresh, &reps)
+				byHash[pk.hash] = id
+			}
+			ids[j] = id
+		}
+		for j, k := range part.keyOf {
+			i := part.start + j
+			if k < 0 {
+				classOf[i] = -1
+				continue
+			}
+			id := ids[k]
+			classOf[i] = id
+			s.classes[id].pods++
+			s.classes[id].g.pods++
+		}
+	}
+	s.groups = len(groups)
+	s.initGroups(fresh, reps)
+	return classOf
+}
+
+// initGroups initialises the groups in the background, in the order the
+// queue first needs them, on every processor: place waits for its group
+// (await), so group set-up overlaps the placement loop's serial stretches.
+// Group set-up only reads the parts of the index placement never changes
+// (labels, taints, cordons).
+func (s *Solver) initGroups(fresh []*group, reps []index.PodID) {
+	for _, g := range fresh {
+		g.ready = make(chan struct{})
+	}
+	var next atomic.Int64
+	m := newMemo()
+	workers := min(runtime.GOMAXPROCS(0), len(fresh))
+	s.initWG.Add(workers)
+	for range workers {
+		go func() {
+			defer s.initWG.Done()
+			var enc keyEncoder
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(fresh) {
+					return
+				}
+				fresh[i].init(s.c, &s.c.Pods[reps[i]], m, &enc)
+				close(fresh[i].ready)
+			}
+		}()
+	}
+}
+
+// awaitGroups waits until every group is initialised.
+func (s *Solver) awaitGroups() { s.initWG.Wait() }
+
+// keyRange holds the distinct placement keys of one range of the queue,
+// found on its own processor: keyOf maps each pod of the range to its key
+// (-1 for pods never placed).
+type keyRange struct {
+	start int
+	buf   []byte
+	keys  []rangeKey
+	keyOf []int32
+}
+
+type rangeKey struct {
+	begin, end int // the key is buf[begin:end]
+	static     int // length of its static part
+	hash       uint64
+	pod        index.PodID // the first pod with the key
+}
+
+// encodeAll splits the queue into ranges, one per processor, and finds the
+// distinct keys of each.
+func (s *Solver) encodeAll(queue []index.PodID) []keyRange {
+	k := max(1, min(runtime.GOMAXPROCS(0), len(queue)/8192))
+	parts := make([]keyRange, k)
+	var wg sync.WaitGroup
+	for r := range parts {
+		lo, hi := len(queue)*r/k, len(queue)*(r+1)/k
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parts[r] = s.distinctKeys(queue[lo:hi], lo)
+		}()
+	}
+	wg.Wait()
+	return parts
+}
+
+func (s *Solver) distinctKeys(pods []index.PodID, start int) keyRange {
 	var enc keyEncoder
-	for i, pid := range queue {
+	kr := keyRange{start: start, keyOf: make([]int32, len(pods))}
+	byHash := map[uint64]int32{}
+	var overflow map[string]int32
+	for j, pid := range pods {
 		p := &s.c.Pods[pid]
 		if p.Gated || p.Unsupported != "" {
-			classOf[i] = -1
+			kr.keyOf[j] = -1
 			continue
 		}
 		key, static := enc.encode(p)
 		h := xxhash.Sum64(key)
 		id, ok := byHash[h]
 		switch {
-		case ok && bytes.Equal(s.classes[id].key, key):
+		case ok && bytes.Equal(kr.buf[kr.keys[id].begin:kr.keys[id].end], key):
 		case ok:
 			if overflow == nil {
 				overflow = map[string]int32{}
 			}
 			if id, ok = overflow[string(key)]; !ok {
-				id = s.newClass(pid, key, static, groups, &fresh, &reps)
+				id = kr.add(key, static, h, pid)
 				overflow[string(key)] = id
 			}
 		default:
-			id = s.newClass(pid, key, static, groups, &fresh, &reps)
+			id = kr.add(key, static, h, pid)
 			byHash[h] = id
 		}
-		classOf[i] = id
-		s.classes[id].pods++
-		s.classes[id].g.pods++
+		kr.keyOf[j] = id
 	}
-	s.groups = len(groups)
-	// Groups only read the index: initialise them on every processor.
-	var wg sync.WaitGroup
-	workers := min(runtime.GOMAXPROCS(0), len(fresh))
-	m := newMemo()
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var enc keyEncoder
-			for i := w; i < len(fresh); i += workers {
-				fresh[i].init(s.c, &s.c.Pods[reps[i]], m, &enc)
-			}
-		}()
-	}
-	wg.Wait()
-	return classOf
+	return kr
+}
+
+func (kr *keyRange) add(key []byte, static int, h uint64, pid index.PodID) int32 {
+	begin := len(kr.buf)
+	kr.buf = append(kr.buf, key...)
+	kr.keys = append(kr.keys, rangeKey{begin: begin, end: len(kr.buf), static: static, hash: h, pod: pid})
+	return int32(len(kr.keys) - 1)
 }
 
 func (s *Solver) newClass(pid index.PodID, key []byte, static int, groups map[string]*group, fresh *[]*group, reps *[]index.PodID) int32 {
@@ -257,13 +392,14 @@ func (s *Solver) newClass(pid index.PodID, key []byte, static int, groups map[st
 	cl := &class{g: g, rep: pid, key: slices.Clone(key), demand: s.c.DemandOf(p)}
 	cl.balCPU, _ = p.Requests.Get(index.NameCPU)
 	cl.balMem, _ = p.Requests.Get(index.NameMemory)
-	cl.balance = cl.balCPU != 0 || cl.balMem != 0
+	cl.prepare()
 	s.classes = append(s.classes, cl)
 	return int32(len(s.classes) - 1)
 }
 
 // place binds pid to the best node of its class, if any fits.
 func (s *Solver) place(cl *class, pid index.PodID) (index.NodeID, int64, bool) {
+	<-cl.g.ready
 	if cl.g.conflict {
 		return 0, 0, false
 	}
@@ -333,7 +469,7 @@ func (s *Solver) sync(cl *class) {
 // maximum and no node of that level fits any more.
 func (s *Solver) normalisationChanged(cl *class, n index.NodeID, fits bool) bool {
 	g := cl.g
-	moved := func(raw []int32, l *levels, level int, maxRaw int64) bool {
+	moved := func(raw []int32, maxRaw int64) bool {
 		if raw == nil {
 			return false
 		}
@@ -341,9 +477,9 @@ func (s *Solver) normalisationChanged(cl *class, n index.NodeID, fits bool) bool
 		if fits {
 			return r > maxRaw
 		}
-		return r == maxRaw && level >= 0 && !s.anyFits(l.nodes[level], cl)
+		return r == maxRaw && maxRaw > 0 && !s.fitsAt(cl, raw, int32(maxRaw))
 	}
-	return moved(g.rawTT, g.ttLevels, cl.ttLevel, cl.ttMax) || moved(g.rawNA, g.naLevels, cl.naLevel, cl.naMax)
+	return moved(g.rawTT, cl.ttMax) || moved(g.rawNA, cl.naMax)
 }
 
 // Reason strings of the filters, as kube-scheduler v1.36 words them.
