@@ -180,9 +180,19 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 	res.Groups, res.Rebuilds, res.Builds = s.groups, s.rebuilds, s.builds
 
 	// Reasons reflect the final state: pods left pending fit nowhere now.
-	for _, cl := range failed {
-		cl.reason = s.reason(cl)
+	// Reasons only read the cluster: compute them on every processor.
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), len(failed))
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(failed); i += workers {
+				failed[i].reason = s.reason(failed[i])
+			}
+		}()
 	}
+	wg.Wait()
 	k := 0
 	for i := range res.Pending {
 		if pd := &res.Pending[i]; pd.Kind == Unschedulable {
