@@ -21,7 +21,7 @@ import (
 
 // minParallelNodes is the feasible-set size below which a build runs on one
 // goroutine.
-const minParallelNodes = 4096
+const minParallelNodes = 1024
 
 // scanner is one worker's state for a build.
 type scanner struct {

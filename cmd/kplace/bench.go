@@ -47,6 +47,7 @@ type benchInput struct {
 var (
 	quickSuite = []benchInput{
 		{bench.GenConfig{Profile: "mixed", Nodes: 1000, Pods: 10000, Running: -1, Seed: 1}, ".json"},
+		{bench.GenConfig{Profile: "mixed", Nodes: 5000, Pods: 50000, Running: -1, Seed: 1}, ".json"},
 		{bench.GenConfig{Profile: "mixed", Nodes: 10000, Pods: 100000, Running: -1, Seed: 1}, ".json"},
 	}
 	fullSuite = append(quickSuite[:len(quickSuite):len(quickSuite)],
@@ -60,7 +61,7 @@ func cmdBench(args []string) int {
 	pods := fs.Int("pods", 0, "pending pods of the single case")
 	profile := fs.String("profile", "mixed", "profile of the single case: "+strings.Join(bench.Profiles(), ", "))
 	seed := fs.Uint64("seed", 1, "generator seed")
-	suiteName := fs.String("suite", "quick", "quick (1k nodes/10k pods, 10k/100k) or full (adds 100k nodes/1M pods from .json.zst; about a minute and 8 GB)")
+	suiteName := fs.String("suite", "quick", "quick (1k nodes/10k pods, 5k/50k, 10k/100k) or full (adds 100k nodes/1M pods from .json.zst; about a minute and 8 GB)")
 	asJSON := fs.Bool("json", false, "print the table as JSON")
 	keep := fs.String("keep", "", "keep the generated inputs and results in this directory")
 	fs.Usage = func() {
