@@ -237,11 +237,10 @@ func Queue(c *index.Cluster) []index.PodID {
 func (s *Solver) classify(queue []index.PodID) []int32 {
 	parts := s.encodeAll(queue)
 	classOf := make([]int32, len(queue))
-	byHash := map[uint64]int32{}
+	var classes keyIndex
 	groups := map[string]*group{}
 	var fresh []*group // groups to initialise, with their first pods in reps
 	var reps []index.PodID
-	var overflow map[string]int32 // hash collisions, practically never used
 	for _, part := range parts {
 		// The range's distinct keys, in queue order: ranges follow the
 		// queue, so classes are created in order of first appearance.
@@ -249,22 +248,9 @@ func (s *Solver) classify(queue []index.PodID) []int32 {
 		for j := range part.keys {
 			pk := &part.keys[j]
 			key := part.buf[pk.begin:pk.end]
-			id, ok := byHash[pk.hash]
-			switch {
-			case ok && bytes.Equal(s.classes[id].key, key):
-			case ok:
-				if overflow == nil {
-					overflow = map[string]int32{}
-				}
-				if id, ok = overflow[string(key)]; !ok {
-					id = s.newClass(pk.pod, key, pk.static, groups, &fresh, &reps)
-					overflow[string(key)] = id
-				}
-			default:
-				id = s.newClass(pk.pod, key, pk.static, groups, &fresh, &reps)
-				byHash[pk.hash] = id
-			}
-			ids[j] = id
+			ids[j] = classes.find(pk.hash, key, func(id int32) []byte { return s.classes[id].key }, func() int32 {
+				return s.newClass(pk.pod, key, pk.static, groups, &fresh, &reps)
+			})
 		}
 		for j, k := range part.keyOf {
 			i := part.start + j
@@ -353,8 +339,7 @@ func (s *Solver) encodeAll(queue []index.PodID) []keyRange {
 func (s *Solver) distinctKeys(pods []index.PodID, start int) keyRange {
 	var enc keyEncoder
 	kr := keyRange{start: start, keyOf: make([]int32, len(pods))}
-	byHash := map[uint64]int32{}
-	var overflow map[string]int32
+	var seen keyIndex
 	for j, pid := range pods {
 		p := &s.c.Pods[pid]
 		if p.Gated || p.Unsupported != "" {
@@ -363,24 +348,42 @@ func (s *Solver) distinctKeys(pods []index.PodID, start int) keyRange {
 		}
 		key, static := enc.encode(p)
 		h := xxhash.Sum64(key)
-		id, ok := byHash[h]
-		switch {
-		case ok && bytes.Equal(kr.buf[kr.keys[id].begin:kr.keys[id].end], key):
-		case ok:
-			if overflow == nil {
-				overflow = map[string]int32{}
-			}
-			if id, ok = overflow[string(key)]; !ok {
-				id = kr.add(key, static, h, pid)
-				overflow[string(key)] = id
-			}
-		default:
-			id = kr.add(key, static, h, pid)
-			byHash[h] = id
-		}
-		kr.keyOf[j] = id
+		kr.keyOf[j] = seen.find(h, key, func(id int32) []byte { return kr.buf[kr.keys[id].begin:kr.keys[id].end] }, func() int32 {
+			return kr.add(key, static, h, pid)
+		})
 	}
 	return kr
+}
+
+// keyIndex finds ids by key through the key's hash; keys are compared on a
+// hit, and the rare keys whose hash is taken by another key go to a map by
+// the whole key.
+type keyIndex struct {
+	byHash   map[uint64]int32
+	overflow map[string]int32
+}
+
+// find returns the id of key (hash h), calling add to create it when new;
+// keyOf returns the key of an existing id.
+func (x *keyIndex) find(h uint64, key []byte, keyOf func(int32) []byte, add func() int32) int32 {
+	if x.byHash == nil {
+		x.byHash = map[uint64]int32{}
+	}
+	id, ok := x.byHash[h]
+	switch {
+	case !ok:
+		id = add()
+		x.byHash[h] = id
+	case !bytes.Equal(keyOf(id), key):
+		if x.overflow == nil {
+			x.overflow = map[string]int32{}
+		}
+		if id, ok = x.overflow[string(key)]; !ok {
+			id = add()
+			x.overflow[string(key)] = id
+		}
+	}
+	return id
 }
 
 func (kr *keyRange) add(key []byte, static int, h uint64, pid index.PodID) int32 {
