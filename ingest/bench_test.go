@@ -149,22 +149,7 @@ const podTemplate = `        {
 
 // BenchmarkLoadPodList measures decoding of a kubectl-style pod List.
 func BenchmarkLoadPodList(b *testing.B) {
-	const n = 20000
-	path := filepath.Join(b.TempDir(), "pods.json")
-	size := writePodList(b, path, n)
-	b.SetBytes(size)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		in, err := Load([]string{path}, Options{AdmissionDefaults: true})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if len(in.Pods) != n {
-			b.Fatalf("%d pods", len(in.Pods))
-		}
-	}
-	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "pods/s")
+	benchLoadPods(b, 20000, writePodList)
 }
 
 // writeCompactPods writes a PodList of n small pending pods, compact JSON
@@ -191,9 +176,13 @@ func writeCompactPods(tb testing.TB, path string, n int) int64 {
 
 // BenchmarkLoadCompactPods measures decoding of small compact pods.
 func BenchmarkLoadCompactPods(b *testing.B) {
-	const n = 100000
+	benchLoadPods(b, 100000, writeCompactPods)
+}
+
+// benchLoadPods loads a file of n pods written by write, once per op.
+func benchLoadPods(b *testing.B, n int, write func(testing.TB, string, int) int64) {
 	path := filepath.Join(b.TempDir(), "pods.json")
-	size := writeCompactPods(b, path, n)
+	size := write(b, path, n)
 	b.SetBytes(size)
 	b.ReportAllocs()
 	b.ResetTimer()
