@@ -42,6 +42,9 @@ type Commit struct {
 	Node   index.NodeID
 	// Score is the chosen node's total score (Bind only).
 	Score int64
+	// Preemptor is, for an Evict, the pending pod whose placement needed
+	// the eviction; its Bind follows its evictions. Unused for a Bind.
+	Preemptor index.PodID
 }
 
 // PendingKind says why a pod stays pending.
