@@ -161,7 +161,10 @@ type Pod struct {
 	Labels               map[string]string
 	// CreationUnix is metadata.creationTimestamp in Unix seconds (0 if absent).
 	CreationUnix int64
-	Owner        *OwnerRef
+	// StartUnix is status.startTime in Unix seconds (0 if absent: the
+	// scheduler then takes the pod as started now, the latest start).
+	StartUnix int64
+	Owner     *OwnerRef
 	// NodeName is spec.nodeName: set means bound and consuming resources.
 	NodeName      string
 	SchedulerName string

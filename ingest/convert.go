@@ -167,6 +167,10 @@ func (c *objCtx) convertPod(o *wireObject) (index.Pod, error) {
 		return p, c.errf("metadata.creationTimestamp", "invalid time %q (want RFC 3339)", bad)
 	}
 	p.CreationUnix = o.Metadata.Created
+	if bad := o.Status.StartedBad; bad != "" {
+		return p, c.errf("status.startTime", "invalid time %q (want RFC 3339)", bad)
+	}
+	p.StartUnix = o.Status.Started
 	for _, or := range o.Metadata.OwnerReferences {
 		if or.Controller {
 			p.Owner = &index.OwnerRef{Kind: or.Kind, Name: or.Name, APIVersion: or.APIVersion}

@@ -149,6 +149,8 @@ spec:
 			`x.yaml:1: Node (no name): metadata.name: missing`},
 		{"bad timestamp", "x.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p, creationTimestamp: yesterday}\n",
 			`x.yaml:1: Pod default/p: metadata.creationTimestamp: invalid time "yesterday" (want RFC 3339)`},
+		{"bad start time", "x.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nstatus: {startTime: soon}\n",
+			`x.yaml:1: Pod default/p: status.startTime: invalid time "soon" (want RFC 3339)`},
 		{"YAML syntax", "x.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: a}\n---\napiVersion: v1\nkind: Node\nmetadata:\n  name: [unclosed\n",
 			`x.yaml:8: invalid YAML: yaml: line 8: did not find expected ',' or ']'`},
 		{"YAML separator", "x.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n--- junk\n",

@@ -380,3 +380,26 @@ func TestRequestsAgainstComponentHelpers(t *testing.T) {
 		}
 	}
 }
+
+func TestPodTimes(t *testing.T) {
+	in, err := loadYAML(t, `apiVersion: v1
+kind: Pod
+metadata: {name: a, creationTimestamp: "2024-05-01T10:00:00Z"}
+spec: {nodeName: n1}
+status: {startTime: "2024-05-01T10:00:07Z"}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: b}
+`, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := in.Pods[0], in.Pods[1]
+	if a.CreationUnix != 1714557600 || a.StartUnix != 1714557607 {
+		t.Errorf("pod a: creation %d start %d, want 1714557600 1714557607", a.CreationUnix, a.StartUnix)
+	}
+	if b.CreationUnix != 0 || b.StartUnix != 0 {
+		t.Errorf("pod b: creation %d start %d, want 0 0", b.CreationUnix, b.StartUnix)
+	}
+}

@@ -135,7 +135,9 @@ type wireLabelSelector struct {
 type wireStatus struct {
 	// Pod
 	Phase                 string
-	ResizeInfeasible      bool // condition PodResizePending has reason Infeasible
+	Started               int64  // startTime, Unix seconds
+	StartedBad            string // startTime when it is not RFC 3339
+	ResizeInfeasible      bool   // condition PodResizePending has reason Infeasible
 	ContainerStatuses     []wireContainerStatus
 	InitContainerStatuses []wireContainerStatus
 	Resources             *wireResources
@@ -854,6 +856,8 @@ func (p *jp) status(s *wireStatus) {
 		switch string(k) {
 		case "phase":
 			s.Phase = p.istr()
+		case "startTime":
+			s.Started, s.StartedBad = p.timestamp()
 		case "conditions":
 			s.ResizeInfeasible = false
 			if p.arrStart() {
