@@ -105,6 +105,16 @@ type Cluster struct {
 	PDBs            []PDB
 	Namespaces      []Namespace
 
+	// LowPrio lists, ascending, the priorities of pending pods that may
+	// preempt (at most maxLowThresholds of them); Low[j*len(ResNames)+r][n]
+	// is what pods of priority below LowPrio[j] request of resource r on
+	// node n, kept up to date by Bind and Unbind, so "would the pod fit if
+	// every lower-priority pod left" is O(1) per node. lowFrom[p] is the
+	// first threshold above pod p's priority.
+	LowPrio []int32
+	Low     [][]int64
+	lowFrom []uint8
+
 	// Gen is each node's generation, bumped on every Bind or Unbind.
 	Gen []uint32
 	// Changes logs every node change in order.
@@ -220,12 +230,15 @@ func Build(in *Input) (*Cluster, error) {
 	c.ScoreReq[1] = make([]int64, n)
 	c.PodNode = make([]int32, len(in.Pods))
 	for i := range in.Pods {
+		for _, q := range in.Pods[i].Requests {
+			c.resColumn(q.Name) // every requested resource gets a column
+		}
+	}
+	c.initLow()
+	for i := range in.Pods {
 		p := &in.Pods[i]
 		pid := PodID(i)
 		c.PodNode[i] = NoNode
-		for _, q := range p.Requests {
-			c.resColumn(q.Name) // every requested resource gets a column
-		}
 		switch {
 		case p.NodeName != "":
 			nid, ok := c.NodeByName[p.NodeName]
@@ -339,6 +352,7 @@ func (c *Cluster) Bind(p PodID, n NodeID, d *Demand) {
 	if len(d.Ports) > 0 {
 		c.Ports[n] = append(c.Ports[n], d.Ports...)
 	}
+	c.addLow(p, n, d, 1)
 	c.PodNode[p] = int32(n)
 	c.PodsOn[n] = append(c.PodsOn[n], p)
 	c.touch(n)
@@ -356,6 +370,7 @@ func (c *Cluster) Unbind(p PodID, d *Demand) {
 	}
 	c.ScoreReq[0][n] -= d.AddCPU
 	c.ScoreReq[1][n] -= d.AddMem
+	c.addLow(p, n, d, -1)
 	for _, hp := range d.Ports {
 		ports := c.Ports[n]
 		for i := range ports {

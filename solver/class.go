@@ -77,6 +77,8 @@ type class struct {
 	built     bool
 	reason    string // unschedulable message
 	failures  int
+	// pre is the preemption state, made on the class's first preemption.
+	pre *preState
 }
 
 // prepare derives the scoring fields from demand, balCPU and balMem.

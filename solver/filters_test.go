@@ -67,7 +67,7 @@ func TestSeedThreeTaints(t *testing.T) {
 	got, _, _ := solve(t, nodes, pods)
 	want := map[string]string{
 		"tolerates-key1":  "node2",
-		"pinned-to-node1": "0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) had untolerated taint(s).",
+		"pinned-to-node1": "0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.",
 		"all-three":       "node1",
 	}
 	if !maps.Equal(got, want) {
@@ -101,7 +101,7 @@ func TestTaintFilter(t *testing.T) {
 			got, _, _ := solve(t, nodes, []index.Pod{p.obj()})
 			want := "tainted"
 			if !tc.fits {
-				want = "0/1 nodes are available: 1 node(s) had untolerated taint(s)."
+				want = "0/1 nodes are available: 1 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
 			}
 			if got["p"] != want {
 				t.Errorf("got %q, want %q", got["p"], want)
@@ -123,10 +123,10 @@ func TestUnschedulableNodes(t *testing.T) {
 	}
 	got, _, _ := solve(t, nodes, pods)
 	want := map[string]string{
-		"plain":            "0/2 nodes are available: 1 node(s) had untolerated taint(s), 1 node(s) were unschedulable.",
+		"plain":            "0/2 nodes are available: 1 node(s) had untolerated taint(s), 1 node(s) were unschedulable. no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.",
 		"tolerates-cordon": "cordoned",
 		"tolerates-all":    "tainted", // the cordoned node now has one pod more: LeastAllocated prefers the empty one
-		"noexecute-only":   "0/2 nodes are available: 1 node(s) had untolerated taint(s), 1 node(s) were unschedulable.",
+		"noexecute-only":   "0/2 nodes are available: 1 node(s) had untolerated taint(s), 1 node(s) were unschedulable. no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.",
 	}
 	if !maps.Equal(got, want) {
 		t.Errorf("got %v\nwant %v", got, want)
@@ -316,8 +316,8 @@ func TestPreFilterNodeNames(t *testing.T) {
 		makePod("to-n3").fieldTerm(req("metadata.name", "In", "n3")).obj(),
 	})
 	want := map[string]string{
-		"to-cordoned": "0/3 nodes are available: 1 node(s) were unschedulable, 2 node(s) didn't satisfy plugin(s) [NodeAffinity].",
-		"to-ghost":    "0/3 nodes are available: 3 node(s) didn't satisfy plugin(s) [NodeAffinity].",
+		"to-cordoned": "0/3 nodes are available: 1 node(s) were unschedulable, 2 node(s) didn't satisfy plugin(s) [NodeAffinity]. no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+		"to-ghost":    "0/3 nodes are available: 3 node(s) didn't satisfy plugin(s) [NodeAffinity]. no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
 		"conflict":    "0/3 nodes are available: pod affinity terms conflict.",
 		"to-n3":       "n3",
 	}
@@ -334,16 +334,16 @@ func TestResourceFit(t *testing.T) {
 		want string
 	}{
 		{"exact fit", makeNode("n").alloc("cpu", 1000), makePod("p").req("cpu", 1000), "n"},
-		{"one milli over", makeNode("n").alloc("cpu", 1000), makePod("p").req("cpu", 1001), "0/1 nodes are available: 1 Insufficient cpu."},
-		{"memory", makeNode("n").alloc("memory", 1<<30), makePod("p").req("memory", 1<<30+1), "0/1 nodes are available: 1 Insufficient memory."},
-		{"ephemeral-storage", makeNode("n").alloc("ephemeral-storage", 10), makePod("p").req("ephemeral-storage", 11), "0/1 nodes are available: 1 Insufficient ephemeral-storage."},
-		{"extended resource missing on node", makeNode("n"), makePod("p").req("nvidia.com/gpu", 1), "0/1 nodes are available: 1 Insufficient nvidia.com/gpu."},
+		{"one milli over", makeNode("n").alloc("cpu", 1000), makePod("p").req("cpu", 1001), "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."},
+		{"memory", makeNode("n").alloc("memory", 1<<30), makePod("p").req("memory", 1<<30+1), "0/1 nodes are available: 1 Insufficient memory. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."},
+		{"ephemeral-storage", makeNode("n").alloc("ephemeral-storage", 10), makePod("p").req("ephemeral-storage", 11), "0/1 nodes are available: 1 Insufficient ephemeral-storage. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."},
+		{"extended resource missing on node", makeNode("n"), makePod("p").req("nvidia.com/gpu", 1), "0/1 nodes are available: 1 Insufficient nvidia.com/gpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."},
 		{"extended resource present", makeNode("n").alloc("nvidia.com/gpu", 8), makePod("p").req("nvidia.com/gpu", 8), "n"},
 		{"every insufficient resource listed", makeNode("n").alloc("cpu", 100).alloc("memory", 100),
-			makePod("p").req("cpu", 200).req("memory", 200), "0/1 nodes are available: 1 Insufficient cpu, 1 Insufficient memory."},
-		{"pods count", makeNode("n").alloc("pods", 0), makePod("p"), "0/1 nodes are available: 1 Too many pods."},
+			makePod("p").req("cpu", 200).req("memory", 200), "0/1 nodes are available: 1 Insufficient cpu, 1 Insufficient memory. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."},
+		{"pods count", makeNode("n").alloc("pods", 0), makePod("p"), "0/1 nodes are available: 1 Too many pods. no new claims to deallocate, preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."},
 		{"pods count and cpu", makeNode("n").alloc("pods", 0).alloc("cpu", 10), makePod("p").req("cpu", 20),
-			"0/1 nodes are available: 1 Insufficient cpu, 1 Too many pods."},
+			"0/1 nodes are available: 1 Insufficient cpu, 1 Too many pods. no new claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."},
 		{"unchecked resource name ignored", makeNode("n"), makePod("p").req("example", 5), "n"},
 		{"best effort needs only a pod slot", makeNode("n").alloc("cpu", 0).alloc("memory", 0), makePod("p"), "n"},
 	}
@@ -371,7 +371,7 @@ func TestResourcesConsumedInOrder(t *testing.T) {
 	if got["p1"] != "n2" || got["p2"] != "n1" {
 		t.Errorf("got %v, want p1 on n2 (emptier), p2 on n1", got)
 	}
-	if want := "0/2 nodes are available: 2 Insufficient cpu."; got["p3"] != want {
+	if want := "0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."; got["p3"] != want {
 		t.Errorf("p3: %q, want %q", got["p3"], want)
 	}
 	for n := range c.Nodes {
@@ -393,7 +393,7 @@ func TestHostPorts(t *testing.T) {
 	if got["p1"] != "n2" {
 		t.Errorf("p1 on %q, want n2 (n1's port is taken)", got["p1"])
 	}
-	if want := "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports."; got["p2"] != want {
+	if want := "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports. no new claims to deallocate, preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."; got["p2"] != want {
 		t.Errorf("p2: %q, want %q", got["p2"], want)
 	}
 	if got["other-port"] != "n1" && got["other-port"] != "n2" {

@@ -24,6 +24,9 @@ type Config struct {
 	// Progress, when set, is called now and then with the number of queued
 	// pods processed so far and the total.
 	Progress func(done, total int)
+	// NoPreemption turns preemption off: a pod that fits nowhere stays
+	// pending (as with kube-scheduler's DefaultPreemption disabled).
+	NoPreemption bool
 }
 
 // Action is what a commit does.
@@ -89,6 +92,8 @@ type Result struct {
 	// have held the best node; Builds counts every heap build (each one
 	// scans the class's feasible nodes).
 	Rebuilds, Builds int
+	// Preemptions counts pods bound after evicting lower-priority pods.
+	Preemptions int
 }
 
 // Solver runs one batch over a cluster. It mutates the cluster.
@@ -115,6 +120,9 @@ type Solver struct {
 	initWG sync.WaitGroup
 	// zeros stands in for a missing raw score column.
 	zeros []int32
+	// pre and pdb hold the preemption state (see preempt.go, pdb.go).
+	pre preemption
+	pdb *pdbState
 }
 
 // newSolver prepares a solver over c.
@@ -157,6 +165,19 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 		}
 		cl := s.classes[classOf[i]]
 		n, score, ok := s.place(cl, pid)
+		if !ok && !cfg.NoPreemption && p.PreemptionPolicy != index.PreemptNever && !cl.g.conflict {
+			var victims []index.PodID
+			if n, victims, ok = s.preempt(cl, pid); ok {
+				for _, v := range victims {
+					res.Commits = append(res.Commits, Commit{Action: Evict, Pod: v, Node: n, Preemptor: pid})
+					s.evict(v)
+				}
+				score = s.score(cl, n)
+				s.c.Bind(pid, n, &cl.demand)
+				s.refreshNode(n)
+				res.Preemptions++
+			}
+		}
 		cl.pods--
 		cl.g.pods--
 		if ok {
@@ -171,6 +192,9 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 		}
 		if cl.pods == 0 {
 			cl.heap, cl.rawTT, cl.rawNA = nil, nil, nil // release: the class has no pod left
+			if cl.pre != nil {
+				cl.pre.heap = nil // the failure bits stay for the reason
+			}
 		}
 		if cl.g.pods == 0 {
 			cl.g.rawTT, cl.g.rawNA, cl.g.dense = nil, nil, nil
@@ -519,6 +543,8 @@ func (s *Solver) reason(cl *class) string {
 	}
 	g := cl.g
 	if g.conflict {
+		// PreFilter rejected the pod: no preemption (and no PostFilter
+		// message we can vouch for).
 		return fmt.Sprintf("0/%d nodes are available: %s.", n, msgConflict)
 	}
 	counts := map[string]int{}
@@ -557,7 +583,7 @@ func (s *Solver) reason(cl *class) string {
 	for r, k := range insufficient {
 		add("Insufficient "+c.ResNames[r], k)
 	}
-	return FitMessage(n, counts)
+	return FitMessage(n, counts) + " " + s.preemptionMessage(cl)
 }
 
 // FitMessage formats "0/N nodes are available: <count reason>, ... ." with

@@ -1,0 +1,100 @@
+package index
+
+import (
+	"cmp"
+	"slices"
+	"sort"
+)
+
+// maxLowThresholds bounds the priorities with O(1) lower-priority sums: each
+// costs one int64 per node and resource.
+const maxLowThresholds = 32
+
+// initLow picks the thresholds (the priorities of pending pods that may
+// preempt, the most common ones when there are too many) and sizes Low.
+// Every resource column must exist.
+func (c *Cluster) initLow() {
+	count := map[int32]int{}
+	for i := range c.Pods {
+		p := &c.Pods[i]
+		if p.NodeName == "" && p.Rejected == "" && p.PreemptionPolicy != PreemptNever {
+			count[p.Priority]++
+		}
+	}
+	prios := make([]int32, 0, len(count))
+	for pr := range count {
+		prios = append(prios, pr)
+	}
+	if len(prios) > maxLowThresholds {
+		slices.SortFunc(prios, func(a, b int32) int {
+			if c := cmp.Compare(count[b], count[a]); c != 0 {
+				return c
+			}
+			return cmp.Compare(a, b)
+		})
+		prios = prios[:maxLowThresholds]
+	}
+	slices.Sort(prios)
+	c.LowPrio = prios
+	if len(prios) == 0 {
+		return
+	}
+	c.Low = make([][]int64, len(prios)*len(c.ResNames))
+	for i := range c.Low {
+		c.Low[i] = make([]int64, len(c.Nodes))
+	}
+	c.lowFrom = make([]uint8, len(c.Pods))
+	for i := range c.Pods {
+		pr := c.Pods[i].Priority
+		c.lowFrom[i] = uint8(sort.Search(len(prios), func(j int) bool { return prios[j] > pr }))
+	}
+}
+
+// addLow adds (sign 1) or removes (-1) pod p's demand d on node n to the
+// lower-priority sums of every threshold above its priority.
+func (c *Cluster) addLow(p PodID, n NodeID, d *Demand, sign int64) {
+	if c.Low == nil {
+		return
+	}
+	nres := len(c.ResNames)
+	for j := int(c.lowFrom[p]); j < len(c.LowPrio); j++ {
+		col := c.Low[j*nres:]
+		col[ResPods][n] += sign
+		for _, rv := range d.Req {
+			col[rv.Res][n] += sign * rv.Val
+		}
+	}
+}
+
+// LowIndex returns the threshold index of preemptor priority prio, or -1
+// when prio has no O(1) sums (then LowerRequested scans the node).
+func (c *Cluster) LowIndex(prio int32) int {
+	j, ok := slices.BinarySearch(c.LowPrio, prio)
+	if !ok {
+		return -1
+	}
+	return j
+}
+
+// LowerRequested returns what pods of priority below prio request of
+// resource r on node n; j is LowIndex(prio).
+func (c *Cluster) LowerRequested(j int, prio int32, r int32, n NodeID) int64 {
+	if j >= 0 {
+		return c.Low[j*len(c.ResNames)+int(r)][n]
+	}
+	var sum int64
+	for _, q := range c.PodsOn[n] {
+		pp := &c.Pods[q]
+		if pp.Priority >= prio {
+			continue
+		}
+		if r == ResPods {
+			sum++
+			continue
+		}
+		if v, ok := pp.Requests.Get(c.ResNames[r]); ok && Checked(c.ResNames[r]) {
+			sum += v
+		}
+	}
+	return sum
+}

@@ -1,0 +1,148 @@
+package solver
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/kplace/kplace/index"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// pdbState holds the PodDisruptionBudgets' allowed disruptions during a
+// batch: from status.disruptionsAllowed when the input has it (a live
+// export), otherwise computed from the spec as the disruption controller
+// would, with the bound matching pods as the healthy ones and every
+// matching pod (bound or pending) as the expected ones. Evicting a victim
+// takes one disruption from every budget it matches.
+type pdbState struct {
+	pdbs    []index.PDB
+	sels    []labels.Selector // nil: matches nothing (nil, empty or invalid selector)
+	allowed []int32
+	byNS    map[string][]int32
+	// of caches each pod's budgets: ofDone marks computed entries.
+	ofPods [][]int32
+	ofDone []bool
+	// epoch counts budget changes.
+	epoch uint32
+}
+
+// pdbs returns the batch's PDB state, built on first use; nil when the
+// input has no PDBs.
+func (s *Solver) pdbs() *pdbState {
+	if s.pdb != nil || len(s.c.PDBs) == 0 {
+		return s.pdb
+	}
+	c := s.c
+	pd := &pdbState{pdbs: c.PDBs, byNS: map[string][]int32{}, ofPods: make([][]int32, len(c.Pods)), ofDone: make([]bool, len(c.Pods))}
+	for i := range c.PDBs {
+		b := &c.PDBs[i]
+		var sel labels.Selector
+		if b.Selector != nil && (len(b.Selector.MatchLabels) > 0 || len(b.Selector.MatchExpressions) > 0) {
+			sel = selectorOf(b.Selector)
+		}
+		pd.sels = append(pd.sels, sel)
+		pd.byNS[b.Namespace] = append(pd.byNS[b.Namespace], int32(i))
+	}
+	pd.allowed = make([]int32, len(c.PDBs))
+	var pending []int32 // budgets computed from the spec
+	for i := range c.PDBs {
+		if a := c.PDBs[i].DisruptionsAllowed; a >= 0 {
+			pd.allowed[i] = a
+		} else {
+			pending = append(pending, int32(i))
+		}
+	}
+	if len(pending) > 0 {
+		healthy := make([]int, len(c.PDBs))
+		expected := make([]int, len(c.PDBs))
+		for p := range c.Pods {
+			pp := &c.Pods[p]
+			if pp.Rejected != "" || len(pp.Labels) == 0 {
+				continue
+			}
+			for _, k := range pd.byNS[pp.Namespace] {
+				if c.PDBs[k].DisruptionsAllowed >= 0 || pd.sels[k] == nil || !pd.sels[k].Matches(labels.Set(pp.Labels)) {
+					continue
+				}
+				expected[k]++
+				if c.PodNode[p] != index.NoNode {
+					healthy[k]++
+				}
+			}
+		}
+		for _, k := range pending {
+			pd.allowed[k] = specAllowed(&c.PDBs[k], healthy[k], expected[k])
+		}
+	}
+	s.pre.local = make([]int32, len(c.PDBs))
+	s.pre.stamp = make([]uint32, len(c.PDBs))
+	s.pdb = pd
+	return pd
+}
+
+// selectorOf converts a label selector with k8s.io/apimachinery; an invalid
+// one matches nothing, as in kube-scheduler.
+func selectorOf(ls *index.LabelSelector) labels.Selector {
+	m := &metav1.LabelSelector{MatchLabels: ls.MatchLabels}
+	for _, r := range ls.MatchExpressions {
+		m.MatchExpressions = append(m.MatchExpressions, metav1.LabelSelectorRequirement{Key: r.Key, Operator: metav1.LabelSelectorOperator(r.Operator), Values: r.Values})
+	}
+	sel, err := metav1.LabelSelectorAsSelector(m)
+	if err != nil {
+		return nil
+	}
+	return sel
+}
+
+// specAllowed is the disruption controller's disruptionsAllowed from a
+// PDB's spec: healthy minus desired healthy, at least 0. maxUnavailable
+// wins over minAvailable; percentages scale the expected count, rounding up.
+func specAllowed(b *index.PDB, healthy, expected int) int32 {
+	desired := 0
+	switch {
+	case b.MaxUnavailable != "":
+		desired = max(0, expected-scaled(b.MaxUnavailable, expected))
+	case b.MinAvailable != "":
+		desired = scaled(b.MinAvailable, expected)
+	}
+	return int32(max(0, min(healthy-desired, math.MaxInt32)))
+}
+
+// scaled reads an IntOrString: an integer, or a percentage of total rounded
+// up. Ingest has validated it.
+func scaled(v string, total int) int {
+	if pct, ok := strings.CutSuffix(v, "%"); ok {
+		p, _ := strconv.Atoi(pct)
+		return (p*total + 99) / 100
+	}
+	n, _ := strconv.Atoi(v)
+	return n
+}
+
+// of returns the budgets pod p matches (cached).
+func (pd *pdbState) of(s *Solver, p index.PodID) []int32 {
+	if pd.ofDone[p] {
+		return pd.ofPods[p]
+	}
+	pp := &s.c.Pods[p]
+	var out []int32
+	if len(pp.Labels) > 0 {
+		for _, k := range pd.byNS[pp.Namespace] {
+			if pd.sels[k] != nil && pd.sels[k].Matches(labels.Set(pp.Labels)) {
+				out = append(out, k)
+			}
+		}
+	}
+	pd.ofPods[p], pd.ofDone[p] = out, true
+	return out
+}
+
+// evicted takes one disruption from every budget victim v matches.
+func (pd *pdbState) evicted(s *Solver, v index.PodID) {
+	for _, k := range pd.of(s, v) {
+		pd.allowed[k]--
+		pd.epoch++
+	}
+}

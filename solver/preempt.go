@@ -1,0 +1,518 @@
+package solver
+
+import (
+	"cmp"
+	"math"
+	"math/bits"
+	"slices"
+
+	"github.com/kplace/kplace/index"
+)
+
+// Preemption, as kube-scheduler's DefaultPreemption does it, for a pod that
+// fits nowhere: a node is a candidate when removing every pod of strictly
+// lower priority makes the pod fit; on a candidate the victims are found by
+// removing them all and adding back ("reprieving") as many as still leave
+// room, PDB-violating ones first, each group most important first; the node
+// is the best candidate by fewest PDB violations, lowest highest victim
+// priority, smallest sum of victim priorities, fewest victims, latest start
+// of the highest-priority victims, then lowest node id. Unlike kube-scheduler,
+// which dry-runs a random sample of nodes, every node is a candidate.
+//
+// Each preempting class keeps a heap of its candidate nodes, evaluated once
+// and re-evaluated only for nodes changed since (the cluster's change log),
+// so a preemption costs the changed nodes plus a heap pop. PDB budgets only
+// shrink during a batch; a popped candidate evaluated under an older budget
+// is evaluated again before it is used.
+
+// Failure bits of a node for a preemptor (the dry-run status). Bits from
+// maskRes upward name Insufficient resources by column.
+const (
+	maskNotHelpful uint64 = 1 << iota // not tried: a static filter, or a request above allocatable
+	maskNoVictims                     // no pod of lower priority
+	maskPorts                         // host ports still taken after removing them all
+	maskTooMany                       // Too many pods, even after removing them all
+	maskRes                           // first "Insufficient <resource>" bit
+)
+
+const maxMaskRes = 64 - 4 // resource columns a mask can name
+
+// Reasons of the preemption dry run, as kube-scheduler v1.36 words them.
+const (
+	msgNotHelpful = "Preemption is not helpful for scheduling"
+	msgNoVictims  = "No preemption victims found for incoming pod"
+	msgNever      = "not eligible due to preemptionPolicy=Never."
+	msgNoClaims   = "no new claims to deallocate"
+)
+
+// candidate is a node where preemption makes room, with kube-scheduler's
+// node-choice criteria.
+type candidate struct {
+	sum     int64 // sum of victim priorities, each shifted by 2^31
+	start   int64 // earliest start of the highest-priority victims (later is better)
+	viol    int32 // victims whose PDB is violated
+	maxPrio int32 // highest victim priority
+	count   int32 // victims
+	node    index.NodeID
+	gen     uint32 // node generation when evaluated
+	epoch   uint32 // PDB epoch when evaluated
+}
+
+// betterCand orders candidates, best first.
+func betterCand(a, b *candidate) bool {
+	switch {
+	case a.viol != b.viol:
+		return a.viol < b.viol
+	case a.maxPrio != b.maxPrio:
+		return a.maxPrio < b.maxPrio
+	case a.sum != b.sum:
+		return a.sum < b.sum
+	case a.count != b.count:
+		return a.count < b.count
+	case a.start != b.start:
+		return a.start > b.start
+	}
+	return a.node < b.node
+}
+
+func sameCand(a, b *candidate) bool {
+	return a.viol == b.viol && a.maxPrio == b.maxPrio && a.sum == b.sum && a.count == b.count && a.start == b.start
+}
+
+type candHeap []candidate
+
+func (h *candHeap) push(c candidate) {
+	*h = append(*h, c)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !betterCand(&a[i], &a[p]) {
+			break
+		}
+		a[i], a[p] = a[p], a[i]
+		i = p
+	}
+}
+
+func (h *candHeap) pop() {
+	a := *h
+	n := len(a) - 1
+	a[0] = a[n]
+	a = a[:n]
+	*h = a
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && betterCand(&a[r], &a[l]) {
+			m = r
+		}
+		if !betterCand(&a[m], &a[i]) {
+			return
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+}
+
+// preState is a class's preemption state.
+type preState struct {
+	heap   candHeap
+	cursor int // next index.Cluster.Changes entry to replay
+	built  bool
+	// maskOf[n] indexes masks: node n's failure bits at its last
+	// evaluation (0: a candidate, or outside the group's feasible set).
+	maskOf []uint16
+	masks  []uint64
+}
+
+func (ps *preState) setMask(n index.NodeID, m uint64) {
+	id := slices.Index(ps.masks, m)
+	if id < 0 {
+		id = len(ps.masks)
+		ps.masks = append(ps.masks, m)
+	}
+	ps.maskOf[n] = uint16(id)
+}
+
+// victim is a lower-priority pod considered on one node.
+type victim struct {
+	pod   index.PodID
+	prio  int32
+	start int64 // start time; math.MaxInt64 when unknown ("now")
+	viol  bool
+}
+
+// preemption holds the solver-wide preemption state.
+type preemption struct {
+	pdb *pdbState
+	// dem caches bound pods' demands: demOff[p] is 1 + the offset of pod
+	// p's requests in demVals (0: not computed), demLen their number.
+	demOff  []int32
+	demLen  []uint8
+	demVals []index.ResVal
+	// scratch
+	vs        []victim
+	local     []int32 // per PDB: budget left in one node's evaluation (valid when stamped)
+	stamp     []uint32
+	stampNow  uint32
+	victimBuf []index.PodID
+}
+
+// podReq returns bound pod p's requests by column (cached).
+func (s *Solver) podReq(p index.PodID) []index.ResVal {
+	pr := &s.pre
+	if pr.demOff == nil {
+		pr.demOff = make([]int32, len(s.c.Pods))
+		pr.demLen = make([]uint8, len(s.c.Pods))
+	}
+	if off := pr.demOff[p]; off > 0 {
+		return pr.demVals[off-1 : int(off-1)+int(pr.demLen[p])]
+	}
+	d := s.c.DemandOf(&s.c.Pods[p])
+	off := len(pr.demVals)
+	pr.demVals = append(pr.demVals, d.Req...)
+	pr.demOff[p], pr.demLen[p] = int32(off+1), uint8(len(d.Req))
+	return pr.demVals[off:]
+}
+
+// demandOf is bound pod p's whole demand, for Unbind.
+func (s *Solver) demandOf(p index.PodID) index.Demand {
+	pp := &s.c.Pods[p]
+	d := index.Demand{Req: s.podReq(p), AddCPU: pp.NonZeroCPU, AddMem: pp.NonZeroMemory}
+	if len(pp.HostPorts) > 0 {
+		d.Ports = s.c.DemandOf(pp).Ports
+	}
+	return d
+}
+
+func startOf(p *index.Pod) int64 {
+	if p.StartUnix == 0 {
+		return math.MaxInt64 // kube-scheduler takes a pod without startTime as started now
+	}
+	return p.StartUnix
+}
+
+// portsClash reports whether pod q's host ports clash with ports.
+func (s *Solver) portsClash(q index.PodID, ports []index.PortKey) bool {
+	if len(s.c.Pods[q].HostPorts) == 0 {
+		return false
+	}
+	for _, a := range s.c.DemandOf(&s.c.Pods[q]).Ports {
+		for _, b := range ports {
+			if a.Port == b.Port && a.Proto == b.Proto && (a.IP == b.IP || a.IP == "0.0.0.0" || b.IP == "0.0.0.0") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// evalNode dry-runs preemption of class cl (priority prio) on node n, a node
+// of the class's feasible set that the pod does not fit now. It returns the
+// candidate, or the failure bits; with keep, the victims are left in
+// s.pre.vs (those with victim set... see collect).
+func (s *Solver) evalNode(cl *class, prio int32, n index.NodeID) (candidate, uint64) {
+	c := s.c
+	d := &cl.demand
+	// NodePorts runs before NodeResourcesFit: a port clash makes the node a
+	// preemption target whatever the resources; otherwise a request above
+	// the node's allocatable makes it unresolvable.
+	clash := len(d.Ports) > 0 && c.PortConflict(n, d.Ports)
+	if !clash {
+		for _, rv := range d.Req {
+			if rv.Val > c.Alloc[rv.Res][n] {
+				return candidate{}, maskNotHelpful
+			}
+		}
+	}
+	j := c.LowIndex(prio)
+	lowPods := c.LowerRequested(j, prio, index.ResPods, n)
+	if lowPods == 0 {
+		return candidate{}, maskNoVictims
+	}
+	// Every lower-priority pod removed: the filters again.
+	if len(d.Ports) > 0 {
+		for _, q := range c.PodsOn[n] {
+			if c.Pods[q].Priority >= prio && s.portsClash(q, d.Ports) {
+				return candidate{}, maskPorts
+			}
+		}
+	}
+	var mask uint64
+	slackPods := c.Alloc[index.ResPods][n] - (c.Req[index.ResPods][n] - lowPods) - 1
+	if slackPods < 0 {
+		mask |= maskTooMany
+	}
+	for _, rv := range d.Req {
+		if c.Req[rv.Res][n]-c.LowerRequested(j, prio, rv.Res, n)+rv.Val > c.Alloc[rv.Res][n] {
+			mask |= maskRes << min(rv.Res, maxMaskRes-1)
+		}
+	}
+	if mask != 0 {
+		return candidate{}, mask
+	}
+	return s.selectVictims(cl, prio, n, j, slackPods), 0
+}
+
+// selectVictims finds the minimal victims on candidate node n by reprieve
+// and returns the node's criteria; the victims are s.pre.vs[:count] after
+// the call... see victimsOf.
+func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, slackPods int64) candidate {
+	c := s.c
+	d := &cl.demand
+	pr := &s.pre
+	vs := pr.vs[:0]
+	for _, q := range c.PodsOn[n] {
+		pp := &c.Pods[q]
+		if pp.Priority < prio {
+			vs = append(vs, victim{pod: q, prio: pp.Priority, start: startOf(pp)})
+		}
+	}
+	slices.SortFunc(vs, func(a, b victim) int {
+		if a.prio != b.prio {
+			return cmp.Compare(b.prio, a.prio)
+		}
+		if a.start != b.start {
+			return cmp.Compare(a.start, b.start)
+		}
+		return cmp.Compare(a.pod, b.pod)
+	})
+	// PDB split: budgets counted down over the node's victims in order.
+	nviol := 0
+	if pd := s.pdbs(); pd != nil && len(pd.allowed) > 0 {
+		pr.stampNow++
+		for i := range vs {
+			for _, k := range pd.of(s, vs[i].pod) {
+				if pr.stamp[k] != pr.stampNow {
+					pr.stamp[k], pr.local[k] = pr.stampNow, pd.allowed[k]
+				}
+				pr.local[k]--
+				if pr.local[k] < 0 {
+					vs[i].viol = true
+				}
+			}
+			if vs[i].viol {
+				nviol++
+			}
+		}
+		if nviol > 0 && nviol < len(vs) {
+			// Violating ones first, each part in importance order.
+			slices.SortStableFunc(vs, func(a, b victim) int {
+				switch {
+				case a.viol == b.viol:
+					return 0
+				case a.viol:
+					return -1
+				}
+				return 1
+			})
+		}
+	}
+	// Slack on the node with every lower-priority pod gone and the
+	// preemptor placed, for the resources the preemptor requests (the only
+	// ones NodeResourcesFit checks).
+	var slack [8]int64
+	for i, rv := range d.Req[:min(len(d.Req), len(slack))] {
+		slack[i] = c.Alloc[rv.Res][n] - (c.Req[rv.Res][n] - c.LowerRequested(j, prio, rv.Res, n)) - rv.Val
+	}
+	out := candidate{node: n, gen: c.Gen[n], maxPrio: math.MinInt32, start: math.MaxInt64}
+	k := 0 // victims are compacted to vs[:k]
+	for i := range vs {
+		v := vs[i]
+		fits := slackPods >= 1
+		req := s.podReq(v.pod)
+		for ri, rv := range d.Req {
+			if !fits {
+				break
+			}
+			need := valueOf(req, rv.Res)
+			if ri < len(slack) {
+				fits = need <= slack[ri]
+			} else {
+				fits = c.Req[rv.Res][n]-c.LowerRequested(j, prio, rv.Res, n)+rv.Val+need <= c.Alloc[rv.Res][n]
+			}
+		}
+		if fits && len(d.Ports) > 0 && s.portsClash(v.pod, d.Ports) {
+			fits = false
+		}
+		if fits {
+			slackPods--
+			for ri, rv := range d.Req[:min(len(d.Req), len(slack))] {
+				slack[ri] -= valueOf(req, rv.Res)
+			}
+			continue
+		}
+		vs[k] = v
+		k++
+		if v.viol {
+			out.viol++
+		}
+		out.sum += int64(v.prio) + math.MaxInt32 + 1
+		switch {
+		case v.prio > out.maxPrio:
+			out.maxPrio, out.start = v.prio, v.start
+		case v.prio == out.maxPrio:
+			out.start = min(out.start, v.start)
+		}
+	}
+	out.count = int32(k)
+	pr.vs = vs[:k]
+	if s.pdb != nil {
+		out.epoch = s.pdb.epoch
+	}
+	return out
+}
+
+// valueOf returns the amount of column r in a sorted request list.
+func valueOf(req []index.ResVal, r int32) int64 {
+	for _, rv := range req {
+		if rv.Res == r {
+			return rv.Val
+		}
+	}
+	return 0
+}
+
+// preempt tries to make room for pod pid of class cl by evicting
+// lower-priority pods; on success it returns the node and the victims (in
+// s.pre.victimBuf, most important first).
+func (s *Solver) preempt(cl *class, pid index.PodID) (index.NodeID, []index.PodID, bool) {
+	prio := s.c.Pods[pid].Priority
+	ps := cl.pre
+	if ps == nil {
+		ps = &preState{maskOf: make([]uint16, s.c.NumNodes()), masks: []uint64{0}}
+		cl.pre = ps
+	}
+	if !ps.built || len(s.c.Changes)-ps.cursor > cl.g.feasCard {
+		s.buildCandidates(cl, ps, prio)
+	} else {
+		s.syncCandidates(cl, ps, prio)
+	}
+	for len(ps.heap) > 0 {
+		top := ps.heap[0]
+		if top.gen != s.c.Gen[top.node] {
+			ps.heap.pop() // stale: sync pushed the node's fresh evaluation
+			continue
+		}
+		ps.heap.pop()
+		fresh, mask := s.evalNode(cl, prio, top.node)
+		if mask != 0 {
+			ps.setMask(top.node, mask) // cannot happen with an unchanged node; be safe
+			continue
+		}
+		if !sameCand(&fresh, &top) {
+			// A PDB budget shrank since: re-rank the node.
+			ps.heap.push(fresh)
+			continue
+		}
+		// s.pre.vs holds the victims of this evaluation.
+		buf := s.pre.victimBuf[:0]
+		for _, v := range s.pre.vs {
+			buf = append(buf, v.pod)
+		}
+		s.pre.victimBuf = buf
+		return top.node, buf, true
+	}
+	return 0, nil, false
+}
+
+// buildCandidates evaluates every node of the class's feasible set.
+func (s *Solver) buildCandidates(cl *class, ps *preState, prio int32) {
+	ps.heap = ps.heap[:0]
+	dense := cl.g.denseFeasible(s.c.NumNodes())
+	for wi, word := range dense {
+		for ; word != 0; word &= word - 1 {
+			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
+			s.evalInto(cl, ps, prio, n)
+		}
+	}
+	ps.built = true
+	ps.cursor = len(s.c.Changes)
+}
+
+// syncCandidates re-evaluates the nodes changed since the class's last turn.
+func (s *Solver) syncCandidates(cl *class, ps *preState, prio int32) {
+	c := s.c
+	dense := cl.g.dense
+	for _, ch := range c.Changes[ps.cursor:] {
+		n := ch.Node
+		if ch.Gen != c.Gen[n] || dense[n>>6]&(1<<(n&63)) == 0 {
+			continue
+		}
+		s.evalInto(cl, ps, prio, n)
+	}
+	ps.cursor = len(c.Changes)
+	if len(ps.heap) > 4*cl.g.feasCard+1024 {
+		s.buildCandidates(cl, ps, prio) // mostly stale entries
+	}
+}
+
+func (s *Solver) evalInto(cl *class, ps *preState, prio int32, n index.NodeID) {
+	cand, mask := s.evalNode(cl, prio, n)
+	ps.setMask(n, mask)
+	if mask == 0 {
+		ps.heap.push(cand)
+	}
+}
+
+// evict removes victim v (on node n) for preemptor pid.
+func (s *Solver) evict(v index.PodID) {
+	d := s.demandOf(v)
+	n := index.NodeID(s.c.PodNode[v])
+	s.c.Unbind(v, &d)
+	s.refreshNode(n)
+	if pd := s.pdbs(); pd != nil {
+		pd.evicted(s, v)
+	}
+}
+
+// preemptionMessage is the PostFilter part of a failed class's reason.
+func (s *Solver) preemptionMessage(cl *class) string {
+	c := s.c
+	p := &c.Pods[cl.rep]
+	switch {
+	case s.cfg.NoPreemption:
+		return msgNoClaims + "."
+	case p.PreemptionPolicy == index.PreemptNever:
+		return msgNoClaims + ", preemption: " + msgNever
+	}
+	ps := cl.pre
+	counts := map[string]int{}
+	n := c.NumNodes()
+	tried := 0
+	if ps != nil {
+		dense := cl.g.denseFeasible(n)
+		for wi, word := range dense {
+			for ; word != 0; word &= word - 1 {
+				node := wi*64 + bits.TrailingZeros64(word)
+				m := ps.masks[ps.maskOf[node]]
+				if m&maskNotHelpful != 0 || m == 0 {
+					continue
+				}
+				tried++
+				switch {
+				case m&maskNoVictims != 0:
+					counts[msgNoVictims]++
+				case m&maskPorts != 0:
+					counts[msgPorts]++
+				default:
+					if m&maskTooMany != 0 {
+						counts[msgTooManyPods]++
+					}
+					for r := 0; r < maxMaskRes && r < len(c.ResNames); r++ {
+						if m&(maskRes<<r) != 0 {
+							counts["Insufficient "+c.ResNames[r]]++
+						}
+					}
+				}
+			}
+		}
+	}
+	if n > tried {
+		counts[msgNotHelpful] += n - tried
+	}
+	return msgNoClaims + ", preemption: " + FitMessage(n, counts)
+}
