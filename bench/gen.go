@@ -75,6 +75,7 @@ func Generate(cfg GenConfig, w io.Writer) error {
 	case cfg.Nodes > maxNodes:
 		return fmt.Errorf("bench: at most %d nodes", maxNodes)
 	}
+	fill := prof.fill > 0 && cfg.Running == -1
 	if cfg.Running == -1 {
 		cfg.Running = DefaultRunning(cfg.Nodes)
 	}
@@ -88,6 +89,7 @@ func Generate(cfg GenConfig, w io.Writer) error {
 		bw:   bufio.NewWriterSize(w, 1<<20),
 		buf:  make([]byte, 0, 64<<10),
 	}
+	g.fill = fill
 	g.uidSalt = splitmix(cfg.Seed ^ 0x75696473) // "uids"
 	g.clock = baseUnix
 	if err := g.run(); err != nil {
@@ -334,6 +336,15 @@ type profile struct {
 	// tight, when non-zero, sizes pending pods so that their total cpu and
 	// memory requests are tight times the free capacity of schedulable nodes.
 	tight float64
+	// fill, when non-zero and GenConfig.Running is -1, adds running pods
+	// until they request that share of the schedulable nodes' cpu.
+	fill float64
+	// runPrio and pendPrio, when set, replace the usual priority mix of
+	// running and pending deployments.
+	runPrio, pendPrio []weighted[string]
+	// pdbShare is the share of running deployments with a
+	// PodDisruptionBudget.
+	pdbShare float64
 }
 
 var taintFeatures = []feature{
@@ -458,6 +469,24 @@ var profiles = []profile{
 		tight: 1.1,
 	},
 	{
+		name:     "preemption",
+		pools:    []int{50, 15, 15, 0, 0, 0, 0, 0, 0, 10, 10},
+		axes:     [][]feature{withNone(affinityFeatures, 80), shapeFeatures},
+		fill:     0.95,
+		runPrio:  []weighted[string]{{"best-effort-batch", 15}, {"low", 45}, {"default", 40}},
+		pendPrio: []weighted[string]{{"best-effort-batch", 5}, {"low", 10}, {"default", 25}, {"high", 45}, {"critical", 15}},
+		pdbShare: 0.3,
+	},
+	{
+		name:     "preemption-heavy",
+		pools:    []int{50, 15, 15, 0, 0, 0, 0, 0, 0, 10, 10},
+		axes:     [][]feature{withNone(affinityFeatures, 80), shapeFeatures},
+		fill:     0.999,
+		runPrio:  []weighted[string]{{"best-effort-batch", 15}, {"low", 45}, {"default", 40}},
+		pendPrio: []weighted[string]{{"high", 80}, {"critical", 20}},
+		pdbShare: 0.3,
+	},
+	{
 		name:  "mixed",
 		pools: []int{30, 10, 10, 5, 5, 6, 6, 5, 5, 8, 10},
 		axes: [][]feature{
@@ -517,6 +546,8 @@ type gen struct {
 
 	maxAllocCPU, maxAllocMem int64
 	noRoom                   noRoom
+	// fill: running pods fill the cluster to prof.fill (see profile).
+	fill bool
 
 	// tight sizing (profile.tight)
 	budgetCPU, budgetMem float64
@@ -1379,8 +1410,21 @@ func sidecarContainer() container {
 
 func (g *gen) writeRunning() error {
 	left := g.cfg.Running
+	var target, used float64 // fill mode: cpu to request, cpu requested
+	if g.fill {
+		left = math.MaxInt
+		for i := range g.nodes {
+			if n := &g.nodes[i]; !n.cordoned && n.cond == condNone {
+				target += g.prof.fill * float64(n.it().allocCPU)
+			}
+		}
+	}
 	t := &g.tpl
+	misses := 0
 	for left > 0 {
+		if g.fill && (used >= target || misses > 50) {
+			break
+		}
 		reps := min(g.replicas(), left)
 		left -= reps
 		// The deployment lives in the pool of a random node, so pools fill in
@@ -1392,6 +1436,9 @@ func (g *gen) writeRunning() error {
 			ns = nsByName(pl.team)
 		}
 		g.newGroup(t, ns, reps)
+		if g.prof.runPrio != nil {
+			t.priorityClass = pick(g.r, g.prof.runPrio)
+		}
 		g.baseContainers(t, false)
 		if g.chance(0.05) {
 			t.main().req, t.main().lim = t.main().req[:0], t.main().lim[:0] // BestEffort
@@ -1405,8 +1452,13 @@ func (g *gen) writeRunning() error {
 		}
 		cpu, mem, _ := effectiveRequests(t)
 		g.renderTemplate(t, true)
+		placed := 0
 		for i := 0; i < reps; i++ {
 			ni := g.place(home.pool, cpu, mem, gpus)
+			if ni < 0 && g.fill {
+				misses++ // full for this size: the deployment runs short
+				break
+			}
 			if ni < 0 {
 				// Nothing fits the requests: run it BestEffort-sized somewhere
 				// with a free pod slot (keeps the snapshot honest).
@@ -1430,12 +1482,66 @@ func (g *gen) writeRunning() error {
 			}
 			g.usePod(ni, cpu, mem, gpus)
 			g.writePod(t, i, &g.nodes[ni])
+			placed++
+			used += float64(cpu)
+		}
+		if placed > 0 && g.chance(g.prof.pdbShare) {
+			g.writePDB(t, placed)
 		}
 		if g.err != nil {
 			return g.err
 		}
 	}
 	return nil
+}
+
+// writePDB writes a PodDisruptionBudget over t's pods (healthy of them
+// running), with the status a live cluster's disruption controller would
+// give it.
+func (g *gen) writePDB(t *podTemplate, healthy int) {
+	var spec string
+	desired := 0
+	switch x := g.r.IntN(10); {
+	case x < 3: // minAvailable: all but one, or all (no disruption allowed)
+		desired = healthy - 1
+		if g.chance(0.3) {
+			desired = healthy
+		}
+		spec = `"minAvailable":` + strconv.Itoa(desired)
+	case x < 6:
+		pct := pick(g.r, []weighted[int]{{50, 1}, {80, 2}, {90, 1}})
+		desired = (pct*healthy + 99) / 100
+		spec = `"minAvailable":"` + strconv.Itoa(pct) + `%"`
+	case x < 8:
+		desired = healthy - 1
+		spec = `"maxUnavailable":1`
+	default:
+		pct := pick(g.r, []weighted[int]{{10, 2}, {25, 1}})
+		desired = healthy - (pct*healthy+99)/100
+		spec = `"maxUnavailable":"` + strconv.Itoa(pct) + `%"`
+	}
+	desired = max(desired, 0)
+	allowed := max(healthy-desired, 0)
+	g.beginItem()
+	b := append(g.buf, `{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":`...)
+	b = appendStr(b, t.deploy)
+	b = append(b, `,"namespace":`...)
+	b = appendStr(b, t.ns.name)
+	b = append(b, `},"spec":{`...)
+	b = append(b, spec...)
+	b = append(b, `,"selector":{"matchLabels":{"app":`...)
+	b = appendStr(b, t.deploy)
+	b = append(b, `}}},"status":{"currentHealthy":`...)
+	b = strconv.AppendInt(b, int64(healthy), 10)
+	b = append(b, `,"desiredHealthy":`...)
+	b = strconv.AppendInt(b, int64(desired), 10)
+	b = append(b, `,"disruptionsAllowed":`...)
+	b = strconv.AppendInt(b, int64(allowed), 10)
+	b = append(b, `,"expectedPods":`...)
+	b = strconv.AppendInt(b, int64(healthy), 10)
+	b = append(b, `}}`...)
+	g.buf = b
+	g.endItem()
 }
 
 func (g *gen) fits(ni int, cpu, mem, gpus int64) bool {
@@ -1575,6 +1681,9 @@ func (g *gen) writePending() {
 		}
 		reps = min(reps, left)
 		g.newGroup(t, g.pickNamespace(), reps)
+		if g.prof.pendPrio != nil {
+			t.priorityClass = pick(g.r, g.prof.pendPrio)
+		}
 		g.baseContainers(t, true)
 		if g.chance(0.1) {
 			t.initContainers = append(t.initContainers, container{

@@ -233,7 +233,7 @@ func tolerates(tl *tToleration, tn *tTaint) bool {
 
 func TestProfiles(t *testing.T) {
 	got := strings.Join(Profiles(), ",")
-	if got != "taints,affinity,resources,mixed" {
+	if got != "taints,affinity,resources,preemption,preemption-heavy,mixed" {
 		t.Fatalf("Profiles() = %s", got)
 	}
 }
@@ -273,6 +273,13 @@ func TestCountsAndShape(t *testing.T) {
 			for i := range objs {
 				o := &objs[i]
 				counts[o.Kind]++
+				if o.Kind == "PodDisruptionBudget" {
+					// Written with their running pods (see TestPDBs).
+					if order[stage] != "Pod" || pending > 0 || o.APIVersion != "policy/v1" {
+						t.Fatalf("%s: PodDisruptionBudget %s at item %d", p, o.Metadata.Name, i)
+					}
+					continue
+				}
 				for stage < len(order) && order[stage] != o.Kind {
 					stage++
 				}
@@ -346,6 +353,10 @@ func TestCountsAndShape(t *testing.T) {
 					}
 				}
 			}
+			if cfg.Running == -1 && profileFills(p) {
+				wantRunning = running // fills by requests, not by count (see TestPDBs)
+			}
+			delete(counts, "PodDisruptionBudget")
 			if counts["Node"] != cfg.Nodes || running != wantRunning || pending != cfg.Pods ||
 				counts["Namespace"] == 0 || counts["PriorityClass"] == 0 || len(counts) != 4 {
 				t.Errorf("%s running=%d: counts %v, running %d, pending %d", p, cfg.Running, counts, running, pending)
@@ -726,3 +737,70 @@ func (failWriter) Write([]byte) (int, error) { return 0, io.ErrShortWrite }
 type countWriter struct{ n int64 }
 
 func (w *countWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); return len(p), nil }
+
+func profileFills(name string) bool {
+	for i := range profiles {
+		if profiles[i].name == name {
+			return profiles[i].fill > 0
+		}
+	}
+	return false
+}
+
+// TestPDBs checks the preemption profiles: running pods request most of the
+// schedulable cpu, and every PodDisruptionBudget selects running pods of
+// one deployment with a status the disruption controller would give it.
+func TestPDBs(t *testing.T) {
+	for _, p := range []string{"preemption", "preemption-heavy"} {
+		var list struct{ Items []map[string]any }
+		if err := json.Unmarshal(generate(t, GenConfig{Profile: p, Nodes: 80, Pods: 300, Running: -1, Seed: 5}), &list); err != nil {
+			t.Fatal(err)
+		}
+		get := func(m map[string]any, path ...string) any {
+			var v any = m
+			for _, k := range path {
+				v = v.(map[string]any)[k]
+			}
+			return v
+		}
+		apps := map[string]int{} // running pods per namespace/app
+		var allocCPU, usedCPU float64
+		pdbs := 0
+		for _, o := range list.Items {
+			switch o["kind"] {
+			case "Node":
+				if spec := get(o, "spec").(map[string]any); spec["unschedulable"] == nil && spec["taints"] == nil {
+					allocCPU += float64(parseQty(t, "cpu", get(o, "status", "allocatable", "cpu").(string)))
+				}
+			case "Pod":
+				if get(o, "spec", "nodeName") == nil {
+					continue
+				}
+				apps[get(o, "metadata", "namespace").(string)+"/"+get(o, "metadata", "labels", "app").(string)]++
+				for _, c := range get(o, "spec", "containers").([]any) {
+					if r, ok := c.(map[string]any)["resources"].(map[string]any)["requests"].(map[string]any); ok && r["cpu"] != nil {
+						usedCPU += float64(parseQty(t, "cpu", r["cpu"].(string)))
+					}
+				}
+			case "PodDisruptionBudget":
+				pdbs++
+				app := get(o, "spec", "selector", "matchLabels", "app").(string)
+				healthy := int(get(o, "status", "currentHealthy").(float64))
+				desired := int(get(o, "status", "desiredHealthy").(float64))
+				allowed := int(get(o, "status", "disruptionsAllowed").(float64))
+				if n := apps[get(o, "metadata", "namespace").(string)+"/"+app]; n != healthy || n == 0 {
+					t.Errorf("%s: PDB %s: %d running pods, currentHealthy %d", p, app, n, healthy)
+				}
+				if allowed != max(0, healthy-desired) {
+					t.Errorf("%s: PDB %s: allowed %d, healthy %d, desired %d", p, app, allowed, healthy, desired)
+				}
+			}
+		}
+		if pdbs == 0 {
+			t.Errorf("%s: no PodDisruptionBudget", p)
+		}
+		if usedCPU < 0.85*allocCPU {
+			t.Errorf("%s: running pods request %.0f of %.0f schedulable millicores; want most", p, usedCPU, allocCPU)
+		}
+	}
+}

@@ -20,6 +20,7 @@ type Counts struct {
 	Gated          int `json:"gated"`
 	Rejected       int `json:"rejected"`
 	Evicted        int `json:"evicted"`
+	Preemptors     int `json:"preemptors"`
 	OtherScheduler int `json:"other_scheduler"`
 	Finished       int `json:"finished"`
 	Classes        int `json:"classes"`
@@ -70,6 +71,7 @@ func NewReport(c *index.Cluster, res *solver.Result, bound int, t Timings) *Repo
 			Groups:         res.Groups,
 			Rebuilds:       res.Rebuilds,
 			Builds:         res.Builds,
+			Preemptors:     res.Preemptions,
 		},
 		Timings:      t,
 		Pending:      make([]PodReason, 0, len(res.Pending)),

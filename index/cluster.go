@@ -105,8 +105,8 @@ type Cluster struct {
 	PDBs            []PDB
 	Namespaces      []Namespace
 
-	// LowPrio lists, ascending, the priorities of pending pods that may
-	// preempt (at most maxLowThresholds of them); Low[j*len(ResNames)+r][n]
+	// LowPrio lists, ascending, the priorities of the pods (at most
+	// maxLowThresholds of them, the most common); Low[j*len(ResNames)+r][n]
 	// is what pods of priority below LowPrio[j] request of resource r on
 	// node n, kept up to date by Bind and Unbind, so "would the pod fit if
 	// every lower-priority pod left" is O(1) per node. lowFrom[p] is the
@@ -114,6 +114,9 @@ type Cluster struct {
 	LowPrio []int32
 	Low     [][]int64
 	lowFrom []uint8
+	// MaxOne[j*len(ResNames)+r][n] bounds from above the largest request
+	// of resource r by one pod of priority below LowPrio[j] on node n.
+	MaxOne [][]int64
 
 	// Gen is each node's generation, bumped on every Bind or Unbind.
 	Gen []uint32

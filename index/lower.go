@@ -10,14 +10,23 @@ import (
 // costs one int64 per node and resource.
 const maxLowThresholds = 32
 
-// initLow picks the thresholds (the priorities of pending pods that may
-// preempt, the most common ones when there are too many) and sizes Low.
-// Every resource column must exist.
+// initLow picks the thresholds (the priorities in use, the most common ones
+// when there are too many) and sizes Low and MaxOne; nothing when no
+// pending pod may preempt. Every resource column must exist.
 func (c *Cluster) initLow() {
-	count := map[int32]int{}
+	preemptor := false
 	for i := range c.Pods {
 		p := &c.Pods[i]
-		if p.NodeName == "" && p.Rejected == "" && p.PreemptionPolicy != PreemptNever {
+		preemptor = preemptor || p.NodeName == "" && p.Rejected == "" && p.PreemptionPolicy != PreemptNever
+	}
+	if !preemptor {
+		return
+	}
+	// Every priority in use is a threshold, so sums "up to a victim's
+	// priority" exist as well as "below the preemptor's".
+	count := map[int32]int{}
+	for i := range c.Pods {
+		if p := &c.Pods[i]; p.Rejected == "" {
 			count[p.Priority]++
 		}
 	}
@@ -40,8 +49,10 @@ func (c *Cluster) initLow() {
 		return
 	}
 	c.Low = make([][]int64, len(prios)*len(c.ResNames))
+	c.MaxOne = make([][]int64, len(prios)*len(c.ResNames))
 	for i := range c.Low {
 		c.Low[i] = make([]int64, len(c.Nodes))
+		c.MaxOne[i] = make([]int64, len(c.Nodes))
 	}
 	c.lowFrom = make([]uint8, len(c.Pods))
 	for i := range c.Pods {
@@ -63,7 +74,19 @@ func (c *Cluster) addLow(p PodID, n NodeID, d *Demand, sign int64) {
 		for _, rv := range d.Req {
 			col[rv.Res][n] += sign * rv.Val
 		}
+		if sign > 0 {
+			one := c.MaxOne[j*nres:]
+			for _, rv := range d.Req {
+				one[rv.Res][n] = max(one[rv.Res][n], rv.Val)
+			}
+		}
 	}
+}
+
+// MaxRequest returns at least the largest request of resource r by one pod
+// of priority below LowPrio[j] on node n (the largest ever bound there).
+func (c *Cluster) MaxRequest(j int, r int32, n NodeID) int64 {
+	return c.MaxOne[j*len(c.ResNames)+int(r)][n]
 }
 
 // LowIndex returns the threshold index of preemptor priority prio, or -1

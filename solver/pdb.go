@@ -2,6 +2,7 @@ package solver
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,7 +21,11 @@ type pdbState struct {
 	pdbs    []index.PDB
 	sels    []labels.Selector // nil: matches nothing (nil, empty or invalid selector)
 	allowed []int32
-	byNS    map[string][]int32
+	// byLabel finds budgets through one label their selector requires
+	// (namespace, key, value); scan lists, per namespace, those whose
+	// selector requires no label value (expressions only).
+	byLabel map[pdbLabel][]int32
+	scan    map[string][]int32
 	// of caches each pod's budgets: ofDone marks computed entries.
 	ofPods [][]int32
 	ofDone []bool
@@ -35,7 +40,7 @@ func (s *Solver) pdbs() *pdbState {
 		return s.pdb
 	}
 	c := s.c
-	pd := &pdbState{pdbs: c.PDBs, byNS: map[string][]int32{}, ofPods: make([][]int32, len(c.Pods)), ofDone: make([]bool, len(c.Pods))}
+	pd := &pdbState{pdbs: c.PDBs, byLabel: map[pdbLabel][]int32{}, scan: map[string][]int32{}, ofPods: make([][]int32, len(c.Pods)), ofDone: make([]bool, len(c.Pods))}
 	for i := range c.PDBs {
 		b := &c.PDBs[i]
 		var sel labels.Selector
@@ -43,7 +48,15 @@ func (s *Solver) pdbs() *pdbState {
 			sel = selectorOf(b.Selector)
 		}
 		pd.sels = append(pd.sels, sel)
-		pd.byNS[b.Namespace] = append(pd.byNS[b.Namespace], int32(i))
+		if sel == nil {
+			continue // matches nothing
+		}
+		if k, ok := anchorKey(b.Selector); ok {
+			l := pdbLabel{ns: b.Namespace, key: k, value: b.Selector.MatchLabels[k]}
+			pd.byLabel[l] = append(pd.byLabel[l], int32(i))
+		} else {
+			pd.scan[b.Namespace] = append(pd.scan[b.Namespace], int32(i))
+		}
 	}
 	pd.allowed = make([]int32, len(c.PDBs))
 	var pending []int32 // budgets computed from the spec
@@ -58,12 +71,11 @@ func (s *Solver) pdbs() *pdbState {
 		healthy := make([]int, len(c.PDBs))
 		expected := make([]int, len(c.PDBs))
 		for p := range c.Pods {
-			pp := &c.Pods[p]
-			if pp.Rejected != "" || len(pp.Labels) == 0 {
+			if c.Pods[p].Rejected != "" {
 				continue
 			}
-			for _, k := range pd.byNS[pp.Namespace] {
-				if c.PDBs[k].DisruptionsAllowed >= 0 || pd.sels[k] == nil || !pd.sels[k].Matches(labels.Set(pp.Labels)) {
+			for _, k := range pd.match(&c.Pods[p], nil) {
+				if c.PDBs[k].DisruptionsAllowed >= 0 {
 					continue
 				}
 				expected[k]++
@@ -126,16 +138,47 @@ func (pd *pdbState) of(s *Solver, p index.PodID) []int32 {
 	if pd.ofDone[p] {
 		return pd.ofPods[p]
 	}
-	pp := &s.c.Pods[p]
-	var out []int32
-	if len(pp.Labels) > 0 {
-		for _, k := range pd.byNS[pp.Namespace] {
-			if pd.sels[k] != nil && pd.sels[k].Matches(labels.Set(pp.Labels)) {
-				out = append(out, k)
+	out := pd.match(&s.c.Pods[p], nil)
+	pd.ofPods[p], pd.ofDone[p] = out, true
+	return out
+}
+
+// pdbLabel is a namespace and one label.
+type pdbLabel struct{ ns, key, value string }
+
+// anchorKey picks the matchLabels key a selector is indexed by: the least
+// key, for determinism.
+func anchorKey(ls *index.LabelSelector) (string, bool) {
+	best, ok := "", false
+	for k := range ls.MatchLabels {
+		if !ok || k < best {
+			best, ok = k, true
+		}
+	}
+	return best, ok
+}
+
+// match appends to out the budgets whose selector matches pod p, in budget
+// order.
+func (pd *pdbState) match(p *index.Pod, out []int32) []int32 {
+	if len(p.Labels) == 0 {
+		return out // a pod without labels matches no budget
+	}
+	set := labels.Set(p.Labels)
+	start := len(out)
+	for k, v := range p.Labels {
+		for _, b := range pd.byLabel[pdbLabel{p.Namespace, k, v}] {
+			if pd.sels[b].Matches(set) {
+				out = append(out, b)
 			}
 		}
 	}
-	pd.ofPods[p], pd.ofDone[p] = out, true
+	for _, b := range pd.scan[p.Namespace] {
+		if pd.sels[b].Matches(set) {
+			out = append(out, b)
+		}
+	}
+	slices.Sort(out[start:])
 	return out
 }
 

@@ -56,6 +56,9 @@ type candidate struct {
 	node    index.NodeID
 	gen     uint32 // node generation when evaluated
 	epoch   uint32 // PDB epoch when evaluated
+	// exact is false for a lower bound on the first four criteria (start
+	// unknown), found in O(1) from the node's lower-priority sums.
+	exact bool
 }
 
 // betterCand orders candidates, best first.
@@ -69,6 +72,8 @@ func betterCand(a, b *candidate) bool {
 		return a.sum < b.sum
 	case a.count != b.count:
 		return a.count < b.count
+	case a.exact != b.exact:
+		return a.exact // evaluated nodes first: start decides among them
 	case a.start != b.start:
 		return a.start > b.start
 	}
@@ -98,9 +103,20 @@ func (h *candHeap) pop() {
 	a := *h
 	n := len(a) - 1
 	a[0] = a[n]
-	a = a[:n]
-	*h = a
-	for i := 0; ; {
+	*h = a[:n]
+	h.down(0)
+}
+
+// init orders the heap in O(n).
+func (h candHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h candHeap) down(i int) {
+	a, n := h, len(h)
+	for {
 		l := 2*i + 1
 		if l >= n {
 			return
@@ -159,6 +175,7 @@ type preemption struct {
 	stamp     []uint32
 	stampNow  uint32
 	victimBuf []index.PodID
+	sample    []index.NodeID
 }
 
 // podReq returns bound pod p's requests by column (cached).
@@ -212,9 +229,10 @@ func (s *Solver) portsClash(q index.PodID, ports []index.PortKey) bool {
 
 // evalNode dry-runs preemption of class cl (priority prio) on node n, a node
 // of the class's feasible set that the pod does not fit now. It returns the
-// candidate, or the failure bits; with keep, the victims are left in
-// s.pre.vs (those with victim set... see collect).
-func (s *Solver) evalNode(cl *class, prio int32, n index.NodeID) (candidate, uint64) {
+// candidate, or the failure bits. With exact the candidate is evaluated in
+// full and its victims are left in s.pre.vs, most important first;
+// otherwise it is a lower bound (see lowerBound).
+func (s *Solver) evalNode(cl *class, prio int32, n index.NodeID, exact bool) (candidate, uint64) {
 	c := s.c
 	d := &cl.demand
 	// NodePorts runs before NodeResourcesFit: a port clash makes the node a
@@ -254,12 +272,56 @@ func (s *Solver) evalNode(cl *class, prio int32, n index.NodeID) (candidate, uin
 	if mask != 0 {
 		return candidate{}, mask
 	}
+	if !exact {
+		return s.lowerBound(cl, prio, n, j), 0
+	}
 	return s.selectVictims(cl, prio, n, j, slackPods), 0
 }
 
+// lowerBound bounds node n's criteria from below without looking at its
+// pods: the highest victim priority is at least the lowest priority p such
+// that removing every pod below the next priority in use makes room; the
+// victims are at least as many as any one resource's deficit needs, given
+// the largest request of a lower-priority pod there; each victim adds at
+// least the lowest priority in use to the sum. j >= 0 is the preemptor's
+// threshold.
+func (s *Solver) lowerBound(cl *class, prio int32, n index.NodeID, j int) candidate {
+	c := s.c
+	d := &cl.demand
+	out := candidate{node: n, gen: c.Gen[n], maxPrio: math.MinInt32, count: 1}
+	if j < 0 {
+		return out // no sums for this priority: the weakest bound
+	}
+	for k := 0; k <= j; k++ {
+		fits := c.Req[index.ResPods][n]-c.LowerRequested(k, c.LowPrio[k], index.ResPods, n)+1 <= c.Alloc[index.ResPods][n]
+		for _, rv := range d.Req {
+			if !fits {
+				break
+			}
+			fits = c.Req[rv.Res][n]-c.LowerRequested(k, c.LowPrio[k], rv.Res, n)+rv.Val <= c.Alloc[rv.Res][n]
+		}
+		if fits {
+			if k > 0 {
+				out.maxPrio = c.LowPrio[k-1]
+			}
+			break
+		}
+	}
+	count := c.Req[index.ResPods][n] + 1 - c.Alloc[index.ResPods][n]
+	for _, rv := range d.Req {
+		if deficit := c.Req[rv.Res][n] + rv.Val - c.Alloc[rv.Res][n]; deficit > 0 {
+			if one := c.MaxRequest(j, rv.Res, n); one > 0 {
+				count = max(count, (deficit+one-1)/one)
+			}
+		}
+	}
+	out.count = int32(max(1, min(count, math.MaxInt32)))
+	out.sum = int64(out.maxPrio) + math.MaxInt32 + 1 + int64(out.count-1)*(int64(s.minPrio)+math.MaxInt32+1)
+	return out
+}
+
 // selectVictims finds the minimal victims on candidate node n by reprieve
-// and returns the node's criteria; the victims are s.pre.vs[:count] after
-// the call... see victimsOf.
+// and returns the node's criteria; the victims are left in s.pre.vs.
 func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, slackPods int64) candidate {
 	c := s.c
 	d := &cl.demand
@@ -318,7 +380,7 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 	for i, rv := range d.Req[:min(len(d.Req), len(slack))] {
 		slack[i] = c.Alloc[rv.Res][n] - (c.Req[rv.Res][n] - c.LowerRequested(j, prio, rv.Res, n)) - rv.Val
 	}
-	out := candidate{node: n, gen: c.Gen[n], maxPrio: math.MinInt32, start: math.MaxInt64}
+	out := candidate{node: n, gen: c.Gen[n], maxPrio: math.MinInt32, start: math.MaxInt64, exact: true}
 	k := 0 // victims are compacted to vs[:k]
 	for i := range vs {
 		v := vs[i]
@@ -398,13 +460,14 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (index.NodeID, []index.PodI
 			continue
 		}
 		ps.heap.pop()
-		fresh, mask := s.evalNode(cl, prio, top.node)
+		fresh, mask := s.evalNode(cl, prio, top.node, true)
 		if mask != 0 {
 			ps.setMask(top.node, mask) // cannot happen with an unchanged node; be safe
 			continue
 		}
-		if !sameCand(&fresh, &top) {
-			// A PDB budget shrank since: re-rank the node.
+		if !top.exact || !sameCand(&fresh, &top) {
+			// A bound, or a PDB budget shrank since: rank the node by its
+			// evaluation.
 			ps.heap.push(fresh)
 			continue
 		}
@@ -419,16 +482,38 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (index.NodeID, []index.PodI
 	return 0, nil, false
 }
 
-// buildCandidates evaluates every node of the class's feasible set.
+// sampleSize is how many of the best nodes by bound a build evaluates in
+// full: kube-scheduler's minimum number of dry-run candidates. Among nodes
+// equal in the first four criteria the latest start decides over the
+// evaluated ones.
+const sampleSize = 100
+
+// buildCandidates bounds every node of the class's feasible set and
+// evaluates the best sampleSize of them.
 func (s *Solver) buildCandidates(cl *class, ps *preState, prio int32) {
 	ps.heap = ps.heap[:0]
 	dense := cl.g.denseFeasible(s.c.NumNodes())
 	for wi, word := range dense {
 		for ; word != 0; word &= word - 1 {
 			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
-			s.evalInto(cl, ps, prio, n)
+			cand, mask := s.evalNode(cl, prio, n, false)
+			ps.setMask(n, mask)
+			if mask == 0 {
+				ps.heap = append(ps.heap, cand)
+			}
 		}
 	}
+	ps.heap.init()
+	sample := s.pre.sample[:0]
+	for len(sample) < sampleSize && len(ps.heap) > 0 && !ps.heap[0].exact {
+		sample = append(sample, ps.heap[0].node)
+		ps.heap.pop()
+	}
+	for _, n := range sample {
+		cand, _ := s.evalNode(cl, prio, n, true)
+		ps.heap.push(cand)
+	}
+	s.pre.sample = sample
 	ps.built = true
 	ps.cursor = len(s.c.Changes)
 }
@@ -451,7 +536,7 @@ func (s *Solver) syncCandidates(cl *class, ps *preState, prio int32) {
 }
 
 func (s *Solver) evalInto(cl *class, ps *preState, prio int32, n index.NodeID) {
-	cand, mask := s.evalNode(cl, prio, n)
+	cand, mask := s.evalNode(cl, prio, n, false)
 	ps.setMask(n, mask)
 	if mask == 0 {
 		ps.heap.push(cand)

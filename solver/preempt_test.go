@@ -380,3 +380,60 @@ func TestPreemptionProperty(t *testing.T) {
 		}
 	}
 }
+
+// TestLowerBoundNeverAboveExact checks the O(1) bound against the full
+// evaluation on random nodes: on the first four criteria (PDB violations,
+// highest victim priority, priority sum, victims) the bound is never worse.
+func TestLowerBoundNeverAboveExact(t *testing.T) {
+	checked := 0
+	for seed := range uint64(60) {
+		r := rand.New(rand.NewPCG(seed, 11))
+		var nodes []index.Node
+		for i := range 6 {
+			nodes = append(nodes, makeNode(fmt.Sprintf("n%d", i)).alloc("cpu", int64(1000+r.IntN(6)*500)).alloc("memory", int64(1000+r.IntN(6)*500)).alloc("pods", int64(3+r.IntN(8))).obj())
+		}
+		var pods []index.Pod
+		for i := range 40 {
+			b := makePod(fmt.Sprintf("r%d", i)).req("cpu", int64(50*(1+r.IntN(20)))).req("memory", int64(50*(1+r.IntN(20)))).priority(int32(r.IntN(6)*10-20)).started(int64(r.IntN(9))).label("app", fmt.Sprint(r.IntN(3)))
+			pods = append(pods, b.on(nodes[r.IntN(len(nodes))].Name).obj())
+		}
+		for i := range 5 {
+			pods = append(pods, makePod(fmt.Sprintf("p%d", i)).req("cpu", int64(100*(1+r.IntN(20)))).req("memory", int64(100*(1+r.IntN(10)))).priority(int32(r.IntN(6)*10)).obj())
+		}
+		in := &index.Input{Nodes: nodes, Pods: pods, PDBs: []index.PDB{{Namespace: "default", Name: "b", Selector: &index.LabelSelector{MatchLabels: map[string]string{"app": "1"}}, DisruptionsAllowed: int32(r.IntN(3))}}}
+		c, err := index.Build(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := newSolver(c, Config{Seed: 1})
+		queue := Queue(c)
+		classOf := s.classify(queue)
+		s.awaitGroups()
+		for i, pid := range queue {
+			cl := s.classes[classOf[i]]
+			prio := c.Pods[pid].Priority
+			for n := range c.NumNodes() {
+				if s.fits(index.NodeID(n), cl) {
+					continue
+				}
+				bound, m1 := s.evalNode(cl, prio, index.NodeID(n), false)
+				exact, m2 := s.evalNode(cl, prio, index.NodeID(n), true)
+				if m1 != m2 {
+					t.Fatalf("seed %d: masks differ: %b %b", seed, m1, m2)
+				}
+				if m1 != 0 {
+					continue
+				}
+				checked++
+				b, e := bound, exact
+				b.exact, e.exact, b.start, e.start, b.node, e.node = true, true, 0, 0, 0, 1
+				if betterCand(&e, &b) {
+					t.Fatalf("seed %d pod %s node %d: bound %+v above exact %+v", seed, c.Pods[pid].Name, n, bound, exact)
+				}
+			}
+		}
+	}
+	if checked < 200 {
+		t.Errorf("only %d candidate nodes checked", checked)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
+	"math"
 	"math/bits"
 	"runtime"
 	"slices"
@@ -123,12 +124,18 @@ type Solver struct {
 	// pre and pdb hold the preemption state (see preempt.go, pdb.go).
 	pre preemption
 	pdb *pdbState
+	// minPrio is the lowest priority of any pod (for preemption bounds).
+	minPrio int32
 }
 
 // newSolver prepares a solver over c.
 func newSolver(c *index.Cluster, cfg Config) *Solver {
 	n := c.NumNodes()
 	s := &Solver{c: c, cfg: cfg, buf: make([]uint32, 256), hot: make([]nodeHot, n), bounds: make([]nodeBound, n), bound: make([]int16, n)}
+	s.minPrio = math.MaxInt32
+	for i := range c.Pods {
+		s.minPrio = min(s.minPrio, c.Pods[i].Priority)
+	}
 	s.fitA, s.fitS = 1, -1
 	if cfg.Strategy == MostAllocated {
 		s.fitA, s.fitS = 0, 1

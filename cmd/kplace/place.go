@@ -184,6 +184,9 @@ func printSummary(w io.Writer, r *export.Report) {
 	c, t := r.Counts, r.Timings
 	fmt.Fprintf(w, "kplace: %d nodes, %d pods bound before, %d pending\n", c.Nodes, c.BoundBefore, c.Pending)
 	fmt.Fprintf(w, "  placed          %8d\n", c.Placed)
+	if c.Preemptors > 0 {
+		fmt.Fprintf(w, "  by preemption   %8d  (%d lower-priority pods evicted)\n", c.Preemptors, c.Evicted)
+	}
 	fmt.Fprintf(w, "  unschedulable   %8d\n", c.Unschedulable)
 	if c.Unsupported > 0 {
 		fmt.Fprintf(w, "  unsupported     %8d\n", c.Unsupported)
