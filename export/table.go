@@ -86,6 +86,12 @@ func writeTable(w io.Writer, c *index.Cluster, res *solver.Result, f Format, mem
 		props := parquet.NewWriterProperties(
 			parquet.WithCompression(compress.Codecs.Zstd),
 			parquet.WithMaxRowGroupLength(int64(batch)),
+			// Dictionary encoding, except for the columns unique per
+			// row: there it only costs time, and the plain values
+			// compress better.
+			parquet.WithDictionaryFor(TableSchema.Field(colName).Name, false),
+			parquet.WithDictionaryFor(TableSchema.Field(colUID).Name, false),
+			parquet.WithDictionaryFor(TableSchema.Field(colSeq).Name, false),
 			parquet.WithAllocator(mem))
 		// bw has no Close, so the Parquet writer's Close leaves w open.
 		tw, err = pqarrow.NewFileWriter(TableSchema, bw, props,
@@ -110,12 +116,16 @@ func writeTable(w io.Writer, c *index.Cluster, res *solver.Result, f Format, mem
 // tableBuilder builds the placement table one batch at a time and hands
 // each full batch to out.
 type tableBuilder struct {
-	batch, rows int
-	out         recordWriter
-	str         [numCols]*array.StringBuilder // the utf8 columns; nil for the others
-	priority    *array.Int32Builder
-	score, seq  *array.Int64Builder
-	cols        []arrow.Array
+	// batch is the rows per batch, rows those built in the current one,
+	// left those not built yet.
+	batch, rows, left int
+	out               recordWriter
+	str               [numCols]*array.StringBuilder // the utf8 columns; nil for the others
+	// dataLen is each utf8 column's data length in the last batch.
+	dataLen    [numCols]int
+	priority   *array.Int32Builder
+	score, seq *array.Int64Builder
+	cols       []arrow.Array
 }
 
 func newTableBuilder(mem memory.Allocator, batch int, out recordWriter) *tableBuilder {
@@ -150,6 +160,8 @@ func (tb *tableBuilder) release() {
 // appendResult appends every row: the commits in commit order, then
 // res.Pending in its order, then c.Rejected; and writes the last batch.
 func (tb *tableBuilder) appendResult(c *index.Cluster, res *solver.Result) error {
+	tb.left = len(res.Commits) + len(res.Pending) + len(c.Rejected)
+	tb.reserve()
 	for i := range res.Commits {
 		cm := &res.Commits[i]
 		p := &c.Pods[cm.Pod]
@@ -214,10 +226,34 @@ func (tb *tableBuilder) appendPending(p *index.Pod, kind, reason string) error {
 // endRow counts a row and writes the batch when it is full.
 func (tb *tableBuilder) endRow() error {
 	tb.rows++
+	tb.left--
 	if tb.rows < tb.batch {
 		return nil
 	}
-	return tb.flush()
+	if err := tb.flush(); err != nil {
+		return err
+	}
+	tb.reserve()
+	return nil
+}
+
+// reserve sizes the builders for the next batch: its number of rows and,
+// for each utf8 column, the data length of the batch before; so a batch's
+// buffers are mostly allocated once rather than grown by doubling.
+func (tb *tableBuilder) reserve() {
+	n := min(tb.batch, tb.left)
+	if n == 0 {
+		return
+	}
+	for i, b := range tb.str {
+		if b != nil {
+			b.Reserve(n)
+			b.ReserveData(tb.dataLen[i])
+		}
+	}
+	tb.priority.Reserve(n)
+	tb.score.Reserve(n)
+	tb.seq.Reserve(n)
 }
 
 // flush writes the rows built so far as one record batch, if there are any.
@@ -227,6 +263,7 @@ func (tb *tableBuilder) flush() error {
 	}
 	for i, b := range tb.str {
 		if b != nil {
+			tb.dataLen[i] = b.DataLen()
 			tb.cols[i] = b.NewArray()
 		}
 	}
