@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/kplace/kplace/index"
 	"github.com/kplace/kplace/solver"
 )
@@ -17,17 +18,30 @@ type Format string
 
 // Formats.
 const (
-	FormatList  Format = "list"  // a JSON v1 List, one item per line
-	FormatJSONL Format = "jsonl" // one object per line
+	FormatList    Format = "list"    // a JSON v1 List, one item per line
+	FormatJSONL   Format = "jsonl"   // one object per line
+	FormatArrow   Format = "arrow"   // the placement table, Arrow IPC file format
+	FormatParquet Format = "parquet" // the placement table, Parquet
 )
 
 // ParseFormat checks a --format value.
 func ParseFormat(s string) (Format, error) {
 	switch Format(s) {
-	case FormatList, FormatJSONL:
+	case FormatList, FormatJSONL, FormatArrow, FormatParquet:
 		return Format(s), nil
 	}
-	return "", fmt.Errorf("unknown format %q (want list or jsonl)", s)
+	return "", fmt.Errorf("unknown format %q (want list, jsonl, arrow or parquet)", s)
+}
+
+// WriteResult writes res over c in format f: the commits as Binding and
+// Eviction objects (list, jsonl), or the placement table, one row per pod
+// outcome (arrow, parquet).
+func WriteResult(w io.Writer, c *index.Cluster, res *solver.Result, f Format) error {
+	switch f {
+	case FormatArrow, FormatParquet:
+		return writeTable(w, c, res, f, memory.DefaultAllocator, tableBatch)
+	}
+	return WriteCommits(w, c, res, f)
 }
 
 // WriteCommits writes res's commits in order as Binding (v1) and Eviction

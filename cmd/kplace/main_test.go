@@ -145,7 +145,13 @@ func TestUsageErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}
 	}
-	if code, stderr := runCapture(t, "place", "--help"); code != 0 || !strings.Contains(stderr, "--strategy") {
+	code, stderr := runCapture(t, "place", "--help")
+	if code != 0 || !strings.Contains(stderr, "--strategy") {
 		t.Errorf("place --help: exit %d, output %q", code, stderr)
+	}
+	for _, f := range []string{"list", "jsonl", "arrow", "parquet"} {
+		if !strings.Contains(stderr, f) {
+			t.Errorf("place --help does not name the format %s", f)
+		}
 	}
 }

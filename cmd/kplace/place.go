@@ -40,9 +40,10 @@ func cmdPlace(args []string) int {
 	fs.SortFlags = false
 	paths := fs.StringArrayP("filename", "f", nil, "input file or directory (repeatable): JSON or YAML, List/typed list/objects/multi-doc, optionally .gz or .zst")
 	sample := fs.Bool("sample", false, "place the bundled sample cluster (generated deterministically) instead of -f")
-	out := fs.StringP("output", "o", "", `result file: Bindings in commit order ("-" for stdout; default: none)`)
+	out := fs.StringP("output", "o", "", `result file: Bindings in commit order, or the placement table with --format arrow|parquet ("-" for stdout; default: none)`)
 	report := fs.String("report", "", "JSON report: counts, timings, reason for every pod left pending")
-	format := fs.String("format", "list", "result format: list (a JSON v1 List) or jsonl (one object per line)")
+	format := fs.String("format", "list", "result format: list (a JSON v1 List of Bindings), jsonl (one object per line),\n"+
+		"arrow (the placement table, one row per pod outcome: Arrow IPC file, zstd) or parquet (the same table)")
 	strategy := fs.String("strategy", "least-allocated", "NodeResourcesFit scoring: least-allocated (spread) or most-allocated (bin packing)")
 	seed := fs.Uint64("seed", 1, "seed for deterministic tie-breaking between equally scored nodes")
 	admission := fs.Bool("admission-defaults", true, "add the DefaultTolerationSeconds tolerations (not-ready, unreachable: 300s) to pending pods, as the API server does")
@@ -52,7 +53,8 @@ func cmdPlace(args []string) int {
 	fs.Usage = func() {
 		fmt.Fprintf(os.Stderr, "Usage: kplace place -f FILE|DIR [-f ...] [-o result.json] [--report report.json] [flags]\n\n"+
 			"Places every pending pod (no spec.nodeName) of the input on its nodes, highest priority first,\n"+
-			"and writes the Bindings in commit order. Pods left pending get kube-scheduler's reason.\n\nFlags:\n")
+			"and writes the Bindings in commit order (or, with --format arrow|parquet, a table of every pod's\n"+
+			"outcome). Pods left pending get kube-scheduler's reason.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -159,7 +161,7 @@ func place(cfg placeConfig) (*placeStats, error) {
 	t3 := time.Now()
 	if cfg.out != "" {
 		err := export.WriteFileAtomic(cfg.out, func(w io.Writer) error {
-			return export.WriteCommits(w, c, res, cfg.format)
+			return export.WriteResult(w, c, res, cfg.format)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("write %s: %w", cfg.out, err)

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/ipc"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet"
+	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+)
+
+// genSmall generates a small mixed cluster into dir and returns its path.
+func genSmall(t *testing.T, dir string) string {
+	t.Helper()
+	in := filepath.Join(dir, "cluster.json")
+	if code, stderr := runCapture(t, "gen", "--profile", "mixed", "--nodes", "40", "--pods", "600", "--seed", "3", "-o", in); code != 0 {
+		t.Fatalf("gen: exit %d: %s", code, stderr)
+	}
+	return in
+}
+
+// TestPlaceParquet places a generated cluster with --format parquet and
+// reads the table back: one row per pod outcome, as many bind rows as the
+// report counts placed pods.
+func TestPlaceParquet(t *testing.T) {
+	dir := t.TempDir()
+	in := genSmall(t, dir)
+	out, rep := filepath.Join(dir, "x.parquet"), filepath.Join(dir, "report.json")
+	if code, stderr := runCapture(t, "place", "-q", "-f", in, "--format", "parquet", "-o", out, "--report", rep); code != 0 {
+		t.Fatalf("place: exit %d: %s", code, stderr)
+	}
+	var r struct {
+		Counts struct{ Pending, Placed, Evicted, Rejected int }
+	}
+	b, err := os.ReadFile(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tbl, err := pqarrow.ReadTable(context.Background(), f, parquet.NewReaderProperties(nil), pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Release()
+	actions := map[string]int{}
+	col := tbl.Schema().FieldIndices("action")
+	if len(col) != 1 {
+		t.Fatalf("no action column in %v", tbl.Schema())
+	}
+	for _, chunk := range tbl.Column(col[0]).Data().Chunks() {
+		a := chunk.(*array.String)
+		for i := 0; i < a.Len(); i++ {
+			actions[a.Value(i)]++
+		}
+	}
+	if r.Counts.Placed == 0 || actions["bind"] != r.Counts.Placed {
+		t.Errorf("%d bind rows, report: %d placed", actions["bind"], r.Counts.Placed)
+	}
+	if rows, want := int(tbl.NumRows()), r.Counts.Pending+r.Counts.Evicted+r.Counts.Rejected; rows != want {
+		t.Errorf("%d rows, want %d (pending %d + evicted %d + rejected %d)", rows, want, r.Counts.Pending, r.Counts.Evicted, r.Counts.Rejected)
+	}
+}
+
+// TestPlaceArrowStdout writes the Arrow IPC file to stdout, a pipe: the
+// bytes must equal the file written with -o FILE, and open as an IPC file.
+func TestPlaceArrowStdout(t *testing.T) {
+	dir := t.TempDir()
+	in := genSmall(t, dir)
+	out := filepath.Join(dir, "r.arrow")
+	if code, stderr := runCapture(t, "place", "-q", "-f", in, "--format", "arrow", "-o", out); code != 0 {
+		t.Fatalf("place: exit %d: %s", code, stderr)
+	}
+	want, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stdout
+	os.Stdout = w
+	done := make(chan []byte)
+	go func() {
+		b, _ := io.ReadAll(r)
+		done <- b
+	}()
+	code, stderr := runCapture(t, "place", "-q", "-f", in, "--format", "arrow", "-o", "-")
+	w.Close()
+	os.Stdout = old
+	got := <-done
+	if code != 0 {
+		t.Fatalf("place -o -: exit %d: %s", code, stderr)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("stdout (%d bytes) differs from the file (%d bytes)", len(got), len(want))
+	}
+	fr, err := ipc.NewFileReader(bytes.NewReader(got))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fr.Close()
+	if fr.NumRecords() == 0 {
+		t.Error("no record batch")
+	}
+}
