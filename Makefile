@@ -6,7 +6,7 @@ SCEN    := .scenarios
 # The oracle checker lives beside the project (../shared/oracle).
 ORACLE_SRC ?= ../shared/oracle
 
-.PHONY: build run test bench lint fuzz conformance clean
+.PHONY: build run test bench lint fuzz conformance preemption-compare clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/kplace
@@ -42,7 +42,7 @@ fuzz:
 # Replay kplace's results on the sample scenarios through the real
 # kube-scheduler filters (../shared/oracle validate -strict): any violation
 # or any pending pod that a node could still take fails the target.
-CONFORMANCE_CASES ?= taints:1000:5000 affinity:1000:5000 resources:1000:5000 mixed:1000:5000
+CONFORMANCE_CASES ?= taints:1000:5000 affinity:1000:5000 resources:1000:5000 mixed:1000:5000 preemption:1000:5000
 conformance: build
 	@mkdir -p bin $(SCEN)
 	$(GO) build -C $(ORACLE_SRC) -o $(CURDIR)/$(ORACLE) .
@@ -54,6 +54,24 @@ conformance: build
 	  ./$(BIN) place -q -f $$f -o $$f.result.json --report $$f.report.json; \
 	  ./$(ORACLE) validate -in $$f -result $$f.result.json -json $$f.validate.json -strict -score-sample 200; \
 	done
+
+# Preemption against the real scheduler: both place the same preemption
+# snapshot (200 nodes filled to 95%, 600 pending pods of mixed priority;
+# oracle schedule needs ~15 s here, far more on larger ones); kplace must be
+# valid and evict no more pods than kube-scheduler did.
+PREEMPT_CASE ?= 200:600
+preemption-compare: build
+	@mkdir -p bin $(SCEN)
+	$(GO) build -C $(ORACLE_SRC) -o $(CURDIR)/$(ORACLE) .
+	@set -e; n=$${PREEMPT_CASE%%:*}; m=$${PREEMPT_CASE#*:}; f=$(SCEN)/preemption-$$n-$$m.json; \
+	./$(BIN) gen --profile preemption --nodes $$n --pods $$m --seed 1 -o $$f; \
+	./$(BIN) place -q -f $$f -o $$f.result.json --report $$f.report.json; \
+	./$(ORACLE) validate -in $$f -result $$f.result.json -strict -score-sample 0; \
+	./$(ORACLE) schedule -in $$f -out $$f.oracle.json; \
+	k=$$(grep -c '"kind":"Eviction"' $$f.result.json || true); o=$$(grep -c '"kind":"Eviction"' $$f.oracle.json || true); \
+	kb=$$(grep -c '"kind":"Binding"' $$f.result.json || true); ob=$$(grep -c '"kind":"Binding"' $$f.oracle.json || true); \
+	echo "evictions: kplace $$k, kube-scheduler $$o; bindings: kplace $$kb, kube-scheduler $$ob"; \
+	test $$k -le $$o
 
 clean:
 	rm -rf bin $(SCEN) sample-result.json sample-report.json

@@ -41,6 +41,7 @@ type group struct {
 	// ttTop and naTop are the highest rawTT and rawNA on feasible nodes.
 	ttTop, naTop int32
 	pods         int // pods of the group still to be placed
+	failures     int // pods of the group left unschedulable
 	// ready is closed once init has filled the group (see initGroups).
 	ready chan struct{}
 }
@@ -176,6 +177,9 @@ func (e *keyEncoder) encode(p *index.Pod) ([]byte, int) {
 		e.str(hp.Protocol)
 		e.num(int64(hp.Port))
 	}
+	// Preemption depends on both: the victims, and whether to try.
+	e.num(int64(p.Priority))
+	e.str(p.PreemptionPolicy)
 	return e.buf, static
 }
 

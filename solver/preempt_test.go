@@ -437,3 +437,23 @@ func TestLowerBoundNeverAboveExact(t *testing.T) {
 		t.Errorf("only %d candidate nodes checked", checked)
 	}
 }
+
+func TestClassesSplitByPriority(t *testing.T) {
+	// Equal pods but for priority and preemption policy: each keeps its
+	// own preemption outcome.
+	nodes := []index.Node{makeNode("n1").alloc("cpu", 1000).obj()}
+	pods := []index.Pod{
+		makePod("low").req("cpu", 1000).priority(10).on("n1").obj(),
+		makePod("mid").req("cpu", 1000).priority(10).created(1).obj(),
+		makePod("never").req("cpu", 1000).priority(100).never().created(2).obj(),
+		makePod("high").req("cpu", 1000).priority(100).created(3).obj(),
+	}
+	got, c, res := solve(t, nodes, pods)
+	checkTrace(t, c, res, "evict low@n1<-high", "bind high@n1")
+	if !strings.HasSuffix(got["never"], "preemption: not eligible due to preemptionPolicy=Never.") {
+		t.Errorf("never: %q", got["never"])
+	}
+	if !strings.HasSuffix(got["mid"], "1 No preemption victims found for incoming pod.") {
+		t.Errorf("mid: %q", got["mid"])
+	}
+}

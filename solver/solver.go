@@ -93,8 +93,9 @@ type Result struct {
 	// have held the best node; Builds counts every heap build (each one
 	// scans the class's feasible nodes).
 	Rebuilds, Builds int
-	// Preemptions counts pods bound after evicting lower-priority pods.
-	Preemptions int
+	// Preemptions counts pods bound after evicting lower-priority pods;
+	// Retried counts pods placed on their second turn (see retry).
+	Preemptions, Retried int
 }
 
 // Solver runs one batch over a cluster. It mutates the cluster.
@@ -194,18 +195,22 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 				failed = append(failed, cl)
 			}
 			cl.failures++
+			cl.g.failures++
 			failedAt = append(failedAt, classOf[i])
 			res.Pending = append(res.Pending, Pending{Pod: pid, Kind: Unschedulable})
 		}
-		if cl.pods == 0 {
+		if cl.pods == 0 && cl.failures == 0 {
 			cl.heap, cl.rawTT, cl.rawNA = nil, nil, nil // release: the class has no pod left
 			if cl.pre != nil {
 				cl.pre.heap = nil // the failure bits stay for the reason
 			}
 		}
-		if cl.g.pods == 0 {
+		if cl.g.pods == 0 && cl.g.failures == 0 {
 			cl.g.rawTT, cl.g.rawNA, cl.g.dense = nil, nil, nil
 		}
+	}
+	if res.Preemptions > 0 {
+		s.retry(res, &failedAt)
 	}
 	s.awaitGroups() // groups of classes that never reached place, if any
 	if cfg.Progress != nil {
@@ -215,6 +220,7 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 
 	// Reasons reflect the final state: pods left pending fit nowhere now.
 	// Reasons only read the cluster: compute them on every processor.
+	failed = slices.DeleteFunc(failed, func(cl *class) bool { return cl.failures == 0 })
 	var wg sync.WaitGroup
 	workers := min(runtime.GOMAXPROCS(0), len(failed))
 	for w := range workers {
@@ -235,6 +241,33 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 		}
 	}
 	return res
+}
+
+// retry gives the pods left unschedulable one more placement turn, in
+// queue order, once the batch is over: evictions may have freed more than
+// their preemptors took (kube-scheduler requeues unschedulable pods when
+// pods are deleted). A retry only places; it does not preempt again.
+func (s *Solver) retry(res *Result, failedAt *[]int32) {
+	k, keep, keepAt := 0, res.Pending[:0], (*failedAt)[:0]
+	for _, pd := range res.Pending {
+		if pd.Kind != Unschedulable {
+			keep = append(keep, pd)
+			continue
+		}
+		id := (*failedAt)[k]
+		k++
+		cl := s.classes[id]
+		if n, score, ok := s.place(cl, pd.Pod); ok {
+			res.Commits = append(res.Commits, Commit{Action: Bind, Pod: pd.Pod, Node: n, Score: score})
+			cl.failures--
+			cl.g.failures--
+			res.Retried++
+			continue
+		}
+		keep = append(keep, pd)
+		keepAt = append(keepAt, id)
+	}
+	res.Pending, *failedAt = keep, keepAt
 }
 
 // Queue returns the pending pods in scheduling order: priority descending,
