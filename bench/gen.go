@@ -1485,7 +1485,7 @@ func (g *gen) writeRunning() error {
 			placed++
 			used += float64(cpu)
 		}
-		if placed > 0 && g.chance(g.prof.pdbShare) {
+		if placed > 0 && g.prof.pdbShare > 0 && g.chance(g.prof.pdbShare) {
 			g.writePDB(t, placed)
 		}
 		if g.err != nil {

@@ -2,6 +2,8 @@ package bench
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"strconv"
@@ -801,6 +803,24 @@ func TestPDBs(t *testing.T) {
 		}
 		if usedCPU < 0.85*allocCPU {
 			t.Errorf("%s: running pods request %.0f of %.0f schedulable millicores; want most", p, usedCPU, allocCPU)
+		}
+	}
+}
+
+// TestOutputPinned pins the bytes of small outputs of the first profiles:
+// adding a profile or a feature must not shift the random stream of the
+// others (benchmark figures and oracle comparisons are quoted on them).
+func TestOutputPinned(t *testing.T) {
+	want := map[string]string{
+		"mixed":     "88288903f20fb0ba2596491bd1c760e89c3e0c944474087af928b431849ee629",
+		"taints":    "324c2403229e43976522e48dd60ef68ea89f688e9828e882c9f43881adb7a592",
+		"affinity":  "f9491777ccef2c4793ad5218167fd9bb3bfcdb54aa26d3d46eafab047f750a17",
+		"resources": "f29fbd3e7875d61e50ee7437881a09b043c840fa6b5789549dda7ed618af2f10",
+	}
+	for p, h := range want {
+		sum := sha256.Sum256(generate(t, GenConfig{Profile: p, Nodes: 60, Pods: 300, Running: -1, Seed: 9}))
+		if got := hex.EncodeToString(sum[:]); got != h {
+			t.Errorf("%s: sha256 %s, want %s", p, got, h)
 		}
 	}
 }

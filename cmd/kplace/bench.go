@@ -34,6 +34,10 @@ type benchCase struct {
 	Placed    int     `json:"placed"`
 	Pending   int     `json:"pending"`
 	Evicted   int     `json:"evicted"`
+	// Preemptors are pods placed by evicting others; PreemptRate is
+	// preemptors per second of solve.
+	Preemptors  int     `json:"preemptors"`
+	PreemptRate float64 `json:"preemptors_per_s"`
 }
 
 // benchInput is one generated input of the suite.
@@ -49,6 +53,7 @@ var (
 		{bench.GenConfig{Profile: "mixed", Nodes: 1000, Pods: 10000, Running: -1, Seed: 1}, ".json"},
 		{bench.GenConfig{Profile: "mixed", Nodes: 5000, Pods: 50000, Running: -1, Seed: 1}, ".json"},
 		{bench.GenConfig{Profile: "mixed", Nodes: 10000, Pods: 100000, Running: -1, Seed: 1}, ".json"},
+		{bench.GenConfig{Profile: "preemption-heavy", Nodes: 10000, Pods: 20000, Running: -1, Seed: 1}, ".json"},
 	}
 	fullSuite = append(quickSuite[:len(quickSuite):len(quickSuite)],
 		benchInput{bench.GenConfig{Profile: "mixed", Nodes: 100000, Pods: 1000000, Running: -1, Seed: 1}, ".json.zst"})
@@ -61,7 +66,7 @@ func cmdBench(args []string) int {
 	pods := fs.Int("pods", 0, "pending pods of the single case")
 	profile := fs.String("profile", "mixed", "profile of the single case: "+strings.Join(bench.Profiles(), ", "))
 	seed := fs.Uint64("seed", 1, "generator seed")
-	suiteName := fs.String("suite", "quick", "quick (1k nodes/10k pods, 5k/50k, 10k/100k) or full (adds 100k nodes/1M pods from .json.zst; about a minute and 8 GB)")
+	suiteName := fs.String("suite", "quick", "quick (mixed 1k nodes/10k pods, 5k/50k, 10k/100k; preemption-heavy 10k/20k) or full (adds 100k nodes/1M pods from .json.zst; about a minute and 8 GB)")
 	asJSON := fs.Bool("json", false, "print the table as JSON")
 	keep := fs.String("keep", "", "keep the generated inputs and results in this directory")
 	fs.Usage = func() {
@@ -125,9 +130,10 @@ func cmdBench(args []string) int {
 			IngestMs: r.Timings.Ingest, IndexMs: r.Timings.Index, SolveMs: r.Timings.Solve,
 			ExportMs: r.Timings.Export, TotalMs: r.Timings.Total, PeakRSSMB: peakRSSMB(), Mallocs: st.mallocs,
 			Placed: r.Counts.Placed, Pending: r.Counts.Unschedulable + r.Counts.Unsupported + r.Counts.Gated,
-			Evicted: r.Counts.Evicted}
+			Evicted: r.Counts.Evicted, Preemptors: r.Counts.Preemptors}
 		if row.SolveMs > 0 {
 			row.SolveRate = float64(r.Counts.Pending) / (row.SolveMs / 1000)
+			row.PreemptRate = float64(row.Preemptors) / (row.SolveMs / 1000)
 		}
 		if row.TotalMs > 0 {
 			row.TotalRate = float64(r.Counts.Pending) / (row.TotalMs / 1000)
@@ -142,12 +148,12 @@ func cmdBench(args []string) int {
 		}
 		return 0
 	}
-	fmt.Printf("%-28s %9s %8s %8s %8s %8s %9s %11s %11s %9s %10s %8s %8s\n",
-		"case", "ingest", "index", "solve", "export", "total", "gen", "solve pod/s", "total pod/s", "peak RSS", "allocs", "placed", "pending")
+	fmt.Printf("%-38s %9s %8s %8s %8s %8s %9s %11s %11s %9s %10s %8s %8s %8s %10s\n",
+		"case", "ingest", "index", "solve", "export", "total", "gen", "solve pod/s", "total pod/s", "peak RSS", "allocs", "placed", "pending", "evicted", "preempt/s")
 	for _, r := range rows {
-		fmt.Printf("%-28s %8.0fms %6.0fms %6.0fms %6.0fms %6.0fms %7.0fms %11.0f %11.0f %7.0fMB %10d %8d %8d\n",
+		fmt.Printf("%-38s %8.0fms %6.0fms %6.0fms %6.0fms %6.0fms %7.0fms %11.0f %11.0f %7.0fMB %10d %8d %8d %8d %10.0f\n",
 			r.Name, r.IngestMs, r.IndexMs, r.SolveMs, r.ExportMs, r.TotalMs, r.GenMs, r.SolveRate, r.TotalRate,
-			r.PeakRSSMB, r.Mallocs, r.Placed, r.Pending)
+			r.PeakRSSMB, r.Mallocs, r.Placed, r.Pending, r.Evicted, r.PreemptRate)
 	}
 	fmt.Println("peak RSS is the process high-water mark so far (cumulative across cases).")
 	return 0

@@ -47,6 +47,7 @@ func cmdPlace(args []string) int {
 	strategy := fs.String("strategy", "least-allocated", "NodeResourcesFit scoring: least-allocated (spread) or most-allocated (bin packing)")
 	seed := fs.Uint64("seed", 1, "seed for deterministic tie-breaking between equally scored nodes")
 	admission := fs.Bool("admission-defaults", true, "add the DefaultTolerationSeconds tolerations (not-ready, unreachable: 300s) to pending pods, as the API server does")
+	preempt := fs.Bool("preemption", true, "let a pod that fits nowhere evict lower-priority pods (kube-scheduler's DefaultPreemption); Evictions precede its Binding in the result")
 	quiet := fs.BoolP("quiet", "q", false, "no summary or progress on stderr")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
 	memprofile := fs.String("memprofile", "", "write a heap profile to this file at the end")
@@ -66,6 +67,7 @@ func cmdPlace(args []string) int {
 	}
 	cfg := placeConfig{paths: *paths, admission: *admission, out: *out, report: *report, quiet: *quiet}
 	cfg.solve.Seed = *seed
+	cfg.solve.NoPreemption = !*preempt
 	switch *strategy {
 	case "least-allocated":
 		cfg.solve.Strategy = solver.LeastAllocated
