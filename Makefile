@@ -63,7 +63,7 @@ PREEMPT_CASE ?= 200:600
 preemption-compare: build
 	@mkdir -p bin $(SCEN)
 	$(GO) build -C $(ORACLE_SRC) -o $(CURDIR)/$(ORACLE) .
-	@set -e; n=$${PREEMPT_CASE%%:*}; m=$${PREEMPT_CASE#*:}; f=$(SCEN)/preemption-$$n-$$m.json; \
+	@set -e; c=$(PREEMPT_CASE); n=$${c%%:*}; m=$${c#*:}; f=$(SCEN)/preemption-$$n-$$m.json; \
 	./$(BIN) gen --profile preemption --nodes $$n --pods $$m --seed 1 -o $$f; \
 	./$(BIN) place -q -f $$f -o $$f.result.json --report $$f.report.json; \
 	./$(ORACLE) validate -in $$f -result $$f.result.json -strict -score-sample 0; \
