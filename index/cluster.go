@@ -31,9 +31,9 @@ type PortKey struct {
 	Port  int32
 }
 
-// conflicts reports whether two host ports clash: same protocol and port, and
-// the same IP or either one the wildcard.
-func (a PortKey) conflicts(b PortKey) bool {
+// Conflicts reports whether two host ports clash: same protocol and port,
+// and the same IP or either one the wildcard.
+func (a PortKey) Conflicts(b PortKey) bool {
 	return a.Port == b.Port && a.Proto == b.Proto &&
 		(a.IP == b.IP || a.IP == wildcardIP || b.IP == wildcardIP)
 }
@@ -336,7 +336,7 @@ func (c *Cluster) Fits(n NodeID, d *Demand) bool {
 func (c *Cluster) PortConflict(n NodeID, ports []PortKey) bool {
 	for _, used := range c.Ports[n] {
 		for _, p := range ports {
-			if used.conflicts(p) {
+			if used.Conflicts(p) {
 				return true
 			}
 		}

@@ -219,7 +219,7 @@ func (s *Solver) portsClash(q index.PodID, ports []index.PortKey) bool {
 	}
 	for _, a := range s.c.DemandOf(&s.c.Pods[q]).Ports {
 		for _, b := range ports {
-			if a.Port == b.Port && a.Proto == b.Proto && (a.IP == b.IP || a.IP == "0.0.0.0" || b.IP == "0.0.0.0") {
+			if a.Conflicts(b) {
 				return true
 			}
 		}
@@ -543,7 +543,7 @@ func (s *Solver) evalInto(cl *class, ps *preState, prio int32, n index.NodeID) {
 	}
 }
 
-// evict removes victim v (on node n) for preemptor pid.
+// evict unbinds victim v from its node and spends its PDB budgets.
 func (s *Solver) evict(v index.PodID) {
 	d := s.demandOf(v)
 	n := index.NodeID(s.c.PodNode[v])
