@@ -76,7 +76,7 @@ func decodeSnapshot(file string, r io.Reader, parallelism int) (in *index.Input,
 		mem:  &capAllocator{max: snapMaxMessage},
 		par:  parallelism,
 		sums: map[string]string{},
-		strs: make(map[string]string, 1024),
+		strs: make(map[string]string, 256),
 		// The memo of each stream keeps its dictionaries for all its batches.
 		dicts: map[arrow.ArrayData][]string{},
 	}
@@ -709,6 +709,42 @@ func (c *labelsCol) at(i int) map[string]string {
 	return m
 }
 
+// sharedLabelsCol is a labels column whose rows with equal entries share
+// one map: the pods of a workload carry the same labels and node
+// selector, and building a map per pod would cost a third of the decode.
+// Used by one goroutine.
+type sharedLabelsCol struct {
+	labelsCol
+	seen map[uint64]int32    // hash of a row's entries -> a row with them
+	maps []map[string]string // by row, where built
+}
+
+func (c *sharedLabelsCol) at(i int) map[string]string {
+	if !c.list.valid.ok(i) {
+		return nil
+	}
+	if c.seen == nil {
+		c.seen = map[uint64]int32{}
+		c.maps = make([]map[string]string, len(c.list.offs)-1)
+	}
+	lo, hi := c.list.offs[i], c.list.offs[i+1]
+	keys, vals := c.keys.idx[lo:hi], c.vals.idx[lo:hi]
+	h := uint64(len(keys))
+	for j := range keys {
+		h = (h ^ uint64(uint32(keys[j]))<<32 ^ uint64(uint32(vals[j]))) * 0x9e3779b97f4a7c15
+	}
+	if r, ok := c.seen[h]; ok {
+		rlo, rhi := c.list.offs[r], c.list.offs[r+1]
+		if slices.Equal(c.keys.idx[rlo:rhi], keys) && slices.Equal(c.vals.idx[rlo:rhi], vals) {
+			return c.maps[r]
+		}
+	}
+	m := c.labelsCol.at(i)
+	c.seen[h] = int32(i)
+	c.maps[i] = m
+	return m
+}
+
 // countsCol is the map<string, int64> of SkippedKinds.
 type countsCol struct {
 	list listCol
@@ -988,11 +1024,12 @@ func decodeNodes(d *snapDecoder, c cols) func([]index.Node) {
 }
 
 func decodePods(d *snapDecoder, c cols) func([]index.Pod) {
-	ns, name, uid, labels := d.dict(c.col("namespace")), d.plain(c.col("name")), d.plain(c.col("uid")), d.labels(c.col("labels"))
+	ns, name, uid := d.dict(c.col("namespace")), d.plain(c.col("name")), d.plain(c.col("uid"))
+	labels, nodeSel := sharedLabelsCol{labelsCol: d.labels(c.col("labels"))}, sharedLabelsCol{labelsCol: d.labels(c.col("node_selector"))}
 	creation, start, owner := d.i64s(c.col("creation_unix")), d.i64s(c.col("start_unix")), d.owner(c.col("owner"))
 	nodeName, schedName, requests := d.dict(c.col("node_name")), d.dict(c.col("scheduler_name")), d.resources(c.col("requests"))
 	scoreCPU, scoreMem, tols := d.i64s(c.col("score_cpu")), d.i64s(c.col("score_memory")), d.tols(c.col("tolerations"))
-	nodeSel, required, hasReq := d.labels(c.col("node_selector")), d.terms(c.col("required_terms")), d.bools(c.col("has_required"))
+	required, hasReq := d.terms(c.col("required_terms")), d.bools(c.col("has_required"))
 	preferred, hostPorts, prio := d.prefs(c.col("preferred_terms")), d.hostPorts(c.col("host_ports")), d.i32s(c.col("priority"))
 	preempt, unsupp, gated := d.dict(c.col("preemption_policy")), d.dict(c.col("unsupported")), d.bools(c.col("gated"))
 	gates, rejected, srcFile := d.strsOf(c.col("scheduling_gates")), d.plain(c.col("rejected")), d.dict(c.col("src_file"))
@@ -1007,18 +1044,17 @@ func decodePods(d *snapDecoder, c cols) func([]index.Pod) {
 		hostPorts.build()
 		gates.build()
 		for i := range dst {
-			dst[i] = index.Pod{
-				Namespace: ns.at(i), Name: name.at(i), UID: uid.at(i), Labels: labels.at(i),
-				CreationUnix: creation.v[i], StartUnix: start.v[i], Owner: owner.at(i),
-				NodeName: nodeName.at(i), SchedulerName: schedName.at(i), Requests: requests.at(i),
-				ScoreCPU: scoreCPU.v[i], ScoreMemory: scoreMem.v[i], Tolerations: tols.at(i),
-				NodeSelector: nodeSel.at(i), RequiredTerms: required.at(i), HasRequired: hasReq.at(i),
-				PreferredTerms: preferred.at(i), HostPorts: hostPorts.at(i), Priority: prio[i],
-				PreemptionPolicy: preempt.at(i), Unsupported: unsupp.at(i), Gated: gated.at(i),
-				SchedulingGates: gates.at(i), Rejected: rejected.at(i),
-				Src:        index.Source{File: srcFile.at(i), Line: int(srcLine.v[i])},
-				NonZeroCPU: nzCPU.v[i], NonZeroMemory: nzMem.v[i], PriorityClassName: pcName.at(i),
-			}
+			p := &dst[i] // zero: fill in place
+			p.Namespace, p.Name, p.UID, p.Labels = ns.at(i), name.at(i), uid.at(i), labels.at(i)
+			p.CreationUnix, p.StartUnix, p.Owner = creation.v[i], start.v[i], owner.at(i)
+			p.NodeName, p.SchedulerName, p.Requests = nodeName.at(i), schedName.at(i), requests.at(i)
+			p.ScoreCPU, p.ScoreMemory, p.Tolerations = scoreCPU.v[i], scoreMem.v[i], tols.at(i)
+			p.NodeSelector, p.RequiredTerms, p.HasRequired = nodeSel.at(i), required.at(i), hasReq.at(i)
+			p.PreferredTerms, p.HostPorts, p.Priority = preferred.at(i), hostPorts.at(i), prio[i]
+			p.PreemptionPolicy, p.Unsupported, p.Gated = preempt.at(i), unsupp.at(i), gated.at(i)
+			p.SchedulingGates, p.Rejected = gates.at(i), rejected.at(i)
+			p.Src = index.Source{File: srcFile.at(i), Line: int(srcLine.v[i])}
+			p.NonZeroCPU, p.NonZeroMemory, p.PriorityClassName = nzCPU.v[i], nzMem.v[i], pcName.at(i)
 		}
 	}
 }

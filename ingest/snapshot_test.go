@@ -507,11 +507,12 @@ func FuzzSnapshot(f *testing.F) {
 	old, oldPre := snapMaxMessage, snapMaxPrealloc
 	snapMaxMessage, snapMaxPrealloc = 1<<20, 1<<10
 	defer func() { snapMaxMessage, snapMaxPrealloc = old, oldPre }()
-	smallBatches(f, 2)
 	data, _ := goldenSnapshot(f)
 	f.Add(data)
-	empty := snapshotBytes(f, &index.Input{}, false)
-	f.Add(empty)
+	f.Add(snapshotBytes(f, &index.Input{}, false))
+	tiny := &index.Input{Nodes: []index.Node{{Name: "n", Labels: map[string]string{"a": "b"}}},
+		Pods: []index.Pod{{Name: "p", Namespace: "d", Tolerations: []index.Toleration{{Key: "k"}}}}}
+	f.Add(snapshotBytes(f, tiny, true))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) > maxFuzzInput {
 			return
