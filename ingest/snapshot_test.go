@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/ipc"
 	"github.com/cespare/xxhash/v2"
 
@@ -530,4 +531,52 @@ func FuzzSnapshot(f *testing.F) {
 			t.Fatalf("a loaded snapshot does not round-trip: %v", err)
 		}
 	})
+}
+
+// TestSnapshotStockReader reads a snapshot the way an analysis tool does
+// (README): the stock Arrow IPC stream reader, opened again and again on
+// the same file until it ends, each stream's table named by its schema
+// metadata.
+func TestSnapshotStockReader(t *testing.T) {
+	smallBatches(t, 2)
+	data, in := goldenSnapshot(t)
+	r := bytes.NewReader(data)
+	var names []string
+	rows := map[string]int64{}
+	var podNames []string
+	for r.Len() > 0 {
+		rd, err := ipc.NewReader(r)
+		if err != nil {
+			t.Fatalf("stream %d: %v", len(names), err)
+		}
+		md := rd.Schema().Metadata()
+		name := md.Values()[md.FindKey(metaTable)]
+		names = append(names, name)
+		for rd.Next() {
+			rec := rd.Record()
+			rows[name] += rec.NumRows()
+			if name == tblPods {
+				col := rec.Column(rec.Schema().FieldIndices("name")[0]).(*array.String)
+				for i := 0; i < col.Len(); i++ {
+					podNames = append(podNames, col.Value(i))
+				}
+			}
+		}
+		if err := rd.Err(); err != nil {
+			t.Fatalf("table %s: %v", name, err)
+		}
+		rd.Release()
+	}
+	want := []string{tblSnapshot, tblNodes, tblPods, tblPriorityClasses, tblPDBs, tblNamespaces, tblWorkloads, tblChecksum}
+	if !reflect.DeepEqual(names, want) {
+		t.Errorf("tables %v, want %v", names, want)
+	}
+	if rows[tblSnapshot] != 1 || rows[tblNodes] != int64(len(in.Nodes)) || rows[tblPods] != int64(len(in.Pods)) {
+		t.Errorf("rows %v for %d nodes and %d pods", rows, len(in.Nodes), len(in.Pods))
+	}
+	for i, p := range in.Pods {
+		if i >= len(podNames) || podNames[i] != p.Name {
+			t.Fatalf("pod names %v", podNames)
+		}
+	}
 }
