@@ -292,11 +292,18 @@ func writeHeader(w io.Writer, in *index.Input, opts SnapshotOptions) error {
 	return iw.Close()
 }
 
-// rowEncoder adds rows [lo, hi) of its table to its encoder's columns;
-// cols returns the columns' data, in schema order.
+// rowEncoder adds row i of its table to its encoder's columns; cols
+// returns the columns' data, in schema order.
 type rowEncoder interface {
-	encode(lo, hi int)
+	row(i int)
 	cols() []arrow.ArrayData
+}
+
+// encodeRows adds rows [lo, hi).
+func encodeRows(re rowEncoder, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		re.row(i)
+	}
 }
 
 // writeTable writes one table as an IPC stream: a first pass over every
@@ -305,14 +312,14 @@ type rowEncoder interface {
 // at most snapshotBatchRows rows.
 func writeTable(w io.Writer, sch *arrow.Schema, rows int, e *encoder, re rowEncoder) error {
 	for lo := 0; lo < rows; lo += snapshotBatchRows {
-		re.encode(lo, min(rows, lo+snapshotBatchRows))
+		encodeRows(re, lo, min(rows, lo+snapshotBatchRows))
 		e.reset()
 	}
 	e.freeze()
 	iw := ipc.NewWriter(w, ipc.WithSchema(sch), ipc.WithZstd())
 	for lo := 0; lo < rows; lo += snapshotBatchRows {
 		hi := min(rows, lo+snapshotBatchRows)
-		re.encode(lo, hi)
+		encodeRows(re, lo, hi)
 		if err := writeRecord(iw, sch, hi-lo, re.cols(), e); err != nil {
 			return err
 		}
@@ -364,41 +371,22 @@ func (e *encoder) fail(err error) {
 }
 
 func (e *encoder) dict() *dictEnc {
-	d := &dictEnc{ids: map[string]int32{}}
+	d := leaf(e, &dictEnc{ids: map[string]int32{}})
 	e.dicts = append(e.dicts, d)
-	e.leaves = append(e.leaves, d)
 	return d
 }
 
-func (e *encoder) strs() *strEnc {
-	s := &strEnc{e: e, offs: []int32{0}}
-	e.leaves = append(e.leaves, s)
-	return s
-}
-
-func (e *encoder) i64s() *i64Enc {
-	c := &i64Enc{}
+// leaf registers c to be reset after each batch.
+func leaf[T interface{ reset() }](e *encoder, c T) T {
 	e.leaves = append(e.leaves, c)
 	return c
 }
 
-func (e *encoder) i32s() *i32Enc {
-	c := &i32Enc{}
-	e.leaves = append(e.leaves, c)
-	return c
-}
-
-func (e *encoder) bools() *bitsEnc {
-	c := &bitsEnc{}
-	e.leaves = append(e.leaves, c)
-	return c
-}
-
-func (e *encoder) list() *listEnc {
-	l := &listEnc{e: e, offs: []int32{0}}
-	e.leaves = append(e.leaves, l)
-	return l
-}
+func (e *encoder) strs() *strEnc   { return leaf(e, &strEnc{e: e, offs: []int32{0}}) }
+func (e *encoder) i64s() *i64Enc   { return leaf(e, &i64Enc{}) }
+func (e *encoder) i32s() *i32Enc   { return leaf(e, &i32Enc{}) }
+func (e *encoder) bools() *bitsEnc { return leaf(e, &bitsEnc{}) }
+func (e *encoder) list() *listEnc  { return leaf(e, &listEnc{e: e, offs: []int32{0}}) }
 
 func (e *encoder) valid() *bitsEnc { return e.bools() }
 
@@ -570,6 +558,15 @@ func structData(t arrow.DataType, n int, valid *bitsEnc, children ...arrow.Array
 
 // Composite encoders, one per nested model type.
 
+// addList adds one row of list l: each element of v through elem; a nil v
+// is a null row.
+func addList[T any](l *listEnc, v []T, elem func(*T)) {
+	for i := range v {
+		elem(&v[i])
+	}
+	l.add(v != nil, len(v))
+}
+
 // labelsEnc encodes a map[string]string as map<dict, dict>, keys sorted.
 type labelsEnc struct {
 	list       *listEnc
@@ -586,11 +583,7 @@ func (m *labelsEnc) add(lbl map[string]string) {
 		m.list.add(false, 0)
 		return
 	}
-	m.scratch = m.scratch[:0]
-	for k := range lbl {
-		m.scratch = append(m.scratch, k)
-	}
-	slices.Sort(m.scratch)
+	m.scratch = sortedKeys(lbl, m.scratch)
 	for _, k := range m.scratch {
 		m.keys.add(k)
 		m.vals.add(lbl[k])
@@ -601,6 +594,16 @@ func (m *labelsEnc) add(lbl map[string]string) {
 func (m *labelsEnc) data() arrow.ArrayData {
 	entries := structData(labelsT.Elem(), len(m.keys.idx), nil, m.keys.data(), m.vals.data())
 	return m.list.data(labelsT, entries)
+}
+
+// sortedKeys returns the keys of m in order, in buf's storage.
+func sortedKeys[V any](m map[string]V, buf []string) []string {
+	buf = buf[:0]
+	for k := range m {
+		buf = append(buf, k)
+	}
+	slices.Sort(buf)
+	return buf
 }
 
 // countsEnc encodes SkippedKinds as map<string, int64>, keys sorted.
@@ -619,11 +622,7 @@ func (c *countsEnc) add(m map[string]int) {
 		c.list.add(false, 0)
 		return
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := sortedKeys(m, nil)
 	for _, k := range keys {
 		c.keys.add(k)
 		c.vals.add(int64(m[k]))
@@ -644,12 +643,7 @@ type strsEnc struct {
 
 func newStrsEnc(e *encoder) *strsEnc { return &strsEnc{list: e.list(), vals: e.dict()} }
 
-func (s *strsEnc) add(v []string) {
-	for _, x := range v {
-		s.vals.add(x)
-	}
-	s.list.add(v != nil, len(v))
-}
+func (s *strsEnc) add(v []string) { addList(s.list, v, func(x *string) { s.vals.add(*x) }) }
 
 func (s *strsEnc) data() arrow.ArrayData { return s.list.data(strsT, s.vals.data()) }
 
@@ -665,12 +659,11 @@ func newReqsEnc(e *encoder) *reqsEnc {
 }
 
 func (r *reqsEnc) add(reqs []index.Requirement) {
-	for i := range reqs {
-		r.key.add(reqs[i].Key)
-		r.operator.add(reqs[i].Operator)
-		r.values.add(reqs[i].Values)
-	}
-	r.list.add(reqs != nil, len(reqs))
+	addList(r.list, reqs, func(q *index.Requirement) {
+		r.key.add(q.Key)
+		r.operator.add(q.Operator)
+		r.values.add(q.Values)
+	})
 }
 
 func (r *reqsEnc) data() arrow.ArrayData {
@@ -704,12 +697,7 @@ type termsEnc struct {
 
 func newTermsEnc(e *encoder) *termsEnc { return &termsEnc{list: e.list(), term: newTermEnc(e)} }
 
-func (t *termsEnc) add(terms []index.NodeSelectorTerm) {
-	for i := range terms {
-		t.term.add(&terms[i])
-	}
-	t.list.add(terms != nil, len(terms))
-}
+func (t *termsEnc) add(terms []index.NodeSelectorTerm) { addList(t.list, terms, t.term.add) }
 
 func (t *termsEnc) data() arrow.ArrayData { return t.list.data(termsT, t.term.data()) }
 
@@ -725,11 +713,10 @@ func newPrefsEnc(e *encoder) *prefsEnc {
 }
 
 func (p *prefsEnc) add(prefs []index.PreferredTerm) {
-	for i := range prefs {
-		p.weight.add(prefs[i].Weight)
-		p.term.add(&prefs[i].Term)
-	}
-	p.list.add(prefs != nil, len(prefs))
+	addList(p.list, prefs, func(pt *index.PreferredTerm) {
+		p.weight.add(pt.Weight)
+		p.term.add(&pt.Term)
+	})
 }
 
 func (p *prefsEnc) data() arrow.ArrayData {
@@ -747,12 +734,11 @@ func newTaintsEnc(e *encoder) *taintsEnc {
 }
 
 func (t *taintsEnc) add(taints []index.Taint) {
-	for i := range taints {
-		t.key.add(taints[i].Key)
-		t.value.add(taints[i].Value)
-		t.effect.add(taints[i].Effect)
-	}
-	t.list.add(taints != nil, len(taints))
+	addList(t.list, taints, func(tn *index.Taint) {
+		t.key.add(tn.Key)
+		t.value.add(tn.Value)
+		t.effect.add(tn.Effect)
+	})
 }
 
 func (t *taintsEnc) data() arrow.ArrayData {
@@ -771,15 +757,13 @@ func newTolsEnc(e *encoder) *tolsEnc {
 }
 
 func (t *tolsEnc) add(tols []index.Toleration) {
-	for i := range tols {
-		tl := &tols[i]
+	addList(t.list, tols, func(tl *index.Toleration) {
 		t.key.add(tl.Key)
 		t.operator.add(tl.Operator)
 		t.value.add(tl.Value)
 		t.effect.add(tl.Effect)
 		t.seconds.addPtr(tl.TolerationSeconds)
-	}
-	t.list.add(tols != nil, len(tols))
+	})
 }
 
 func (t *tolsEnc) data() arrow.ArrayData {
@@ -799,11 +783,10 @@ func newResourcesEnc(e *encoder) *resourcesEnc {
 }
 
 func (r *resourcesEnc) add(l index.ResourceList) {
-	for _, q := range l {
+	addList(r.list, l, func(q *index.Quantity) {
 		r.name.add(q.Name)
 		r.value.add(q.Value)
-	}
-	r.list.add(l != nil, len(l))
+	})
 }
 
 func (r *resourcesEnc) data() arrow.ArrayData {
@@ -822,12 +805,11 @@ func newHostPortsEnc(e *encoder) *hostPortsEnc {
 }
 
 func (h *hostPortsEnc) add(ports []index.HostPort) {
-	for _, p := range ports {
+	addList(h.list, ports, func(p *index.HostPort) {
 		h.hostIP.add(p.HostIP)
 		h.protocol.add(p.Protocol)
 		h.port.add(p.Port)
-	}
-	h.list.add(ports != nil, len(ports))
+	})
 }
 
 func (h *hostPortsEnc) data() arrow.ArrayData {
@@ -900,17 +882,15 @@ func newNodeEnc(e *encoder, rows []index.Node) *nodeEnc {
 		unschedulable: e.bools(), alloc: newResourcesEnc(e), srcFile: e.dict(), srcLine: e.i64s()}
 }
 
-func (c *nodeEnc) encode(lo, hi int) {
-	for i := lo; i < hi; i++ {
-		n := &c.rows[i]
-		c.name.add(n.Name)
-		c.labels.add(n.Labels)
-		c.taints.add(n.Taints)
-		c.unschedulable.add(n.Unschedulable)
-		c.alloc.add(n.Allocatable)
-		c.srcFile.add(n.Src.File)
-		c.srcLine.add(int64(n.Src.Line))
-	}
+func (c *nodeEnc) row(i int) {
+	n := &c.rows[i]
+	c.name.add(n.Name)
+	c.labels.add(n.Labels)
+	c.taints.add(n.Taints)
+	c.unschedulable.add(n.Unschedulable)
+	c.alloc.add(n.Allocatable)
+	c.srcFile.add(n.Src.File)
+	c.srcLine.add(int64(n.Src.Line))
 }
 
 func (c *nodeEnc) cols() []arrow.ArrayData {
@@ -951,39 +931,37 @@ func newPodEnc(e *encoder, rows []index.Pod) *podEnc {
 		priorityClass: e.dict()}
 }
 
-func (c *podEnc) encode(lo, hi int) {
-	for i := lo; i < hi; i++ {
-		p := &c.rows[i]
-		c.namespace.add(p.Namespace)
-		c.name.add(p.Name)
-		c.uid.add(p.UID)
-		c.labels.add(p.Labels)
-		c.creation.add(p.CreationUnix)
-		c.start.add(p.StartUnix)
-		c.owner.add(p.Owner)
-		c.nodeName.add(p.NodeName)
-		c.schedulerName.add(p.SchedulerName)
-		c.requests.add(p.Requests)
-		c.scoreCPU.add(p.ScoreCPU)
-		c.scoreMemory.add(p.ScoreMemory)
-		c.tolerations.add(p.Tolerations)
-		c.nodeSelector.add(p.NodeSelector)
-		c.required.add(p.RequiredTerms)
-		c.hasRequired.add(p.HasRequired)
-		c.preferred.add(p.PreferredTerms)
-		c.hostPorts.add(p.HostPorts)
-		c.priority.add(p.Priority)
-		c.preemption.add(p.PreemptionPolicy)
-		c.unsupp.add(p.Unsupported)
-		c.gated.add(p.Gated)
-		c.gates.add(p.SchedulingGates)
-		c.rejected.add(p.Rejected)
-		c.srcFile.add(p.Src.File)
-		c.srcLine.add(int64(p.Src.Line))
-		c.nonZeroCPU.add(p.NonZeroCPU)
-		c.nonZeroMem.add(p.NonZeroMemory)
-		c.priorityClass.add(p.PriorityClassName)
-	}
+func (c *podEnc) row(i int) {
+	p := &c.rows[i]
+	c.namespace.add(p.Namespace)
+	c.name.add(p.Name)
+	c.uid.add(p.UID)
+	c.labels.add(p.Labels)
+	c.creation.add(p.CreationUnix)
+	c.start.add(p.StartUnix)
+	c.owner.add(p.Owner)
+	c.nodeName.add(p.NodeName)
+	c.schedulerName.add(p.SchedulerName)
+	c.requests.add(p.Requests)
+	c.scoreCPU.add(p.ScoreCPU)
+	c.scoreMemory.add(p.ScoreMemory)
+	c.tolerations.add(p.Tolerations)
+	c.nodeSelector.add(p.NodeSelector)
+	c.required.add(p.RequiredTerms)
+	c.hasRequired.add(p.HasRequired)
+	c.preferred.add(p.PreferredTerms)
+	c.hostPorts.add(p.HostPorts)
+	c.priority.add(p.Priority)
+	c.preemption.add(p.PreemptionPolicy)
+	c.unsupp.add(p.Unsupported)
+	c.gated.add(p.Gated)
+	c.gates.add(p.SchedulingGates)
+	c.rejected.add(p.Rejected)
+	c.srcFile.add(p.Src.File)
+	c.srcLine.add(int64(p.Src.Line))
+	c.nonZeroCPU.add(p.NonZeroCPU)
+	c.nonZeroMem.add(p.NonZeroMemory)
+	c.priorityClass.add(p.PriorityClassName)
 }
 
 func (c *podEnc) cols() []arrow.ArrayData {
@@ -1007,14 +985,12 @@ func newPriorityClassEnc(e *encoder, rows []index.PriorityClass) *priorityClassE
 	return &priorityClassEnc{rows: rows, name: e.strs(), value: e.i32s(), globalDefault: e.bools(), preemption: e.dict()}
 }
 
-func (c *priorityClassEnc) encode(lo, hi int) {
-	for i := lo; i < hi; i++ {
-		pc := &c.rows[i]
-		c.name.add(pc.Name)
-		c.value.add(pc.Value)
-		c.globalDefault.add(pc.GlobalDefault)
-		c.preemption.add(pc.PreemptionPolicy)
-	}
+func (c *priorityClassEnc) row(i int) {
+	pc := &c.rows[i]
+	c.name.add(pc.Name)
+	c.value.add(pc.Value)
+	c.globalDefault.add(pc.GlobalDefault)
+	c.preemption.add(pc.PreemptionPolicy)
 }
 
 func (c *priorityClassEnc) cols() []arrow.ArrayData {
@@ -1034,16 +1010,14 @@ func newPDBEnc(e *encoder, rows []index.PDB) *pdbEnc {
 		minAvailable: e.dict(), maxUnavail: e.dict(), allowed: e.i32s()}
 }
 
-func (c *pdbEnc) encode(lo, hi int) {
-	for i := lo; i < hi; i++ {
-		p := &c.rows[i]
-		c.namespace.add(p.Namespace)
-		c.name.add(p.Name)
-		c.selector.add(p.Selector)
-		c.minAvailable.add(p.MinAvailable)
-		c.maxUnavail.add(p.MaxUnavailable)
-		c.allowed.add(p.DisruptionsAllowed)
-	}
+func (c *pdbEnc) row(i int) {
+	p := &c.rows[i]
+	c.namespace.add(p.Namespace)
+	c.name.add(p.Name)
+	c.selector.add(p.Selector)
+	c.minAvailable.add(p.MinAvailable)
+	c.maxUnavail.add(p.MaxUnavailable)
+	c.allowed.add(p.DisruptionsAllowed)
 }
 
 func (c *pdbEnc) cols() []arrow.ArrayData {
@@ -1061,11 +1035,9 @@ func newNamespaceEnc(e *encoder, rows []index.Namespace) *namespaceEnc {
 	return &namespaceEnc{rows: rows, name: e.strs(), labels: newLabelsEnc(e)}
 }
 
-func (c *namespaceEnc) encode(lo, hi int) {
-	for i := lo; i < hi; i++ {
-		c.name.add(c.rows[i].Name)
-		c.labels.add(c.rows[i].Labels)
-	}
+func (c *namespaceEnc) row(i int) {
+	c.name.add(c.rows[i].Name)
+	c.labels.add(c.rows[i].Labels)
 }
 
 func (c *namespaceEnc) cols() []arrow.ArrayData {
@@ -1083,14 +1055,12 @@ func newWorkloadEnc(e *encoder, rows []index.Workload) *workloadEnc {
 	return &workloadEnc{rows: rows, kind: e.dict(), namespace: e.dict(), name: e.strs(), selector: newSelectorEnc(e)}
 }
 
-func (c *workloadEnc) encode(lo, hi int) {
-	for i := lo; i < hi; i++ {
-		w := &c.rows[i]
-		c.kind.add(w.Kind)
-		c.namespace.add(w.Namespace)
-		c.name.add(w.Name)
-		c.selector.add(w.Selector)
-	}
+func (c *workloadEnc) row(i int) {
+	w := &c.rows[i]
+	c.kind.add(w.Kind)
+	c.namespace.add(w.Namespace)
+	c.name.add(w.Name)
+	c.selector.add(w.Selector)
 }
 
 func (c *workloadEnc) cols() []arrow.ArrayData {

@@ -560,13 +560,10 @@ func validOf(a arrow.Array) validCol {
 	return validCol{a.NullBitmapBytes(), a.Data().Offset()}
 }
 
-func (v validCol) ok(i int) bool {
-	if v.bits == nil {
-		return true
-	}
-	i += v.off
-	return v.bits[i>>3]&(1<<(i&7)) != 0
-}
+func (v validCol) ok(i int) bool { return v.bits == nil || bit(v.bits, v.off+i) }
+
+// bit is bit i of an Arrow bitmap (least significant bit first).
+func bit(bits []byte, i int) bool { return bits[i>>3]&(1<<(i&7)) != 0 }
 
 type i64Col struct {
 	v     []int64
@@ -600,10 +597,7 @@ func (d *snapDecoder) bools(a arrow.Array) boolCol {
 	return boolCol{a.Data().Buffers()[1].Bytes(), a.Data().Offset()}
 }
 
-func (c boolCol) at(i int) bool {
-	i += c.off
-	return c.bits[i>>3]&(1<<(i&7)) != 0
-}
+func (c boolCol) at(i int) bool { return bit(c.bits, c.off+i) }
 
 // strCol is a plain string column, its bytes copied into one string.
 type strCol struct {
@@ -768,49 +762,54 @@ func (c *countsCol) at(i int) map[string]int {
 	return m
 }
 
+// listOf is a list column whose elements of a batch are decoded into one
+// backing array: row i is a slice of it.
+type listOf[T any] struct {
+	list listCol
+	all  []T
+}
+
+// fill decodes the n elements.
+func (c *listOf[T]) fill(n int, elem func(j int) T) {
+	c.all = make([]T, n)
+	for j := range c.all {
+		c.all[j] = elem(j)
+	}
+}
+
+func (c *listOf[T]) at(i int) []T { return sub(&c.list, c.all, i) }
+
 // strsCol is a list<dict> column ([]string).
 type strsCol struct {
-	list listCol
+	listOf[string]
 	vals dictCol
-	all  []string
 }
 
 func (d *snapDecoder) strsOf(a arrow.Array) *strsCol {
 	l, vals := d.list(a)
-	return &strsCol{list: l, vals: d.dict(vals)}
+	return &strsCol{listOf[string]{list: l}, d.dict(vals)}
 }
 
-func (c *strsCol) build() {
-	c.all = make([]string, len(c.vals.idx))
-	for j := range c.all {
-		c.all[j] = c.vals.at(j)
-	}
-}
-
-func (c *strsCol) at(i int) []string { return sub(&c.list, c.all, i) }
+func (c *strsCol) build() { c.fill(len(c.vals.idx), c.vals.at) }
 
 // reqsCol is a list<requirement> column.
 type reqsCol struct {
-	list          listCol
+	listOf[index.Requirement]
 	key, operator dictCol
 	values        *strsCol
-	all           []index.Requirement
 }
 
 func (d *snapDecoder) reqs(a arrow.Array) *reqsCol {
 	l, elems := d.list(a)
-	return &reqsCol{list: l, key: d.dict(field(elems, 0)), operator: d.dict(field(elems, 1)), values: d.strsOf(field(elems, 2))}
+	return &reqsCol{listOf[index.Requirement]{list: l}, d.dict(field(elems, 0)), d.dict(field(elems, 1)), d.strsOf(field(elems, 2))}
 }
 
 func (c *reqsCol) build() {
 	c.values.build()
-	c.all = make([]index.Requirement, len(c.key.idx))
-	for j := range c.all {
-		c.all[j] = index.Requirement{Key: c.key.at(j), Operator: c.operator.at(j), Values: c.values.at(j)}
-	}
+	c.fill(len(c.key.idx), func(j int) index.Requirement {
+		return index.Requirement{Key: c.key.at(j), Operator: c.operator.at(j), Values: c.values.at(j)}
+	})
 }
-
-func (c *reqsCol) at(i int) []index.Requirement { return sub(&c.list, c.all, i) }
 
 // termCol is a struct column of node selector terms.
 type termCol struct {
@@ -832,138 +831,110 @@ func (c termCol) at(i int) index.NodeSelectorTerm {
 
 // termsCol is a list<term> column.
 type termsCol struct {
-	list listCol
+	listOf[index.NodeSelectorTerm]
 	term termCol
-	all  []index.NodeSelectorTerm
 }
 
 func (d *snapDecoder) terms(a arrow.Array) *termsCol {
 	l, elems := d.list(a)
-	return &termsCol{list: l, term: d.term(elems)}
+	return &termsCol{listOf[index.NodeSelectorTerm]{list: l}, d.term(elems)}
 }
 
 func (c *termsCol) build() {
 	c.term.build()
-	c.all = make([]index.NodeSelectorTerm, len(c.term.exprs.list.offs)-1)
-	for j := range c.all {
-		c.all[j] = c.term.at(j)
-	}
+	c.fill(len(c.term.exprs.list.offs)-1, c.term.at)
 }
-
-func (c *termsCol) at(i int) []index.NodeSelectorTerm { return sub(&c.list, c.all, i) }
 
 // prefsCol is a list<preferred term> column.
 type prefsCol struct {
-	list   listCol
+	listOf[index.PreferredTerm]
 	weight []int32
 	term   termCol
-	all    []index.PreferredTerm
 }
 
 func (d *snapDecoder) prefs(a arrow.Array) *prefsCol {
 	l, elems := d.list(a)
-	return &prefsCol{list: l, weight: d.i32s(field(elems, 0)), term: d.term(field(elems, 1))}
+	return &prefsCol{listOf[index.PreferredTerm]{list: l}, d.i32s(field(elems, 0)), d.term(field(elems, 1))}
 }
 
 func (c *prefsCol) build() {
 	c.term.build()
-	c.all = make([]index.PreferredTerm, len(c.weight))
-	for j := range c.all {
-		c.all[j] = index.PreferredTerm{Weight: c.weight[j], Term: c.term.at(j)}
-	}
+	c.fill(len(c.weight), func(j int) index.PreferredTerm {
+		return index.PreferredTerm{Weight: c.weight[j], Term: c.term.at(j)}
+	})
 }
-
-func (c *prefsCol) at(i int) []index.PreferredTerm { return sub(&c.list, c.all, i) }
 
 // taintsCol is a list<taint> column.
 type taintsCol struct {
-	list               listCol
+	listOf[index.Taint]
 	key, value, effect dictCol
-	all                []index.Taint
 }
 
 func (d *snapDecoder) taints(a arrow.Array) *taintsCol {
 	l, elems := d.list(a)
-	return &taintsCol{list: l, key: d.dict(field(elems, 0)), value: d.dict(field(elems, 1)), effect: d.dict(field(elems, 2))}
+	return &taintsCol{listOf[index.Taint]{list: l}, d.dict(field(elems, 0)), d.dict(field(elems, 1)), d.dict(field(elems, 2))}
 }
 
 func (c *taintsCol) build() {
-	c.all = make([]index.Taint, len(c.key.idx))
-	for j := range c.all {
-		c.all[j] = index.Taint{Key: c.key.at(j), Value: c.value.at(j), Effect: c.effect.at(j)}
-	}
+	c.fill(len(c.key.idx), func(j int) index.Taint {
+		return index.Taint{Key: c.key.at(j), Value: c.value.at(j), Effect: c.effect.at(j)}
+	})
 }
-
-func (c *taintsCol) at(i int) []index.Taint { return sub(&c.list, c.all, i) }
 
 // tolsCol is a list<toleration> column.
 type tolsCol struct {
-	list                         listCol
+	listOf[index.Toleration]
 	key, operator, value, effect dictCol
 	seconds                      i64Col
-	all                          []index.Toleration
 }
 
 func (d *snapDecoder) tols(a arrow.Array) *tolsCol {
 	l, elems := d.list(a)
-	return &tolsCol{list: l, key: d.dict(field(elems, 0)), operator: d.dict(field(elems, 1)),
-		value: d.dict(field(elems, 2)), effect: d.dict(field(elems, 3)), seconds: d.i64s(field(elems, 4))}
+	return &tolsCol{listOf[index.Toleration]{list: l}, d.dict(field(elems, 0)), d.dict(field(elems, 1)),
+		d.dict(field(elems, 2)), d.dict(field(elems, 3)), d.i64s(field(elems, 4))}
 }
 
 func (c *tolsCol) build() {
-	c.all = make([]index.Toleration, len(c.key.idx))
 	var slab []int64
-	for j := range c.all {
-		c.all[j] = index.Toleration{Key: c.key.at(j), Operator: c.operator.at(j), Value: c.value.at(j),
+	c.fill(len(c.key.idx), func(j int) index.Toleration {
+		return index.Toleration{Key: c.key.at(j), Operator: c.operator.at(j), Value: c.value.at(j),
 			Effect: c.effect.at(j), TolerationSeconds: c.seconds.ptr(j, &slab)}
-	}
+	})
 }
-
-func (c *tolsCol) at(i int) []index.Toleration { return sub(&c.list, c.all, i) }
 
 // resourcesCol is a list<quantity> column.
 type resourcesCol struct {
-	list  listCol
+	listOf[index.Quantity]
 	name  dictCol
 	value i64Col
-	all   []index.Quantity
 }
 
 func (d *snapDecoder) resources(a arrow.Array) *resourcesCol {
 	l, elems := d.list(a)
-	return &resourcesCol{list: l, name: d.dict(field(elems, 0)), value: d.i64s(field(elems, 1))}
+	return &resourcesCol{listOf[index.Quantity]{list: l}, d.dict(field(elems, 0)), d.i64s(field(elems, 1))}
 }
 
 func (c *resourcesCol) build() {
-	c.all = make([]index.Quantity, len(c.name.idx))
-	for j := range c.all {
-		c.all[j] = index.Quantity{Name: c.name.at(j), Value: c.value.v[j]}
-	}
+	c.fill(len(c.name.idx), func(j int) index.Quantity { return index.Quantity{Name: c.name.at(j), Value: c.value.v[j]} })
 }
-
-func (c *resourcesCol) at(i int) index.ResourceList { return sub(&c.list, c.all, i) }
 
 // hostPortsCol is a list<host port> column.
 type hostPortsCol struct {
-	list             listCol
+	listOf[index.HostPort]
 	hostIP, protocol dictCol
 	port             []int32
-	all              []index.HostPort
 }
 
 func (d *snapDecoder) hostPorts(a arrow.Array) *hostPortsCol {
 	l, elems := d.list(a)
-	return &hostPortsCol{list: l, hostIP: d.dict(field(elems, 0)), protocol: d.dict(field(elems, 1)), port: d.i32s(field(elems, 2))}
+	return &hostPortsCol{listOf[index.HostPort]{list: l}, d.dict(field(elems, 0)), d.dict(field(elems, 1)), d.i32s(field(elems, 2))}
 }
 
 func (c *hostPortsCol) build() {
-	c.all = make([]index.HostPort, len(c.port))
-	for j := range c.all {
-		c.all[j] = index.HostPort{HostIP: c.hostIP.at(j), Protocol: c.protocol.at(j), Port: c.port[j]}
-	}
+	c.fill(len(c.port), func(j int) index.HostPort {
+		return index.HostPort{HostIP: c.hostIP.at(j), Protocol: c.protocol.at(j), Port: c.port[j]}
+	})
 }
-
-func (c *hostPortsCol) at(i int) []index.HostPort { return sub(&c.list, c.all, i) }
 
 // ownerCol is a nullable struct column of owner references.
 type ownerCol struct {
