@@ -328,7 +328,7 @@ func (d *snapDecoder) endTable() {
 		if errors.As(err, &me) {
 			d.fail("%s", me.msg)
 		}
-		d.fail("%v", err)
+		d.fail("corrupt data (%v)", strings.TrimPrefix(err.Error(), "arrow/ipc: "))
 	}
 	if !d.mr.eos {
 		d.fail("stream ends without its end-of-stream marker")

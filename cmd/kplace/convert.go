@@ -55,8 +55,8 @@ func cmdConvert(args []string) int {
 		return fail(fmt.Errorf("write %s: %w", *out, err))
 	}
 	if !*quiet {
-		fmt.Fprintf(os.Stderr, "kplace: wrote %s: %d nodes, %d pods, %d priority classes, %d PDBs, %d namespaces, %d workloads; %.1f MB\n",
-			*out, len(in.Nodes), len(in.Pods), len(in.PriorityClasses), len(in.PDBs), len(in.Namespaces), len(in.Workloads), float64(size)/1e6)
+		fmt.Fprintf(os.Stderr, "kplace: wrote %s: %d nodes, %d pods, %d priority classes, %d PDBs, %d namespaces, %d workloads; %d bytes\n",
+			*out, len(in.Nodes), len(in.Pods), len(in.PriorityClasses), len(in.PDBs), len(in.Namespaces), len(in.Workloads), size)
 		fmt.Fprintf(os.Stderr, "  time: load %.0fms, write %.0fms (admission defaults %t)\n",
 			ms(t1.Sub(t0)), ms(time.Since(t1)), info.AdmissionDefaults)
 	}
