@@ -30,12 +30,14 @@ lint:
 	$(GO) vet ./...
 	$(GO) test -run 'TestImportDirection' ./cmd/kplace
 
-# A short run of every fuzz target.
+# A short run of every fuzz target (new inputs are minimized briefly: a
+# snapshot seed is tens of KB, and minimizing it could take the whole run).
 FUZZTIME ?= 20s
+FUZZMINIMIZETIME ?= 5s
 fuzz:
 	@for pkg in ./ingest ./solver; do \
 	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
-	    echo "fuzz $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	    echo "fuzz $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) $$pkg || exit 1; \
 	  done; \
 	done
 

@@ -6,6 +6,7 @@ require (
 	github.com/RoaringBitmap/roaring/v2 v2.30.0
 	github.com/apache/arrow/go/v15 v15.0.2
 	github.com/cespare/xxhash/v2 v2.3.0
+	github.com/google/flatbuffers v23.5.26+incompatible
 	github.com/klauspost/compress v1.20.3
 	github.com/spf13/pflag v1.0.10
 	k8s.io/api v0.36.3
@@ -24,7 +25,6 @@ require (
 	github.com/goccy/go-json v0.10.2 // indirect
 	github.com/golang/protobuf v1.5.3 // indirect
 	github.com/golang/snappy v0.0.4 // indirect
-	github.com/google/flatbuffers v23.5.26+incompatible // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/klauspost/asmfmt v1.3.2 // indirect
 	github.com/klauspost/cpuid/v2 v2.2.5 // indirect

@@ -4,12 +4,14 @@
 // # Formats
 //
 // [Load] takes files and directories. A directory means every regular file
-// below it named *.json, *.yaml or *.yml (optionally followed by .gz or
-// .zst), in sorted path order; a file named explicitly is read whatever its
-// name. Content decides the format: gzip and zstd are recognised by their
-// magic numbers (so a misnamed file still works), then JSON when the first
-// significant byte is '{' or '[', YAML otherwise. A JSON file that does not
-// parse and yields nothing is retried as YAML (flow style "{kind: Pod}").
+// below it named *.json, *.yaml, *.yml or *.arrow (optionally followed by
+// .gz or .zst), in sorted path order; a file named explicitly is read
+// whatever its name. Content decides the format: gzip and zstd are
+// recognised by their magic numbers (so a misnamed file still works), then
+// a snapshot (see Snapshots) by the Arrow IPC stream marker 0xFFFFFFFF,
+// then JSON when the first significant byte is '{' or '[', YAML otherwise.
+// A JSON file that does not parse and yields nothing is retried as YAML
+// (flow style "{kind: Pod}").
 //
 // A file may hold a kubectl-style List (items carry their own kind), typed
 // lists (NodeList, PodList, ...: items take their kind from the list, even
@@ -67,10 +69,49 @@
 // pods of another scheduler and Succeeded/Failed pods are counted and
 // dropped. Namespaces that admitted pods use but the input lacks are added.
 //
+// # Snapshots
+//
+// [WriteSnapshot] (kplace convert) stores a loaded [index.Input], admission
+// already applied, as Arrow IPC tables; [Load] reads one back without
+// parsing JSON. A snapshot must be the only input of a Load (it holds a
+// whole cluster after admission: merging it with other files would admit
+// its pods twice), and its objects keep the source positions of the files
+// it was converted from.
+//
+// The file is a sequence of Arrow IPC streams (the streaming format: each
+// a schema message, dictionary batches, record batches of at most 65,536
+// rows, an end-of-stream marker), buffers zstd-compressed. Every schema
+// carries the metadata kplace.format = "kplace-snapshot",
+// kplace.format_version = [SnapshotVersion] and kplace.table, naming the
+// table. Tables, in order: snapshot (one row: admission_defaults, the skip
+// counters, the row count of every other table, null for a nil slice;
+// its schema also records kplace.admission_defaults), nodes, pods,
+// priority_classes, pdbs, namespaces, workloads (one row per object, one
+// column per field, snake_case), and checksum (no columns; its metadata
+// kplace.xxhash64.TABLE holds the XXH64 of each table's stream bytes).
+// Repeated strings are dictionary encoded (one dictionary per column,
+// written once); lists, structs and maps that the model can hold as nil
+// are nullable, so nil and empty survive (labels map<string,string>,
+// tolerations list<struct> with a nullable toleration_seconds, owner and
+// selector nullable structs, ...). The same input always gives the same
+// bytes.
+//
+// Decoding checks more than Arrow does: each schema message must be byte
+// for byte the one this version writes (before the ipc package parses
+// it), every offset, index and length must lie within its buffers, no
+// message or buffer may exceed 1 GiB, row counts must match the snapshot
+// table, and the checksums must match. Repeated strings are interned once
+// per dictionary entry; the nested lists of a record batch share one
+// backing array per column (each pod's slice capped at its length), and
+// pods with equal labels (node selectors) share one map. The model is
+// read-only once loaded. Record batches are converted on
+// [Options].Parallelism goroutines while the next is decompressed.
+//
 // # Errors
 //
 // Every problem is an [*Error] naming the file, the line of the object
 // where known (of the offending byte for malformed JSON), the object and
 // the field. Duplicate objects (same kind, namespace and name) are errors
-// naming both places. Load never panics on bad input.
+// naming both places. A bad snapshot is an error naming the file and the
+// table. Load never panics on bad input.
 package ingest

@@ -2,7 +2,9 @@ package ingest
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -23,8 +25,23 @@ type Options struct {
 	AdmissionDefaults bool
 	// Parallelism is the number of goroutines decoding the items of JSON
 	// lists: 0 means GOMAXPROCS, 1 decodes on the calling goroutine only.
-	// The result does not depend on it.
+	// The result does not depend on it. It applies to snapshots too.
 	Parallelism int
+	// AdmissionDefaultsSet says AdmissionDefaults was chosen explicitly
+	// (a command-line flag given). A snapshot records whether its pods got
+	// the tolerations when it was made; loading one recorded with the
+	// other value is then an error. Otherwise the recorded value stands.
+	AdmissionDefaultsSet bool
+}
+
+// Info is what Load learned about its input besides the cluster.
+type Info struct {
+	// Snapshot is true when the input was a kplace snapshot.
+	Snapshot bool
+	// AdmissionDefaults is whether pending pods got the
+	// DefaultTolerationSeconds tolerations: Options.AdmissionDefaults, or
+	// for a snapshot the value it recorded.
+	AdmissionDefaults bool
 }
 
 // Load reads Kubernetes objects from files and directories and returns the
@@ -33,23 +50,41 @@ type Options struct {
 // .zst, in sorted order; a file named explicitly is read whatever its name.
 // See the package documentation for formats and semantics.
 func Load(paths []string, opts Options) (*index.Input, error) {
+	in, _, err := LoadWithInfo(paths, opts)
+	return in, err
+}
+
+// LoadWithInfo is Load, also returning what it learned about the input.
+func LoadWithInfo(paths []string, opts Options) (*index.Input, Info, error) {
 	files, err := expandPaths(paths)
 	if err != nil {
-		return nil, err
+		return nil, Info{}, err
 	}
 	if len(files) == 0 {
-		return nil, errors.New("ingest: no input files")
+		return nil, Info{}, errors.New("ingest: no input files")
+	}
+	if len(files) > 1 {
+		// Refuse a snapshot among other files before reading any of them.
+		for _, f := range files {
+			if isSnapshotFile(f) {
+				return nil, Info{}, snapshotAloneErr(f, len(files))
+			}
+		}
 	}
 	l := newLoader(opts)
 	for _, f := range files {
 		if err := l.loadFile(f, fileOpener(f)); err != nil {
-			return nil, err
+			return nil, Info{}, err
 		}
 	}
 	if err := l.finish(); err != nil {
-		return nil, err
+		return nil, Info{}, err
 	}
-	return l.in, nil
+	info := Info{AdmissionDefaults: opts.AdmissionDefaults}
+	if l.snapshot != nil {
+		info = Info{Snapshot: true, AdmissionDefaults: *l.snapshot}
+	}
+	return l.in, info, nil
 }
 
 // inputName reports whether a file found in a directory is input.
@@ -57,7 +92,8 @@ func inputName(name string) bool {
 	n := strings.ToLower(name)
 	n = strings.TrimSuffix(n, ".gz")
 	n = strings.TrimSuffix(n, ".zst")
-	return strings.HasSuffix(n, ".json") || strings.HasSuffix(n, ".yaml") || strings.HasSuffix(n, ".yml")
+	return strings.HasSuffix(n, ".json") || strings.HasSuffix(n, ".yaml") || strings.HasSuffix(n, ".yml") ||
+		strings.HasSuffix(n, ".arrow")
 }
 
 // expandPaths turns files and directories into the list of files to read.
@@ -134,10 +170,15 @@ func decompress(name string, r io.Reader) (*bufio.Reader, func(), error) {
 	return br, func() {}, nil
 }
 
-// loadFile reads one file: JSON when its first significant byte is '{' or
-// '[', YAML otherwise. A file that looks like JSON but does not parse as
-// JSON, and yielded no object, is read again as YAML (flow style "{a: b}").
+// loadFile reads one file: a snapshot when it starts with the Arrow IPC
+// stream marker, JSON when its first significant byte is '{' or '[', YAML
+// otherwise. A file that looks like JSON but does not parse as JSON, and
+// yielded no object, is read again as YAML (flow style "{a: b}").
 func (l *loader) loadFile(name string, open opener) error {
+	l.files++
+	if l.snapshot != nil {
+		return snapshotAloneErr(l.snapshotFile, l.files)
+	}
 	before := l.objects
 	err := l.loadAs(name, open, false)
 	var je *Error
@@ -160,6 +201,11 @@ func (l *loader) loadAs(name string, open opener, forceYAML bool) error {
 		return err
 	}
 	defer closeFn()
+	if head, _ := br.Peek(len(arrowFileMagic)); bytes.HasPrefix(head, arrowStreamMagic) {
+		return l.readSnapshot(name, br)
+	} else if bytes.Equal(head, arrowFileMagic) {
+		return &Error{File: name, Msg: "an Arrow IPC file (ARROW1): kplace reads its own snapshots, Arrow IPC streams written by kplace convert"}
+	}
 	// Skip a UTF-8 byte order mark; look past whitespace.
 	if b, _ := br.Peek(3); len(b) == 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf {
 		br.Discard(3)
@@ -195,4 +241,44 @@ func readErr(path string, err error) *Error {
 		msg = "unexpected end of data (truncated or corrupt file?)"
 	}
 	return &Error{File: path, Msg: msg, Err: err}
+}
+
+// isSnapshotFile reports whether path holds a snapshot (possibly
+// compressed); false when it cannot be read (Load reports that later).
+func isSnapshotFile(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	br, closeFn, err := decompress(path, f)
+	if err != nil {
+		return false
+	}
+	defer closeFn()
+	head, _ := br.Peek(len(arrowStreamMagic))
+	return bytes.Equal(head, arrowStreamMagic)
+}
+
+func snapshotAloneErr(file string, inputs int) *Error {
+	return &Error{File: file, Msg: fmt.Sprintf("a kplace snapshot must be the only input (it holds a whole cluster, admission applied), not one of %d files", inputs)}
+}
+
+// readSnapshot decodes a snapshot; it must be the loader's only input.
+func (l *loader) readSnapshot(name string, r io.Reader) error {
+	if l.files > 1 {
+		return snapshotAloneErr(name, l.files)
+	}
+	in, admission, err := decodeSnapshot(name, r, l.opts.Parallelism)
+	if err != nil {
+		return err
+	}
+	if l.opts.AdmissionDefaultsSet && l.opts.AdmissionDefaults != admission {
+		return &Error{File: name, Msg: fmt.Sprintf("the snapshot was made with --admission-defaults=%t (its pending pods are stored after admission); "+
+			"--admission-defaults=%t cannot apply: drop the flag, or convert the original input again with it", admission, l.opts.AdmissionDefaults)}
+	}
+	l.in = in
+	l.snapshot = &admission
+	l.snapshotFile = name
+	return nil
 }

@@ -38,6 +38,10 @@ type loader struct {
 	uids        map[uint64]int32
 	uidCollide  map[string]bool
 	namespaces  map[string]bool // Namespace objects read
+
+	files        int   // files read so far
+	snapshot     *bool // a snapshot was read: its admission-defaults setting
+	snapshotFile string
 }
 
 type seenObj struct {
@@ -377,6 +381,9 @@ const defaultScheduler = "default-scheduler"
 // finish applies admission (Priority, DefaultTolerationSeconds), drops
 // pending pods for other schedulers, and completes the namespaces.
 func (l *loader) finish() error {
+	if l.snapshot != nil {
+		return nil // a snapshot holds the cluster after admission
+	}
 	in := l.in
 	classes := make(map[string]*index.PriorityClass, len(in.PriorityClasses)+2)
 	for i := range in.PriorityClasses {

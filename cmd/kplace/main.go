@@ -16,8 +16,10 @@ const usage = `kplace - offline batch placement of Kubernetes pods
 Usage:
   kplace place -f FILE|DIR [-f ...] [-o result.json] [--report report.json] [flags]
   kplace place --sample [flags]          place the bundled sample cluster
+  kplace convert -f FILE|DIR [-f ...] -o cluster.arrow [--admission-defaults=true|false]
+                                         write the loaded input as an Arrow snapshot (place -f reads it)
   kplace gen --profile P --nodes N --pods M [--seed S] -o FILE
-  kplace bench [--nodes N --pods M --profile P]
+  kplace bench [--suite quick|full | --nodes N --pods M --profile P]
   kplace version
 
 Run "kplace COMMAND --help" for the flags of a command.
@@ -79,6 +81,8 @@ func run(args []string) int {
 	switch args[0] {
 	case "place":
 		return cmdPlace(args[1:])
+	case "convert":
+		return cmdConvert(args[1:])
 	case "gen":
 		return cmdGen(args[1:])
 	case "bench":

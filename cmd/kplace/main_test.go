@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kplace/kplace/bench"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -66,13 +68,19 @@ func TestPlaceSeedsGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "seeds.result.json", result)
+	golden(t, "seeds.report.json", stableReport(t, rep))
+}
 
+// stableReport is a report's counts, pending and rejected pods: timings
+// (they vary) and engine internals left out.
+func stableReport(t *testing.T, path string) []byte {
+	t.Helper()
 	var r struct {
 		Counts   map[string]int    `json:"counts"`
 		Pending  []json.RawMessage `json:"pending"`
 		Rejected []json.RawMessage `json:"rejected"`
 	}
-	b, err := os.ReadFile(rep)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,8 +90,8 @@ func TestPlaceSeedsGolden(t *testing.T) {
 	for _, internal := range []string{"classes", "groups", "heap_builds", "heap_rebuilds"} {
 		delete(r.Counts, internal) // engine internals, not semantics
 	}
-	stable, _ := json.MarshalIndent(r, "", "  ") // timings left out: they vary
-	golden(t, "seeds.report.json", append(stable, '\n'))
+	stable, _ := json.MarshalIndent(r, "", "  ")
+	return append(stable, '\n')
 }
 
 func TestPlaceDeterministic(t *testing.T) {
@@ -153,5 +161,120 @@ func TestUsageErrors(t *testing.T) {
 		if !strings.Contains(stderr, f) {
 			t.Errorf("place --help does not name the format %s", f)
 		}
+	}
+}
+
+// TestConvertPlacesTheSame converts a generated cluster to a snapshot and
+// places it: the Bindings and the pending reasons must be byte for byte
+// those of placing the JSON.
+func TestConvertPlacesTheSame(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "cluster.json.zst")
+	if err := writeGenerated(src, bench.GenConfig{Profile: "mixed", Nodes: 300, Pods: 3000, Running: -1, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	for _, admission := range []string{"true", "false"} {
+		snap := filepath.Join(dir, "cluster-"+admission+".arrow")
+		if code, stderr := runCapture(t, "convert", "-q", "-f", src, "-o", snap, "--admission-defaults="+admission); code != 0 {
+			t.Fatalf("convert: exit %d: %s", code, stderr)
+		}
+		var results, reports [2][]byte
+		for i, in := range []string{src, snap} {
+			out, rep := filepath.Join(dir, "result.json"), filepath.Join(dir, "report.json")
+			args := []string{"place", "-q", "-f", in, "-o", out, "--report", rep}
+			if i == 0 {
+				args = append(args, "--admission-defaults="+admission)
+			}
+			if code, stderr := runCapture(t, args...); code != 0 {
+				t.Fatalf("place %s: exit %d: %s", in, code, stderr)
+			}
+			results[i], _ = os.ReadFile(out)
+			reports[i] = stableReport(t, rep)
+		}
+		if !bytes.Contains(results[0], []byte(`"kind":"Binding"`)) || !bytes.Contains(reports[0], []byte(`"reason"`)) {
+			t.Fatal("nothing placed or nothing pending: the comparison would prove little")
+		}
+		if !bytes.Equal(results[0], results[1]) {
+			t.Errorf("admission %s: the snapshot's Bindings differ from the JSON's", admission)
+		}
+		if !bytes.Equal(reports[0], reports[1]) {
+			t.Errorf("admission %s: the snapshot's report differs from the JSON's:\n%s\n---\n%s", admission, reports[0], reports[1])
+		}
+	}
+}
+
+// TestConvertErrors: a damaged snapshot or a conflicting flag fails with
+// exit 1 and an error naming the file; bad usage exits 2.
+func TestConvertErrors(t *testing.T) {
+	dir := t.TempDir()
+	snap := filepath.Join(dir, "cluster.arrow")
+	if code, stderr := runCapture(t, "convert", "-q", "-f", "testdata/seeds.yaml", "-o", snap); code != 0 {
+		t.Fatalf("convert: exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.arrow")
+	os.WriteFile(cut, data[:len(data)/2], 0o644)
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"place", "-q", "-f", cut}, []string{"cut.arrow", "truncated"}},
+		{[]string{"place", "-q", "-f", snap, "--admission-defaults=false"}, []string{"cluster.arrow", "--admission-defaults=true"}},
+		{[]string{"place", "-q", "-f", snap, "-f", "testdata/seeds.yaml"}, []string{"cluster.arrow", "only input"}},
+		{[]string{"convert", "-q", "-f", cut, "-o", filepath.Join(dir, "out.arrow")}, []string{"cut.arrow", "truncated"}},
+	} {
+		code, stderr := runCapture(t, tc.args...)
+		if code != 1 {
+			t.Errorf("%v: exit %d, want 1 (%s)", tc.args, code, stderr)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%v: error %q does not mention %q", tc.args, stderr, w)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.arrow")); !os.IsNotExist(err) {
+		t.Errorf("a failed convert left its output (stat: %v)", err)
+	}
+	// The recorded value, given explicitly, is fine; so is a snapshot in a directory.
+	sub := filepath.Join(dir, "snapdir")
+	os.Mkdir(sub, 0o755)
+	os.WriteFile(filepath.Join(sub, "c.arrow"), data, 0o644)
+	for _, args := range [][]string{{"place", "-q", "-f", snap, "--admission-defaults=true"}, {"place", "-q", "-f", sub}} {
+		if code, stderr := runCapture(t, args...); code != 0 {
+			t.Errorf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+	for _, args := range [][]string{{"convert"}, {"convert", "-f", snap}, {"convert", "-o", snap}} {
+		if code, _ := runCapture(t, args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+}
+
+// TestBenchArrowInput: an .arrow case of the bench suite converts the
+// generated .json.zst (reused when an earlier case left it) and places it.
+func TestBenchArrowInput(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "mixed-50-200")
+	gc := bench.GenConfig{Profile: "mixed", Nodes: 50, Pods: 200, Running: -1, Seed: 1}
+	genMs, convertMs, err := prepareBenchInput(base, ".arrow", gc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if genMs <= 0 || convertMs <= 0 {
+		t.Errorf("gen %v ms, convert %v ms", genMs, convertMs)
+	}
+	if genMs, _, err = prepareBenchInput(base, ".arrow", gc); err != nil || genMs != 0 {
+		t.Errorf("second preparation: gen %v ms (want the .json.zst reused), %v", genMs, err)
+	}
+	st, err := place(placeConfig{paths: []string{base + ".arrow"}, admission: true, quiet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.report.Counts.Pending != 200 {
+		t.Errorf("%d pending pods, want 200", st.report.Counts.Pending)
 	}
 }

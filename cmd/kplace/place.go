@@ -22,11 +22,14 @@ import (
 type placeConfig struct {
 	paths     []string
 	admission bool
-	solve     solver.Config
-	out       string
-	report    string
-	format    export.Format
-	quiet     bool
+	// admissionSet: --admission-defaults was given (a snapshot recorded
+	// with the other value is then refused).
+	admissionSet bool
+	solve        solver.Config
+	out          string
+	report       string
+	format       export.Format
+	quiet        bool
 }
 
 // placeStats is what a run measured, beyond the report.
@@ -38,7 +41,7 @@ type placeStats struct {
 func cmdPlace(args []string) int {
 	fs := pflag.NewFlagSet("place", pflag.ContinueOnError)
 	fs.SortFlags = false
-	paths := fs.StringArrayP("filename", "f", nil, "input file or directory (repeatable): JSON or YAML, List/typed list/objects/multi-doc, optionally .gz or .zst")
+	paths := fs.StringArrayP("filename", "f", nil, "input file or directory (repeatable): JSON or YAML, List/typed list/objects/multi-doc, optionally .gz or .zst; or one snapshot from kplace convert")
 	sample := fs.Bool("sample", false, "place the bundled sample cluster (generated deterministically) instead of -f")
 	out := fs.StringP("output", "o", "", `result file: Bindings in commit order, or the placement table with --format arrow|parquet ("-" for stdout; default: none)`)
 	report := fs.String("report", "", "JSON report: counts, timings, reason for every pod left pending")
@@ -46,7 +49,7 @@ func cmdPlace(args []string) int {
 		"arrow (the placement table, one row per pod outcome: Arrow IPC file, zstd) or parquet (the same table)")
 	strategy := fs.String("strategy", "least-allocated", "NodeResourcesFit scoring: least-allocated (spread) or most-allocated (bin packing)")
 	seed := fs.Uint64("seed", 1, "seed for deterministic tie-breaking between equally scored nodes")
-	admission := fs.Bool("admission-defaults", true, "add the DefaultTolerationSeconds tolerations (not-ready, unreachable: 300s) to pending pods, as the API server does")
+	admission := fs.Bool("admission-defaults", true, "add the DefaultTolerationSeconds tolerations (not-ready, unreachable: 300s) to pending pods, as the API server does (a snapshot keeps the value it was converted with)")
 	preempt := fs.Bool("preemption", true, "let a pod that fits nowhere evict lower-priority pods (kube-scheduler's DefaultPreemption); Evictions precede its Binding in the result")
 	quiet := fs.BoolP("quiet", "q", false, "no summary or progress on stderr")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
@@ -65,7 +68,8 @@ func cmdPlace(args []string) int {
 		fmt.Fprintln(os.Stderr, "kplace place:", err)
 		return 2
 	}
-	cfg := placeConfig{paths: *paths, admission: *admission, out: *out, report: *report, quiet: *quiet}
+	cfg := placeConfig{paths: *paths, admission: *admission, admissionSet: fs.Changed("admission-defaults"),
+		out: *out, report: *report, quiet: *quiet}
 	cfg.solve.Seed = *seed
 	cfg.solve.NoPreemption = !*preempt
 	switch *strategy {
@@ -134,7 +138,7 @@ var sampleConfig = bench.GenConfig{Profile: "mixed", Nodes: 1000, Pods: 10000, R
 // place runs ingest, index, solve and export.
 func place(cfg placeConfig) (*placeStats, error) {
 	t0 := time.Now()
-	in, err := ingest.Load(cfg.paths, ingest.Options{AdmissionDefaults: cfg.admission})
+	in, err := ingest.Load(cfg.paths, ingest.Options{AdmissionDefaults: cfg.admission, AdmissionDefaultsSet: cfg.admissionSet})
 	if err != nil {
 		return nil, err
 	}
@@ -170,7 +174,6 @@ func place(cfg placeConfig) (*placeStats, error) {
 		}
 	}
 	t4 := time.Now()
-	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	rep := export.NewReport(c, res, bound, export.Timings{
 		Ingest: ms(t1.Sub(t0)), Index: ms(t2.Sub(t1)), Solve: ms(t3.Sub(t2)), Export: ms(t4.Sub(t3)),
 	})
