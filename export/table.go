@@ -78,7 +78,7 @@ func writeTable(w io.Writer, c *index.Cluster, res *solver.Result, f Format, mem
 	)
 	switch f {
 	case FormatArrow:
-		tw, err = ipc.NewFileWriter(&tellWriter{w: bw}, ipc.WithSchema(TableSchema), ipc.WithZstd(), ipc.WithAllocator(mem))
+		tw, err = ipc.NewFileWriter(&CountingWriter{W: bw}, ipc.WithSchema(TableSchema), ipc.WithZstd(), ipc.WithAllocator(mem))
 	case FormatParquet:
 		// No timestamp or other varying data goes into the file: the
 		// footer holds the schema, the statistics and the library's
@@ -280,24 +280,25 @@ func (tb *tableBuilder) flush() error {
 	return tb.out.Write(rec)
 }
 
-// tellWriter counts the bytes written to w. The Arrow IPC file writer takes
-// an io.WriteSeeker but only ever asks for the current position, which the
-// count answers: so the file format can go to a pipe, through a buffer.
-type tellWriter struct {
-	w   io.Writer
-	pos int64
+// CountingWriter counts the bytes written through it to W. It is also the
+// io.WriteSeeker the Arrow IPC file writer takes, which only ever asks for
+// the current position: the count answers it, so the file format can go to
+// a pipe, through a buffer.
+type CountingWriter struct {
+	W io.Writer
+	N int64
 }
 
-func (t *tellWriter) Write(p []byte) (int, error) {
-	n, err := t.w.Write(p)
-	t.pos += int64(n)
+func (t *CountingWriter) Write(p []byte) (int, error) {
+	n, err := t.W.Write(p)
+	t.N += int64(n)
 	return n, err
 }
 
 // Seek answers Seek(0, io.SeekCurrent) only.
-func (t *tellWriter) Seek(offset int64, whence int) (int64, error) {
+func (t *CountingWriter) Seek(offset int64, whence int) (int64, error) {
 	if offset != 0 || whence != io.SeekCurrent {
-		return t.pos, errors.New("export: the Arrow writer can only ask for its position")
+		return t.N, errors.New("export: only the current position can be asked for")
 	}
-	return t.pos, nil
+	return t.N, nil
 }

@@ -46,9 +46,9 @@ func cmdConvert(args []string) int {
 	t1 := time.Now()
 	size := int64(0)
 	err = export.WriteFileAtomic(*out, func(w io.Writer) error {
-		cw := &countingWriter{w: w}
+		cw := &export.CountingWriter{W: w}
 		err := ingest.WriteSnapshot(cw, in, ingest.SnapshotOptions{AdmissionDefaults: info.AdmissionDefaults})
-		size = cw.n
+		size = cw.N
 		return err
 	})
 	if err != nil {
@@ -63,16 +63,5 @@ func cmdConvert(args []string) int {
 	return 0
 }
 
+// ms is d in milliseconds.
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-// countingWriter counts the bytes written through it.
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
-}
