@@ -16,14 +16,18 @@ import (
 // room, PDB-violating ones first, each group most important first; the node
 // is the best candidate by fewest PDB violations, lowest highest victim
 // priority, smallest sum of victim priorities, fewest victims, latest start
-// of the highest-priority victims, then lowest node id. Unlike kube-scheduler,
-// which dry-runs a random sample of nodes, every node is a candidate.
+// of the highest-priority victims, then lowest node id.
 //
-// Each preempting class keeps a heap of its candidate nodes, evaluated once
-// and re-evaluated only for nodes changed since (the cluster's change log),
-// so a preemption costs the changed nodes plus a heap pop. PDB budgets only
-// shrink during a batch; a popped candidate evaluated under an older budget
-// is evaluated again before it is used.
+// kube-scheduler dry-runs a random sample of nodes. Here each preempting
+// class keeps a heap of all its candidate nodes, keyed first by an O(1)
+// lower bound of the first four criteria (from the node's lower-priority
+// sums) and evaluated in full lazily, in bound order, so those four are
+// optimal over every node; among nodes equal on them, evaluated nodes come
+// first and the start time decides between them (a build evaluates the
+// best sampleSize). Nodes changed since the class's last turn (the cluster's
+// change log) are bounded again. PDB budgets only shrink during a batch; a
+// popped candidate evaluated under an older budget is evaluated again
+// before it is used.
 
 // Failure bits of a node for a preemptor (the dry-run status). Bits from
 // maskRes upward name Insufficient resources by column.
