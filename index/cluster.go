@@ -104,6 +104,9 @@ type Cluster struct {
 	PriorityClasses []PriorityClass
 	PDBs            []PDB
 	Namespaces      []Namespace
+	// Workloads are the Services and controllers whose selectors feed
+	// default topology spreading.
+	Workloads []Workload
 
 	// LowPrio lists, ascending, the priorities of the pods (at most
 	// maxLowThresholds of them, the most common); Low[j*len(ResNames)+r][n]
@@ -150,6 +153,7 @@ func Build(in *Input) (*Cluster, error) {
 		PriorityClasses: in.PriorityClasses,
 		PDBs:            in.PDBs,
 		Namespaces:      in.Namespaces,
+		Workloads:       in.Workloads,
 		SkippedKinds:    in.SkippedKinds,
 		OtherScheduler:  in.OtherScheduler,
 		FinishedPods:    in.FinishedPods,

@@ -184,6 +184,14 @@ type Pod struct {
 	HostPorts             []HostPort
 	Priority              int32
 	PreemptionPolicy      string
+	// Spread is spec.topologySpreadConstraints, defaults applied (see
+	// SpreadConstraint); nil when the pod has none.
+	Spread []SpreadConstraint
+	// Affinity and AntiAffinity are the required pod (anti-)affinity terms
+	// (requiredDuringSchedulingIgnoredDuringExecution); PreferredAffinity
+	// and PreferredAntiAffinity the weighted preferred ones.
+	Affinity, AntiAffinity                   []PodAffinityTerm
+	PreferredAffinity, PreferredAntiAffinity []WeightedPodAffinityTerm
 	// Unsupported names the first hard constraint the engine cannot honour
 	// yet ("topologySpreadConstraints", "podAffinity", "volumes", ...); the
 	// pod is left pending with reason "unsupported: <field>".
@@ -205,6 +213,53 @@ type Pod struct {
 	// PriorityClassName is spec.priorityClassName, or the globalDefault
 	// class's name when the priority came from it ("" when none applied).
 	PriorityClassName string
+}
+
+// Topology spread constants.
+const (
+	DoNotSchedule  = "DoNotSchedule"
+	ScheduleAnyway = "ScheduleAnyway"
+	PolicyHonor    = "Honor"
+	PolicyIgnore   = "Ignore"
+)
+
+// SpreadConstraint is one topologySpreadConstraint with the scheduler's
+// defaults filled in: WhenUnsatisfiable DoNotSchedule when unset, MinDomains
+// 1 when unset, NodeAffinityPolicy Honor, NodeTaintsPolicy Ignore.
+// MatchLabelKeys are already merged into Selector (key In (the pod's value)
+// for each key the pod carries, as kube-scheduler and the API server do); the
+// keys are kept for reports.
+type SpreadConstraint struct {
+	MaxSkew            int32
+	TopologyKey        string
+	WhenUnsatisfiable  string
+	Selector           *LabelSelector // nil matches no pod
+	MinDomains         int32
+	MatchLabelKeys     []string
+	NodeAffinityPolicy string
+	NodeTaintsPolicy   string
+}
+
+// PodAffinityTerm is one pod (anti-)affinity term. MatchLabelKeys and
+// MismatchLabelKeys are already merged into Selector (key In / NotIn the
+// pod's value, as the API server does at admission).
+type PodAffinityTerm struct {
+	Selector *LabelSelector // nil matches no pod
+	// Namespaces lists namespaces by name. When it is empty and
+	// NamespaceSelector is nil, the term selects the pod's own namespace
+	// (ingest fills Namespaces with it). A non-nil empty NamespaceSelector
+	// selects every namespace.
+	Namespaces        []string
+	NamespaceSelector *LabelSelector
+	TopologyKey       string
+	MatchLabelKeys    []string
+	MismatchLabelKeys []string
+}
+
+// WeightedPodAffinityTerm is a preferred pod (anti-)affinity term.
+type WeightedPodAffinityTerm struct {
+	Weight int32
+	Term   PodAffinityTerm
 }
 
 // PriorityClass is a scheduling.k8s.io PriorityClass.
