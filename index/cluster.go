@@ -126,6 +126,9 @@ type Cluster struct {
 	// Changes logs every node change in order.
 	Changes []Change
 
+	// topo memoises the domain maps (see Topology).
+	topo topologies
+
 	// Warnings are non-fatal oddities found while building.
 	Warnings []string
 	// Skipped counts from ingest.

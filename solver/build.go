@@ -29,10 +29,19 @@ type scanner struct {
 	cut          entry   // best entry dropped
 	truncated    bool
 	ttMax, naMax int64
+	// parked holds the fitting nodes a pod-relative filter rejected.
+	parked []parkedEntry
+}
+
+// parkedEntry is an entry rejected by the class's relClass.deps[dep].
+type parkedEntry struct {
+	dep int
+	e   entry
 }
 
 func (w *scanner) reset() {
 	w.heap = w.heap[:0]
+	w.parked = w.parked[:0]
 	w.truncated = false
 }
 
@@ -91,6 +100,14 @@ func (s *Solver) build(cl *class) {
 	}
 	cl.heap.init()
 	cl.cut, cl.truncated = m.cut, m.truncated
+	if rc := cl.rel; rc != nil {
+		rc.unpark()
+		for i := range workers {
+			for _, pe := range workers[i].parked {
+				rc.park(s, pe.dep, pe.e)
+			}
+		}
+	}
 }
 
 // scanners returns the worker states for a feasible set of size n: one per
@@ -169,6 +186,14 @@ func (s *Solver) scanScore(cl *class, dense []uint64, w *scanner, lo, hi, keep i
 			}
 			if !s.fits(n, cl) {
 				continue
+			}
+			if cl.rel != nil {
+				if f, j := s.check(cl.rel, n); f != relOK {
+					if j >= 0 {
+						w.parked = append(w.parked, parkedEntry{dep: j, e: entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: gen[n]}})
+					}
+					continue
+				}
 			}
 			w.offer(entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: gen[n]}, keep)
 			if len(w.heap) == keep {

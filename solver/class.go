@@ -80,6 +80,8 @@ type class struct {
 	failures  int
 	// pre is the preemption state, made on the class's first preemption.
 	pre *preState
+	// rel is the pod-relative part (nil when the class has none).
+	rel *relClass
 }
 
 // prepare derives the scoring fields from demand, balCPU and balMem.

@@ -481,6 +481,10 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (index.NodeID, []index.PodI
 			buf = append(buf, v.pod)
 		}
 		s.pre.victimBuf = buf
+		if cl.rel != nil && !s.relAfterEvict(cl.rel, top.node, buf) {
+			ps.setMask(top.node, maskNoVictims) // the pod-relative filters still fail
+			continue
+		}
 		return top.node, buf, true
 	}
 	return 0, nil, false
@@ -551,6 +555,9 @@ func (s *Solver) evalInto(cl *class, ps *preState, prio int32, n index.NodeID) {
 func (s *Solver) evict(v index.PodID) {
 	d := s.demandOf(v)
 	n := index.NodeID(s.c.PodNode[v])
+	if s.rel != nil {
+		s.relBind(v, n, -1, nil)
+	}
 	s.c.Unbind(v, &d)
 	s.refreshNode(n)
 	if pd := s.pdbs(); pd != nil {

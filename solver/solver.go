@@ -28,6 +28,21 @@ type Config struct {
 	// NoPreemption turns preemption off: a pod that fits nowhere stays
 	// pending (as with kube-scheduler's DefaultPreemption disabled).
 	NoPreemption bool
+	// DefaultSpread are the cluster default topology spread constraints,
+	// applied to pods with none of their own that a Service, ReplicaSet,
+	// StatefulSet or ReplicationController selects (nil: none).
+	// SystemDefaultSpread says they are kube-scheduler's built-in ones
+	// (then soft constraints do not ignore nodes lacking a key).
+	DefaultSpread       []index.SpreadConstraint
+	SystemDefaultSpread bool
+}
+
+// BuiltinDefaultSpread are kube-scheduler's built-in default constraints.
+func BuiltinDefaultSpread() []index.SpreadConstraint {
+	return []index.SpreadConstraint{
+		{MaxSkew: 3, TopologyKey: labelHostname, WhenUnsatisfiable: index.ScheduleAnyway, MinDomains: 1, NodeAffinityPolicy: index.PolicyHonor, NodeTaintsPolicy: index.PolicyIgnore},
+		{MaxSkew: 5, TopologyKey: "topology.kubernetes.io/zone", WhenUnsatisfiable: index.ScheduleAnyway, MinDomains: 1, NodeAffinityPolicy: index.PolicyHonor, NodeTaintsPolicy: index.PolicyIgnore},
+	}
 }
 
 // Action is what a commit does.
@@ -127,6 +142,11 @@ type Solver struct {
 	pdb *pdbState
 	// minPrio is the lowest priority of any pod (for preemption bounds).
 	minPrio int32
+	// rel holds the pod-relative counters (nil when no pod needs them);
+	// nodeTopo is the per-node topology; relCand a scoring scratch list.
+	rel      *relState
+	nodeTopo *index.Topology
+	relCand  []scored
 }
 
 // newSolver prepares a solver over c.
@@ -153,7 +173,14 @@ func newSolver(c *index.Cluster, cfg Config) *Solver {
 func Solve(c *index.Cluster, cfg Config) *Result {
 	s := newSolver(c, cfg)
 	queue := Queue(c)
+	s.rel = newRelState(c, cfg.DefaultSpread, cfg.SystemDefaultSpread)
 	classOf := s.classify(queue)
+	if s.rel != nil {
+		for _, cl := range s.classes {
+			s.setupClass(cl)
+		}
+		s.countExisting()
+	}
 	res := &Result{Commits: make([]Commit, 0, len(queue)), Classes: len(s.classes)}
 	var failed []*class
 	var failedAt []int32 // class of each Unschedulable entry of res.Pending, in order
@@ -183,6 +210,7 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 				score = s.score(cl, n)
 				s.c.Bind(pid, n, &cl.demand)
 				s.refreshNode(n)
+				s.relPlaced(cl, pid, n, 1)
 				res.Preemptions++
 			}
 		}
@@ -405,6 +433,7 @@ func (s *Solver) encodeAll(queue []index.PodID) []keyRange {
 
 func (s *Solver) distinctKeys(pods []index.PodID, start int) keyRange {
 	var enc keyEncoder
+	var scratch []int32
 	kr := keyRange{start: start, keyOf: make([]int32, len(pods))}
 	var seen keyIndex
 	for j, pid := range pods {
@@ -414,6 +443,10 @@ func (s *Solver) distinctKeys(pods []index.PodID, start int) keyRange {
 			continue
 		}
 		key, static := enc.encode(p)
+		if s.rel != nil {
+			scratch = s.rel.encodeRel(&enc, p, scratch)
+			key = enc.buf
+		}
 		h := xxhash.Sum64(key)
 		kr.keyOf[j] = seen.find(h, key, func(id int32) []byte { return kr.buf[kr.keys[id].begin:kr.keys[id].end] }, func() int32 {
 			return kr.add(key, static, h, pid)
@@ -483,10 +516,21 @@ func (s *Solver) place(cl *class, pid index.PodID) (index.NodeID, int64, bool) {
 	if cl.g.conflict {
 		return 0, 0, false
 	}
+	rc := cl.rel
+	if rc != nil && rc.scoring {
+		n, score, ok := s.placeScored(cl, pid)
+		if ok {
+			s.relPlaced(cl, pid, n, 1)
+		}
+		return n, score, ok
+	}
 	if !cl.built {
 		s.build(cl)
 	} else {
 		s.sync(cl)
+		if rc != nil {
+			s.wake(cl)
+		}
 	}
 	gen := s.c.Gen
 	for {
@@ -499,6 +543,15 @@ func (s *Solver) place(cl *class, pid index.PodID) (index.NodeID, int64, bool) {
 			s.build(cl)
 			continue
 		}
+		if rc != nil && len(cl.heap) > 0 {
+			// The pod-relative filters, on the best node only: a node
+			// that fails waits for its counter to relax.
+			if f, j := s.check(rc, cl.heap[0].node); f != relOK {
+				rc.park(s, j, cl.heap[0])
+				cl.heap.pop()
+				continue
+			}
+		}
 		break
 	}
 	if len(cl.heap) == 0 {
@@ -508,6 +561,9 @@ func (s *Solver) place(cl *class, pid index.PodID) (index.NodeID, int64, bool) {
 	cl.heap.pop()
 	s.c.Bind(pid, top.node, &cl.demand)
 	s.refreshNode(top.node)
+	if s.rel != nil {
+		s.relPlaced(cl, pid, top.node, 1)
+	}
 	return top.node, top.score, true
 }
 
@@ -608,13 +664,19 @@ func (s *Solver) reason(cl *class) string {
 				ports++
 				continue
 			}
+			fails := false
 			if c.Req[index.ResPods][node]+1 > c.Alloc[index.ResPods][node] {
 				pods++
+				fails = true
 			}
 			for _, rv := range cl.demand.Req {
 				if c.Req[rv.Res][node]+rv.Val > c.Alloc[rv.Res][node] {
 					insufficient[rv.Res]++
+					fails = true
 				}
+			}
+			if !fails && cl.rel != nil {
+				s.relCounts(cl.rel, node, counts)
 			}
 		}
 	}

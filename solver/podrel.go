@@ -1,0 +1,1081 @@
+package solver
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+
+	"github.com/kplace/kplace/index"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// Pod-relative constraints: topology spread and inter-pod (anti-)affinity.
+//
+// Every constraint that depends on where other pods run is answered from a
+// counter: for one topology key, the number of pods matching a selector (in
+// a namespace set) per domain, over the nodes eligible for it. Counters are
+// shared by every class with the same constraint and updated on every Bind
+// and Unbind (one increment per counter the pod matches, found through an
+// index by one required label), so a filter check is O(1) per constraint:
+//
+//   - spread (DoNotSchedule): count(domain) + self - globalMin <= maxSkew,
+//     with globalMin kept incrementally from a histogram of the domain
+//     counts (counts move by one), or 0 while fewer eligible domains than
+//     minDomains exist;
+//   - required affinity: every term's domain holds a pod matching all the
+//     terms, or no such pod exists anywhere and the pod matches its own
+//     terms;
+//   - required anti-affinity: no pod matching the term in the domain;
+//   - existing pods' required anti-affinity: no pod carrying a term that
+//     matches the incoming pod in the term's domain ("repel" counters,
+//     counting carriers).
+//
+// A class with only such filters keeps its score heap (scores do not depend
+// on other pods); a node that fails a pod-relative filter is parked under
+// the counter that rejected it and returns to the heap when that counter
+// relaxes (a spread minimum rises, a count falls, an affinity domain gets
+// its first match). A class with soft pod-relative terms (ScheduleAnyway
+// spread, default spreading, preferred pod affinity) scores every feasible
+// node per pod: those scores move with every placement in a domain.
+
+// counter kinds.
+const (
+	kSpread   = iota // pods matching a spread selector in the pod's namespace
+	kAffinity        // pods matching all of a pod's required affinity terms
+	kTerm            // pods matching one (anti-)affinity term
+	kRepel           // pods carrying one required anti-affinity term
+)
+
+// nsSet is a namespace set: every namespace, or the names listed (sorted).
+type nsSet struct {
+	all   bool
+	names []string
+}
+
+func (s *nsSet) has(ns string) bool { return s.all || slices.Contains(s.names, ns) }
+
+// matcher selects pods by namespace and labels; sel nil matches nothing.
+type matcher struct {
+	ns  nsSet
+	sel labels.Selector
+	ls  *index.LabelSelector
+}
+
+func (m *matcher) match(p *index.Pod) bool {
+	return m.sel != nil && m.ns.has(p.Namespace) && m.sel.Matches(labels.Set(p.Labels))
+}
+
+// counter counts matching pods per domain of one topology key.
+type counter struct {
+	kind uint8
+	topo *index.Topology
+	// match: the pod must match every matcher (one, except for kAffinity).
+	match []matcher
+	// elig: the nodes whose pods count (nil: every node with the key).
+	elig   []uint64
+	counts []int32
+	total  int64
+	// Spread counters track the minimum over their eligible domains.
+	track   bool
+	domains int32   // eligible domains
+	hist    []int32 // hist[k]: eligible domains holding k pods
+	min     int32
+	eligDom []bool
+	// relax counts changes that may let a node rejected by this counter
+	// pass now.
+	relax uint32
+}
+
+func (k *counter) eligible(n index.NodeID) bool {
+	return k.elig == nil || k.elig[n>>6]&(1<<(n&63)) != 0
+}
+
+// apply adds delta (+1 or -1) pods on node n.
+func (k *counter) apply(n index.NodeID, delta int32) {
+	d := k.topo.Of[n]
+	if d < 0 || !k.eligible(n) {
+		return
+	}
+	old := k.counts[d]
+	now := old + delta
+	k.counts[d] = now
+	k.total += int64(delta)
+	switch k.kind {
+	case kSpread:
+		if k.track {
+			for int(now) >= len(k.hist) {
+				k.hist = append(k.hist, 0)
+			}
+			k.hist[old]--
+			k.hist[now]++
+			if delta > 0 && old == k.min && k.hist[old] == 0 {
+				k.min = now
+				k.relax++
+			}
+			if delta < 0 {
+				k.min = min(k.min, now)
+			}
+		}
+		if delta < 0 {
+			k.relax++
+		}
+	case kAffinity:
+		if (delta > 0 && old == 0) || (delta < 0 && k.total == 0) {
+			k.relax++
+		}
+	default:
+		if delta < 0 && now == 0 {
+			k.relax++
+		}
+	}
+}
+
+// spreadRef is a spread constraint of a class.
+type spreadRef struct {
+	ctr        int32
+	maxSkew    int32
+	minDomains int32
+	self       int32 // 1 when the pod matches the constraint's selector
+	hostname   bool  // soft: counted per node
+}
+
+// prefRef is a preferred (anti-)affinity term of a class.
+type prefRef struct {
+	ctr    int32
+	weight int64 // negative for anti-affinity
+}
+
+// relClass is the pod-relative part of a class.
+type relClass struct {
+	hard       []spreadRef // DoNotSchedule constraints
+	soft       []spreadRef // ScheduleAnyway constraints
+	requireAll bool        // soft: nodes lacking a soft key are ignored
+	softElig   []uint64    // soft: inclusion-policy nodes, nil for all
+	aff        []int32     // kAffinity counters, one per term
+	affSelf    bool        // the pod matches all its own affinity terms
+	anti       []int32     // kTerm counters of required anti-affinity
+	repel      []int32     // kRepel counters whose term matches the pod
+	carries    []int32     // kRepel counters of the pod's own anti terms
+	pref       []prefRef
+	// deps are the counters the filters read, in check order; parked[j]
+	// holds the entries rejected by deps[j], seen[j] its relax count when
+	// they were parked.
+	deps   []int32
+	parked [][]entry
+	seen   []uint32
+	// scoring: the class scores every node per pod.
+	scoring bool
+}
+
+// Reasons a node fails a pod-relative filter, in filter order.
+const (
+	relOK = iota
+	relMissingLabel
+	relSpread
+	relAffinity
+	relAnti
+	relExisting
+)
+
+// relState holds the batch's counters.
+type relState struct {
+	c        *index.Cluster
+	counters []*counter
+	byKey    map[string]int32
+	// feed finds the label-matching counters a pod may feed; repelIdx the
+	// repel counters whose term may match an incoming pod.
+	feed, repelIdx anchorIndex
+	repelOf        map[string]int32 // repel counter by term key
+	nsLabels       map[string]map[string]string
+	defaults       []index.SpreadConstraint
+	systemDefault  bool
+	// workloads by namespace and kind/name, for default selectors.
+	services map[string][]*index.Workload
+	owners   map[string]*index.Workload // kind/ns/name
+	enc      keyEncoder
+	buf      []int32
+}
+
+// anchorIndex finds counters through one label their (first) selector
+// requires; scan lists those with no matchLabels. Namespace "" stands for
+// every namespace.
+type anchorIndex struct {
+	byLabel map[pdbLabel][]int32
+	scan    map[string][]int32
+}
+
+func (x *anchorIndex) add(id int32, m *matcher) {
+	if x.byLabel == nil {
+		x.byLabel, x.scan = map[pdbLabel][]int32{}, map[string][]int32{}
+	}
+	nss := m.ns.names
+	if m.ns.all {
+		nss = []string{""}
+	}
+	k, ok := "", false
+	if m.ls != nil {
+		k, ok = anchorKey(m.ls)
+	}
+	for _, ns := range nss {
+		if ok {
+			l := pdbLabel{ns: ns, key: k, value: m.ls.MatchLabels[k]}
+			x.byLabel[l] = append(x.byLabel[l], id)
+		} else {
+			x.scan[ns] = append(x.scan[ns], id)
+		}
+	}
+}
+
+// candidates appends the counters p may match (each at most once).
+func (x *anchorIndex) candidates(p *index.Pod, out []int32) []int32 {
+	if x.byLabel == nil {
+		return out
+	}
+	for k, v := range p.Labels {
+		out = append(out, x.byLabel[pdbLabel{p.Namespace, k, v}]...)
+		out = append(out, x.byLabel[pdbLabel{"", k, v}]...)
+	}
+	out = append(out, x.scan[p.Namespace]...)
+	return append(out, x.scan[""]...)
+}
+
+// newRelState collects the repel counters (every pod's required
+// anti-affinity terms) and the default-spreading inputs. It returns nil
+// when no pod has a pod-relative constraint and no default applies.
+func newRelState(c *index.Cluster, defaults []index.SpreadConstraint, system bool) *relState {
+	r := &relState{c: c, byKey: map[string]int32{}, repelOf: map[string]int32{}, nsLabels: map[string]map[string]string{}, defaults: defaults, systemDefault: system,
+		services: map[string][]*index.Workload{}, owners: map[string]*index.Workload{}}
+	for i := range c.Namespaces {
+		r.nsLabels[c.Namespaces[i].Name] = c.Namespaces[i].Labels
+	}
+	for i := range c.Workloads {
+		w := &c.Workloads[i]
+		if w.Kind == index.KindService {
+			r.services[w.Namespace] = append(r.services[w.Namespace], w)
+		} else {
+			r.owners[w.Kind+"/"+w.Namespace+"/"+w.Name] = w
+		}
+	}
+	any := false
+	for i := range c.Pods {
+		p := &c.Pods[i]
+		if len(p.Spread) > 0 || len(p.Affinity) > 0 || len(p.PreferredAffinity) > 0 || len(p.PreferredAntiAffinity) > 0 {
+			any = true
+		}
+		for t := range p.AntiAffinity {
+			any = true
+			r.repelCounter(&p.AntiAffinity[t])
+		}
+	}
+	if !any && len(defaults) == 0 {
+		return nil
+	}
+	return r
+}
+
+// repelCounter returns the repel counter of term t, made on first use.
+func (r *relState) repelCounter(t *index.PodAffinityTerm) int32 {
+	r.enc.buf = r.enc.buf[:0]
+	r.enc.affinityTerm(t)
+	key := string(r.enc.buf)
+	if id, ok := r.repelOf[key]; ok {
+		return id
+	}
+	m := r.matcherOf(t)
+	id := int32(len(r.counters))
+	r.counters = append(r.counters, &counter{kind: kRepel, topo: r.c.Topology(t.TopologyKey), match: []matcher{m}})
+	r.repelOf[key] = id
+	r.repelIdx.add(id, &m)
+	return id
+}
+
+// matcherOf resolves an affinity term's namespaces (namespaceSelector to the
+// names of the Namespace objects it selects) and selector.
+func (r *relState) matcherOf(t *index.PodAffinityTerm) matcher {
+	m := matcher{ls: t.Selector}
+	if t.Selector != nil {
+		m.sel = selectorOf(t.Selector)
+	}
+	names := slices.Clone(t.Namespaces)
+	if ns := t.NamespaceSelector; ns != nil {
+		if len(ns.MatchLabels) == 0 && len(ns.MatchExpressions) == 0 {
+			m.ns.all = true
+		} else if sel := selectorOf(ns); sel != nil {
+			for name, l := range r.nsLabels {
+				if sel.Matches(labels.Set(l)) {
+					names = append(names, name)
+				}
+			}
+		}
+	}
+	slices.Sort(names)
+	m.ns.names = slices.Compact(names)
+	return m
+}
+
+// repels appends the repel counters whose term matches p.
+func (r *relState) repels(p *index.Pod, out []int32) []int32 {
+	start := len(out)
+	for _, id := range r.repelIdx.candidates(p, nil) {
+		m := &r.counters[id].match[0]
+		if m.sel != nil && m.sel.Matches(labels.Set(p.Labels)) && r.termNS(m, p.Namespace) {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out[start:])
+	return slices.Compact(out)
+}
+
+func (r *relState) termNS(m *matcher, ns string) bool { return m.ns.has(ns) }
+
+// spreadOf returns p's effective spread constraints: its own, or the
+// cluster defaults with p's default selector (nil when that is empty).
+func (r *relState) spreadOf(p *index.Pod) (cs []index.SpreadConstraint, defaulted bool) {
+	if len(p.Spread) > 0 {
+		return p.Spread, false
+	}
+	if len(r.defaults) == 0 {
+		return nil, false
+	}
+	sel := r.defaultSelector(p)
+	if sel == nil {
+		return nil, false
+	}
+	cs = make([]index.SpreadConstraint, len(r.defaults))
+	for i, d := range r.defaults {
+		d.Selector = sel
+		cs[i] = d
+	}
+	return cs, true
+}
+
+// defaultSelector is kube-scheduler's DefaultSelector: the selectors of the
+// Services selecting p, and of its ReplicationController, ReplicaSet or
+// StatefulSet owner, ANDed; nil when that is empty.
+func (r *relState) defaultSelector(p *index.Pod) *index.LabelSelector {
+	out := &index.LabelSelector{MatchLabels: map[string]string{}}
+	for _, w := range r.services[p.Namespace] {
+		if w.Selector == nil || len(w.Selector.MatchLabels) == 0 {
+			continue
+		}
+		if labels.SelectorFromSet(w.Selector.MatchLabels).Matches(labels.Set(p.Labels)) {
+			for k, v := range w.Selector.MatchLabels {
+				out.MatchLabels[k] = v
+			}
+		}
+	}
+	if o := p.Owner; o != nil {
+		kind := ""
+		switch {
+		case o.Kind == index.KindReplicationController && o.APIVersion == "v1":
+			kind = o.Kind
+		case (o.Kind == index.KindReplicaSet || o.Kind == index.KindStatefulSet) && o.APIVersion == "apps/v1":
+			kind = o.Kind
+		}
+		if w := r.owners[kind+"/"+p.Namespace+"/"+o.Name]; kind != "" && w != nil && w.Selector != nil {
+			for k, v := range w.Selector.MatchLabels {
+				out.MatchLabels[k] = v
+			}
+			out.MatchExpressions = append(out.MatchExpressions, w.Selector.MatchExpressions...)
+		}
+	}
+	if len(out.MatchLabels) == 0 && len(out.MatchExpressions) == 0 {
+		return nil
+	}
+	return out
+}
+
+// encodeRel appends p's pod-relative key part to e.buf: everything the
+// pod-relative filters and scores read of the pod. Read-only on r.
+func (r *relState) encodeRel(e *keyEncoder, p *index.Pod, scratch []int32) []int32 {
+	cs, defaulted := r.spreadOf(p)
+	repel := r.repels(p, scratch[:0])
+	if len(cs) == 0 && len(p.Affinity) == 0 && len(p.AntiAffinity) == 0 && len(p.PreferredAffinity) == 0 &&
+		len(p.PreferredAntiAffinity) == 0 && len(repel) == 0 {
+		e.num(0)
+		return repel
+	}
+	e.num(1)
+	e.str(p.Namespace)
+	set := labels.Set(p.Labels)
+	e.num(int64(len(cs)))
+	if defaulted {
+		e.num(1)
+	} else {
+		e.num(0)
+	}
+	for i := range cs {
+		sc := &cs[i]
+		e.str(sc.TopologyKey)
+		e.str(sc.WhenUnsatisfiable)
+		e.num(int64(sc.MaxSkew))
+		e.num(int64(sc.MinDomains))
+		e.str(sc.NodeAffinityPolicy)
+		e.str(sc.NodeTaintsPolicy)
+		e.selector(sc.Selector)
+		self := int64(0)
+		if sc.Selector != nil {
+			if sel := selectorOf(sc.Selector); sel != nil && sel.Matches(set) {
+				self = 1
+			}
+		}
+		e.num(self)
+	}
+	e.terms(p.Affinity)
+	self := int64(0)
+	if len(p.Affinity) > 0 {
+		self = 1
+		for t := range p.Affinity {
+			if m := r.matcherOf(&p.Affinity[t]); !m.match(p) {
+				self = 0
+			}
+		}
+	}
+	e.num(self)
+	e.terms(p.AntiAffinity)
+	for _, w := range [][]index.WeightedPodAffinityTerm{p.PreferredAffinity, p.PreferredAntiAffinity} {
+		e.num(int64(len(w)))
+		for i := range w {
+			e.num(int64(w[i].Weight))
+			e.affinityTerm(&w[i].Term)
+		}
+	}
+	e.num(int64(len(repel)))
+	for _, id := range repel {
+		e.num(int64(id))
+	}
+	return repel
+}
+
+func (e *keyEncoder) selector(ls *index.LabelSelector) {
+	if ls == nil {
+		e.num(-1)
+		return
+	}
+	e.keys = e.keys[:0]
+	for k := range ls.MatchLabels {
+		e.keys = append(e.keys, k)
+	}
+	slices.Sort(e.keys)
+	e.num(int64(len(e.keys)))
+	for _, k := range e.keys {
+		e.str(k)
+		e.str(ls.MatchLabels[k])
+	}
+	e.reqs(ls.MatchExpressions)
+}
+
+func (e *keyEncoder) affinityTerm(t *index.PodAffinityTerm) {
+	e.str(t.TopologyKey)
+	e.selector(t.Selector)
+	e.num(int64(len(t.Namespaces)))
+	for _, ns := range t.Namespaces {
+		e.str(ns)
+	}
+	e.selector(t.NamespaceSelector)
+}
+
+func (e *keyEncoder) terms(ts []index.PodAffinityTerm) {
+	e.num(int64(len(ts)))
+	for i := range ts {
+		e.affinityTerm(&ts[i])
+	}
+}
+
+// counterFor returns the counter of the given kind and key, made (and
+// registered for feeding) on first use.
+func (r *relState) counterFor(key string, make func() *counter) int32 {
+	if id, ok := r.byKey[key]; ok {
+		return id
+	}
+	k := make()
+	id := int32(len(r.counters))
+	r.counters = append(r.counters, k)
+	r.byKey[key] = id
+	if len(k.match) > 0 && k.match[0].sel != nil {
+		r.feed.add(id, &k.match[0])
+	}
+	return id
+}
+
+// setupClass builds cl's relClass (nil when its pods have no pod-relative
+// constraint). The group must be initialised.
+func (s *Solver) setupClass(cl *class) {
+	r := s.rel
+	p := &s.c.Pods[cl.rep]
+	cs, defaulted := r.spreadOf(p)
+	repel := r.repels(p, nil)
+	if len(cs) == 0 && len(p.Affinity) == 0 && len(p.AntiAffinity) == 0 && len(p.PreferredAffinity) == 0 &&
+		len(p.PreferredAntiAffinity) == 0 && len(repel) == 0 {
+		return
+	}
+	rc := &relClass{repel: repel}
+	set := labels.Set(p.Labels)
+	var enc keyEncoder
+	// Spread: eligibility per constraint from the inclusion policies and,
+	// for each action's constraints, the nodes carrying all their keys.
+	for _, action := range []string{index.DoNotSchedule, index.ScheduleAnyway} {
+		var keys []string
+		for i := range cs {
+			if cs[i].WhenUnsatisfiable == action {
+				keys = append(keys, cs[i].TopologyKey)
+			}
+		}
+		if len(keys) == 0 {
+			continue
+		}
+		requireAll := action == index.DoNotSchedule || !defaulted || !r.systemDefault
+		for i := range cs {
+			sc := &cs[i]
+			if sc.WhenUnsatisfiable != action {
+				continue
+			}
+			ref := spreadRef{maxSkew: sc.MaxSkew, minDomains: max(sc.MinDomains, 1)}
+			var sel labels.Selector
+			if sc.Selector != nil {
+				sel = selectorOf(sc.Selector)
+			}
+			if sel != nil && sel.Matches(set) {
+				ref.self = 1
+			}
+			if sel != nil && sel.Empty() {
+				sel = nil // an empty selector counts no pod (countPodsMatchSelector)
+			}
+			hostname := action == index.ScheduleAnyway && sc.TopologyKey == labelHostname
+			var elig []uint64
+			eligKey := ""
+			if !hostname {
+				elig, eligKey = s.spreadEligible(p, sc, keys, requireAll, &enc)
+			}
+			enc.buf = enc.buf[:0]
+			enc.str(p.Namespace)
+			enc.selector(sc.Selector)
+			enc.str(sc.TopologyKey)
+			enc.str(eligKey)
+			if hostname {
+				enc.str("per-node")
+			}
+			key := "s" + string(enc.buf)
+			track := action == index.DoNotSchedule
+			ref.hostname = hostname
+			ref.ctr = r.counterFor(key, func() *counter {
+				k := &counter{kind: kSpread, elig: elig, track: track}
+				if hostname {
+					k.topo = s.perNode()
+				} else {
+					k.topo = s.c.Topology(sc.TopologyKey)
+				}
+				if sel != nil {
+					k.match = []matcher{{ns: nsSet{names: []string{p.Namespace}}, sel: sel, ls: sc.Selector}}
+				}
+				return k
+			})
+			if track {
+				r.counters[ref.ctr].track = true
+				rc.hard = append(rc.hard, ref)
+			} else {
+				rc.soft = append(rc.soft, ref)
+				rc.requireAll = requireAll
+			}
+		}
+		if action == index.ScheduleAnyway && rc.requireAll {
+			rc.softElig = s.keysNodes(keys)
+		}
+	}
+	// Required affinity: one counter per term over the conjunction.
+	if len(p.Affinity) > 0 {
+		ms := make([]matcher, len(p.Affinity))
+		rc.affSelf = true
+		enc.buf = enc.buf[:0]
+		enc.terms(p.Affinity)
+		conj := string(enc.buf)
+		for t := range p.Affinity {
+			ms[t] = r.matcherOf(&p.Affinity[t])
+			if !ms[t].match(p) {
+				rc.affSelf = false
+			}
+		}
+		for t := range p.Affinity {
+			key := p.Affinity[t].TopologyKey
+			rc.aff = append(rc.aff, r.counterFor("a"+key+"\x00"+p.Namespace+"\x00"+conj, func() *counter {
+				return &counter{kind: kAffinity, topo: s.c.Topology(key), match: ms}
+			}))
+		}
+	}
+	term := func(t *index.PodAffinityTerm) int32 {
+		enc.buf = enc.buf[:0]
+		enc.affinityTerm(t)
+		return r.counterFor("t"+string(enc.buf), func() *counter {
+			return &counter{kind: kTerm, topo: s.c.Topology(t.TopologyKey), match: []matcher{r.matcherOf(t)}}
+		})
+	}
+	for t := range p.AntiAffinity {
+		rc.anti = append(rc.anti, term(&p.AntiAffinity[t]))
+		rc.carries = append(rc.carries, r.repelCounter(&p.AntiAffinity[t]))
+	}
+	for _, w := range p.PreferredAffinity {
+		rc.pref = append(rc.pref, prefRef{ctr: term(&w.Term), weight: int64(w.Weight)})
+	}
+	for _, w := range p.PreferredAntiAffinity {
+		rc.pref = append(rc.pref, prefRef{ctr: term(&w.Term), weight: -int64(w.Weight)})
+	}
+	for _, h := range rc.hard {
+		rc.deps = append(rc.deps, h.ctr)
+	}
+	rc.deps = append(rc.deps, rc.aff...)
+	rc.deps = append(rc.deps, rc.anti...)
+	rc.deps = append(rc.deps, rc.repel...)
+	rc.parked = make([][]entry, len(rc.deps))
+	rc.seen = make([]uint32, len(rc.deps))
+	rc.scoring = len(rc.soft) > 0 || len(rc.pref) > 0
+	cl.rel = rc
+}
+
+const labelHostname = "kubernetes.io/hostname"
+
+// perNode returns the topology whose domains are the nodes themselves.
+func (s *Solver) perNode() *index.Topology {
+	if s.nodeTopo == nil {
+		n := s.c.NumNodes()
+		t := &index.Topology{Key: "", Of: make([]int32, n)}
+		for i := range t.Of {
+			t.Of[i] = int32(i)
+		}
+		s.nodeTopo = t
+	}
+	return s.nodeTopo
+}
+
+// keysNodes returns the nodes carrying every key, as a bitset.
+func (s *Solver) keysNodes(keys []string) []uint64 {
+	c := s.c
+	d := make([]uint64, (c.NumNodes()+63)/64)
+	b := c.All.Clone()
+	for _, k := range keys {
+		if kb := c.KeyNodes(k); kb != nil {
+			b.And(kb)
+		} else {
+			b.Clear()
+		}
+	}
+	b.WriteDenseTo(d)
+	return d
+}
+
+// spreadEligible returns the nodes whose pods count for constraint sc of
+// pod p (those carrying all keys when requireAll, passing the inclusion
+// policies) and a key naming that set.
+func (s *Solver) spreadEligible(p *index.Pod, sc *index.SpreadConstraint, keys []string, requireAll bool, enc *keyEncoder) ([]uint64, string) {
+	c := s.c
+	b := c.All.Clone()
+	enc.buf = enc.buf[:0]
+	if requireAll {
+		for _, k := range keys {
+			enc.str(k)
+			if kb := c.KeyNodes(k); kb != nil {
+				b.And(kb)
+			} else {
+				b.Clear()
+			}
+		}
+	}
+	enc.num(-1)
+	m := newMemo()
+	if sc.NodeAffinityPolicy != index.PolicyIgnore && (len(p.NodeSelector) > 0 || p.HasRequired) {
+		enc.required(p)
+		b.And(requiredNodes(c, p, m, &keyEncoder{}))
+	}
+	enc.num(-1)
+	if sc.NodeTaintsPolicy == index.PolicyHonor {
+		enc.tolerations(p.Tolerations)
+		if ts := m.taintSets(c, p.Tolerations, &keyEncoder{}); ts.bad != nil {
+			b.AndNot(ts.bad)
+		}
+	}
+	d := make([]uint64, (c.NumNodes()+63)/64)
+	b.WriteDenseTo(d)
+	return d, string(enc.buf)
+}
+
+// countExisting fills every counter from the bound pods and readies the
+// spread minima. Run once, after every class is set up.
+func (s *Solver) countExisting() {
+	r := s.rel
+	for _, k := range r.counters {
+		k.counts = make([]int32, domainCount(k.topo))
+	}
+	c := s.c
+	for p := range c.Pods {
+		if n := c.PodNode[p]; n != index.NoNode {
+			s.relBind(index.PodID(p), index.NodeID(n), 1, nil)
+		}
+	}
+	for _, k := range r.counters {
+		if !k.track {
+			continue
+		}
+		k.eligDom = make([]bool, len(k.counts))
+		for n, d := range k.topo.Of {
+			if d >= 0 && k.eligible(index.NodeID(n)) && !k.eligDom[d] {
+				k.eligDom[d] = true
+				k.domains++
+			}
+		}
+		k.min = math.MaxInt32
+		for d, e := range k.eligDom {
+			if !e {
+				continue
+			}
+			v := k.counts[d]
+			for int(v) >= len(k.hist) {
+				k.hist = append(k.hist, 0)
+			}
+			k.hist[v]++
+			k.min = min(k.min, v)
+		}
+		if k.domains == 0 {
+			k.min = 0
+		}
+	}
+}
+
+// domainCount is the number of domains of t (one per node for perNode).
+func domainCount(t *index.Topology) int {
+	if t.Key == "" {
+		return len(t.Of)
+	}
+	return len(t.Values)
+}
+
+// relBind updates the counters for pod p bound to (delta 1) or removed from
+// (-1) node n; carries lists p's repel counters when known (nil: derive).
+func (s *Solver) relBind(p index.PodID, n index.NodeID, delta int32, carries []int32) {
+	r := s.rel
+	pod := &s.c.Pods[p]
+	r.buf = r.feed.candidates(pod, r.buf[:0])
+	for _, id := range r.buf {
+		k := r.counters[id]
+		ok := true
+		for i := range k.match {
+			if !k.match[i].match(pod) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			k.apply(n, delta)
+		}
+	}
+	if carries == nil {
+		for t := range pod.AntiAffinity {
+			r.enc.buf = r.enc.buf[:0]
+			r.enc.affinityTerm(&pod.AntiAffinity[t])
+			if id, ok := r.repelOf[string(r.enc.buf)]; ok {
+				r.counters[id].apply(n, delta)
+			}
+		}
+		return
+	}
+	for _, id := range carries {
+		r.counters[id].apply(n, delta)
+	}
+}
+
+// check runs the pod-relative filters of rc on node n: relOK, or the
+// failing filter and the index of the counter in rc.deps (-1 when the
+// failure is static: a missing label).
+func (s *Solver) check(rc *relClass, n index.NodeID) (int, int) {
+	r := s.rel
+	j := 0
+	for _, h := range rc.hard {
+		k := r.counters[h.ctr]
+		d := k.topo.Of[n]
+		if d < 0 {
+			return relMissingLabel, -1
+		}
+		m := k.min
+		if k.domains < h.minDomains {
+			m = 0
+		}
+		if k.counts[d]+h.self-m > h.maxSkew {
+			return relSpread, j
+		}
+		j++
+	}
+	if len(rc.aff) > 0 {
+		exist, empty := true, true
+		for _, id := range rc.aff {
+			k := r.counters[id]
+			d := k.topo.Of[n]
+			if d < 0 {
+				return relAffinity, -1
+			}
+			if k.counts[d] <= 0 {
+				exist = false
+			}
+			if k.total > 0 {
+				empty = false
+			}
+		}
+		if !exist && !(empty && rc.affSelf) {
+			return relAffinity, j
+		}
+	}
+	j += len(rc.aff)
+	for _, id := range rc.anti {
+		k := r.counters[id]
+		if d := k.topo.Of[n]; d >= 0 && k.counts[d] > 0 {
+			return relAnti, j
+		}
+		j++
+	}
+	for _, id := range rc.repel {
+		k := r.counters[id]
+		if d := k.topo.Of[n]; d >= 0 && k.counts[d] > 0 {
+			return relExisting, j
+		}
+		j++
+	}
+	return relOK, 0
+}
+
+// park sets e aside until counter rc.deps[j] relaxes (j < 0: for good).
+func (rc *relClass) park(s *Solver, j int, e entry) {
+	if j < 0 {
+		return
+	}
+	if len(rc.parked[j]) == 0 {
+		rc.seen[j] = s.rel.counters[rc.deps[j]].relax
+	}
+	rc.parked[j] = append(rc.parked[j], e)
+}
+
+// wake returns to the heap the parked entries whose counter relaxed.
+func (s *Solver) wake(cl *class) {
+	rc := cl.rel
+	gen := s.c.Gen
+	for j, id := range rc.deps {
+		if len(rc.parked[j]) == 0 {
+			continue
+		}
+		if k := s.rel.counters[id]; k.relax != rc.seen[j] {
+			for _, e := range rc.parked[j] {
+				if e.gen == gen[e.node] {
+					cl.heap.push(e)
+				}
+			}
+			rc.parked[j] = rc.parked[j][:0]
+		}
+	}
+}
+
+// unpark drops every parked entry (a build re-examines every node).
+func (rc *relClass) unpark() {
+	for j := range rc.parked {
+		rc.parked[j] = rc.parked[j][:0]
+	}
+}
+
+// relPlaced updates the counters for a pod of class cl bound to n.
+func (s *Solver) relPlaced(cl *class, p index.PodID, n index.NodeID, delta int32) {
+	if s.rel == nil {
+		return
+	}
+	var carries []int32
+	if cl != nil && cl.rel != nil {
+		carries = cl.rel.carries
+		if carries == nil {
+			carries = []int32{}
+		}
+	}
+	s.relBind(p, n, delta, carries)
+}
+
+// placeScored places a pod of a scoring class: every feasible node that
+// fits and passes the pod-relative filters is scored in full, the
+// pod-relative scores normalised over them, as one scheduling cycle does.
+func (s *Solver) placeScored(cl *class, pid index.PodID) (index.NodeID, int64, bool) {
+	rc := cl.rel
+	r := s.rel
+	c := s.c
+	s.prepareStatic(cl)
+	cand := s.relCand[:0]
+	for wi, word := range cl.g.dense {
+		for ; word != 0; word &= word - 1 {
+			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
+			if !s.fits(n, cl) {
+				continue
+			}
+			if f, _ := s.check(rc, n); f != relOK {
+				continue
+			}
+			cand = append(cand, scored{node: n, base: s.score(cl, n)})
+		}
+	}
+	s.relCand = cand
+	if len(cand) == 0 {
+		return 0, 0, false
+	}
+	// PodTopologySpread (weight 2).
+	if len(rc.soft) > 0 {
+		ignored := 0
+		sizes := make([]int, len(rc.soft))
+		seen := make([]map[int32]bool, len(rc.soft))
+		for i := range cand {
+			n := cand[i].node
+			if rc.requireAll && rc.softElig != nil && rc.softElig[n>>6]&(1<<(n&63)) == 0 {
+				cand[i].ignored = true
+				ignored++
+				continue
+			}
+			for j, h := range rc.soft {
+				if h.hostname {
+					continue
+				}
+				if seen[j] == nil {
+					seen[j] = map[int32]bool{}
+				}
+				d := r.counters[h.ctr].topo.Of[n]
+				if !seen[j][d] {
+					seen[j][d] = true
+					sizes[j]++
+				}
+			}
+		}
+		weights := make([]float64, len(rc.soft))
+		for j, h := range rc.soft {
+			sz := sizes[j]
+			if h.hostname {
+				sz = len(cand) - ignored
+			}
+			weights[j] = math.Log(float64(sz + 2))
+		}
+		lo, hi := int64(math.MaxInt64), int64(0)
+		for i := range cand {
+			if cand[i].ignored {
+				continue
+			}
+			n := cand[i].node
+			var f float64
+			for j, h := range rc.soft {
+				k := r.counters[h.ctr]
+				var cnt int64
+				if h.hostname {
+					if !s.hasKey(labelHostname, n) {
+						continue
+					}
+					cnt = int64(k.counts[n])
+				} else {
+					d := k.topo.Of[n]
+					if d < 0 {
+						continue
+					}
+					cnt = int64(k.counts[d])
+				}
+				f += float64(cnt)*weights[j] + float64(h.maxSkew-1)
+			}
+			v := int64(math.Round(f))
+			cand[i].spread = v
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		for i := range cand {
+			v := int64(0)
+			switch {
+			case cand[i].ignored:
+			case hi == 0:
+				v = maxNodeScore
+			default:
+				v = maxNodeScore * (hi + lo - cand[i].spread) / hi
+			}
+			cand[i].base += 2 * v
+		}
+	}
+	// InterPodAffinity (weight 2): the pod's preferred terms.
+	if len(rc.pref) > 0 {
+		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+		for i := range cand {
+			n := cand[i].node
+			var v int64
+			for _, pr := range rc.pref {
+				k := r.counters[pr.ctr]
+				if d := k.topo.Of[n]; d >= 0 {
+					v += pr.weight * int64(k.counts[d])
+				}
+			}
+			cand[i].spread = v
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		for i := range cand {
+			if hi > lo {
+				cand[i].base += 2 * int64(float64(maxNodeScore)*(float64(cand[i].spread-lo)/float64(hi-lo)))
+			}
+		}
+	}
+	best := -1
+	var be entry
+	for i := range cand {
+		e := entry{score: cand[i].base, tie: s.hot[cand[i].node].tie, node: cand[i].node}
+		if best < 0 || better(&e, &be) {
+			best, be = i, e
+		}
+	}
+	c.Bind(pid, be.node, &cl.demand)
+	s.refreshNode(be.node)
+	return be.node, be.score, true
+}
+
+// scored is a candidate node of a scoring class.
+type scored struct {
+	node    index.NodeID
+	base    int64
+	spread  int64
+	ignored bool
+}
+
+func (s *Solver) hasKey(key string, n index.NodeID) bool {
+	_, ok := s.c.Nodes[n].Labels[key]
+	return ok
+}
+
+// relCounts adds, for a class that fits nowhere, the nodes rejected by the
+// pod-relative filters (among those passing every other filter) to counts.
+func (s *Solver) relCounts(rc *relClass, n index.NodeID, counts map[string]int) bool {
+	f, _ := s.check(rc, n)
+	switch f {
+	case relMissingLabel:
+		counts[msgSpreadLabel]++
+	case relSpread:
+		counts[msgSpread]++
+	case relAffinity:
+		counts[msgPodAffinity]++
+	case relAnti:
+		counts[msgPodAnti]++
+	case relExisting:
+		counts[msgExistingAnti]++
+	default:
+		return false
+	}
+	return true
+}
+
+// Reason strings of the pod-relative filters.
+const (
+	msgSpread       = "node(s) didn't match pod topology spread constraints"
+	msgSpreadLabel  = "node(s) didn't match pod topology spread constraints (missing required label)"
+	msgPodAffinity  = "node(s) didn't match pod affinity rules"
+	msgPodAnti      = "node(s) didn't match pod anti-affinity rules"
+	msgExistingAnti = "node(s) didn't satisfy existing pods anti-affinity rules"
+)
+
+// relAfterEvict reports whether node n passes rc's pod-relative filters once
+// the victims are gone (the counters are restored after).
+func (s *Solver) relAfterEvict(rc *relClass, n index.NodeID, victims []index.PodID) bool {
+	for _, v := range victims {
+		s.relBind(v, index.NodeID(s.c.PodNode[v]), -1, nil)
+	}
+	f, _ := s.check(rc, n)
+	for _, v := range victims {
+		s.relBind(v, index.NodeID(s.c.PodNode[v]), 1, nil)
+	}
+	return f == relOK
+}

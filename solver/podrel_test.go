@@ -1,0 +1,428 @@
+package solver
+
+import (
+	"maps"
+	"strings"
+	"testing"
+
+	"github.com/kplace/kplace/index"
+)
+
+// Builders for pod-relative constraints.
+
+func sel(kv ...string) *index.LabelSelector {
+	ls := &index.LabelSelector{MatchLabels: map[string]string{}}
+	for i := 0; i+1 < len(kv); i += 2 {
+		ls.MatchLabels[kv[i]] = kv[i+1]
+	}
+	return ls
+}
+
+func spread(key string, maxSkew int32, when string, s *index.LabelSelector) index.SpreadConstraint {
+	return index.SpreadConstraint{MaxSkew: maxSkew, TopologyKey: key, WhenUnsatisfiable: when, Selector: s,
+		MinDomains: 1, NodeAffinityPolicy: index.PolicyHonor, NodeTaintsPolicy: index.PolicyIgnore}
+}
+
+func (b *podB) spread(cs ...index.SpreadConstraint) *podB {
+	b.p.Spread = append(b.p.Spread, cs...)
+	return b
+}
+
+func term(key string, s *index.LabelSelector, ns ...string) index.PodAffinityTerm {
+	if len(ns) == 0 {
+		ns = []string{"default"}
+	}
+	return index.PodAffinityTerm{TopologyKey: key, Selector: s, Namespaces: ns}
+}
+
+func (b *podB) affinity(ts ...index.PodAffinityTerm) *podB {
+	b.p.Affinity = append(b.p.Affinity, ts...)
+	return b
+}
+
+func (b *podB) anti(ts ...index.PodAffinityTerm) *podB {
+	b.p.AntiAffinity = append(b.p.AntiAffinity, ts...)
+	return b
+}
+
+func (b *podB) ns(ns string) *podB { b.p.Namespace = ns; return b }
+
+const (
+	DNS  = index.DoNotSchedule
+	SA   = index.ScheduleAnyway
+	zone = "zone"
+)
+
+// fooPods are n running pods labelled foo=bar on the given nodes.
+func fooPods(nodes ...string) []index.Pod {
+	var out []index.Pod
+	for i, n := range nodes {
+		out = append(out, makePod("running-"+string(rune('a'+i))).label("foo", "bar").on(n).obj())
+	}
+	return out
+}
+
+// seedNodes is the seed page's 4-node cluster: node1, node2 in zoneA,
+// node3, node4 in zoneB (the "node" key names the node).
+func seedNodes() []index.Node {
+	var out []index.Node
+	for i, z := range []string{"zoneA", "zoneA", "zoneB", "zoneB"} {
+		name := "node" + string(rune('1'+i))
+		out = append(out, makeNode(name).label("node", name).label(zone, z).obj())
+	}
+	return out
+}
+
+func zoneOf(nodes []index.Node, name string) string {
+	for _, n := range nodes {
+		if n.Name == name {
+			return n.Labels[zone]
+		}
+	}
+	return ""
+}
+
+// TestSeedSpreadExamples runs every example of the seed page's topology
+// spread section.
+func TestSeedSpreadExamples(t *testing.T) {
+	foo := sel("foo", "bar")
+	mypod := func() *podB { return makePod("mypod").label("foo", "bar") }
+
+	t.Run("one constraint: zoneB", func(t *testing.T) {
+		nodes := seedNodes()
+		pods := append(fooPods("node1", "node2", "node3"), mypod().spread(spread(zone, 1, DNS, foo)).obj())
+		got, _, _ := solve(t, nodes, pods)
+		if z := zoneOf(nodes, got["mypod"]); z != "zoneB" {
+			t.Errorf("mypod on %q (zone %q), want zoneB", got["mypod"], z)
+		}
+	})
+	t.Run("maxSkew 2 allows zoneA", func(t *testing.T) {
+		// With maxSkew 2 both zones pass; node4 is the emptiest either way,
+		// so check the filter through node choice on a cluster where zoneA
+		// holds the roomiest node.
+		nodes := seedNodes()
+		nodes[0].Allocatable[0].Value = 64000
+		pods := append(fooPods("node1", "node2", "node3"), mypod().spread(spread(zone, 2, DNS, foo)).obj())
+		got, _, _ := solve(t, nodes, pods)
+		if got["mypod"] != "node1" {
+			t.Errorf("mypod on %q, want node1 (zoneA allowed with maxSkew 2)", got["mypod"])
+		}
+	})
+	t.Run("topologyKey node: node4", func(t *testing.T) {
+		pods := append(fooPods("node1", "node2", "node3"), mypod().spread(spread("node", 1, DNS, foo)).obj())
+		got, _, _ := solve(t, seedNodes(), pods)
+		if got["mypod"] != "node4" {
+			t.Errorf("mypod on %q, want node4", got["mypod"])
+		}
+	})
+	t.Run("two constraints: node4 only", func(t *testing.T) {
+		nodes := seedNodes()
+		nodes[2].Allocatable[0].Value = 64000 // node3 would win on score
+		pods := append(fooPods("node1", "node2", "node3"),
+			mypod().spread(spread(zone, 1, DNS, foo), spread("node", 1, DNS, foo)).obj())
+		got, _, _ := solve(t, nodes, pods)
+		if got["mypod"] != "node4" {
+			t.Errorf("mypod on %q, want node4", got["mypod"])
+		}
+	})
+	t.Run("conflicting constraints: pending", func(t *testing.T) {
+		nodes := []index.Node{
+			makeNode("node1").label("node", "node1").label(zone, "zoneA").obj(),
+			makeNode("node2").label("node", "node2").label(zone, "zoneA").obj(),
+			makeNode("node3").label("node", "node3").label(zone, "zoneB").obj(),
+		}
+		pods := append(fooPods("node1", "node1", "node3"),
+			mypod().spread(spread(zone, 1, DNS, foo), spread("node", 1, DNS, foo)).obj())
+		got, _, _ := solve(t, nodes, pods)
+		want := "0/3 nodes are available: 3 node(s) didn't match pod topology spread constraints."
+		if !strings.HasPrefix(got["mypod"], want) {
+			t.Errorf("mypod: %q, want prefix %q", got["mypod"], want)
+		}
+	})
+	t.Run("node affinity NotIn zoneC: zoneB", func(t *testing.T) {
+		nodes := append(seedNodes(), makeNode("node5").label("node", "node5").label(zone, "zoneC").obj())
+		pods := append(fooPods("node1", "node2", "node3"),
+			mypod().spread(spread(zone, 1, DNS, foo)).term(req(zone, index.SelNotIn, "zoneC")).obj())
+		got, _, _ := solve(t, nodes, pods)
+		if z := zoneOf(nodes, got["mypod"]); z != "zoneB" {
+			t.Errorf("mypod on %q (zone %q), want zoneB", got["mypod"], z)
+		}
+		// Without the affinity, zoneC (0 pods) is the only zone within skew.
+		pods[len(pods)-1] = mypod().spread(spread(zone, 1, DNS, foo)).obj()
+		got, _, _ = solve(t, nodes, pods)
+		if got["mypod"] != "node5" {
+			t.Errorf("without affinity: mypod on %q, want node5", got["mypod"])
+		}
+	})
+	t.Run("node lacking the key is skipped", func(t *testing.T) {
+		// node1 has no zone label: its two pods do not count, so zoneA
+		// (node2, empty) is the minimum; node5 has a typo'd key and is never
+		// chosen although it is the roomiest.
+		nodes := seedNodes()
+		delete(nodes[0].Labels, zone)
+		nodes = append(nodes, makeNode("node5").label("zone-typo", "zoneC").alloc("cpu", 64000).obj())
+		pods := append(fooPods("node1", "node1", "node3"), mypod().spread(spread(zone, 1, DNS, foo)).obj())
+		got, _, _ := solve(t, nodes, pods)
+		if got["mypod"] != "node2" {
+			t.Errorf("mypod on %q, want node2 (the only zoneA node with the key)", got["mypod"])
+		}
+	})
+	t.Run("selector not matching the pod itself", func(t *testing.T) {
+		// The incoming pods carry no foo label: each still goes to zoneB
+		// (count 1 + 0 - 1 = 0), and placing it changes no count, so the
+		// second goes to zoneB as well.
+		nodes := seedNodes()
+		pods := append(fooPods("node1", "node2", "node3"),
+			makePod("nolabel-1").spread(spread(zone, 0+1, DNS, foo)).obj(),
+			makePod("nolabel-2").spread(spread(zone, 1, DNS, foo)).obj())
+		// Make zoneA attractive so that only the filter keeps them out.
+		nodes[0].Allocatable[0].Value = 64000
+		nodes[1].Allocatable[0].Value = 64000
+		got, _, _ := solve(t, nodes, pods)
+		// count(A)=2, count(B)=1, min 1: A gives 2+0-1 = 1 <= 1, so A is
+		// allowed too; self-match 0 means both zones pass.
+		if z := zoneOf(nodes, got["nolabel-1"]); z != "zoneA" {
+			t.Errorf("nolabel-1 on %q (%s), want zoneA: without self-match the skew check passes there", got["nolabel-1"], z)
+		}
+		// With a label, mypod must go to zoneB whatever the scores.
+		pods = append(fooPods("node1", "node2", "node3"), mypod().spread(spread(zone, 1, DNS, foo)).obj())
+		got, _, _ = solve(t, nodes, pods)
+		if z := zoneOf(nodes, got["mypod"]); z != "zoneB" {
+			t.Errorf("mypod on %q (%s), want zoneB", got["mypod"], z)
+		}
+	})
+}
+
+func TestSpreadMinDomains(t *testing.T) {
+	foo := sel("foo", "bar")
+	nodes := seedNodes()
+	pods := fooPods("node1", "node3")
+	c2 := spread(zone, 1, DNS, foo)
+	c2.MinDomains = 2
+	c3 := spread(zone, 1, DNS, foo)
+	c3.MinDomains = 3
+	pods = append(pods,
+		makePod("min2").label("foo", "bar").spread(c2).created(1).obj(),
+	)
+	got, _, _ := solve(t, nodes, pods)
+	if got["min2"] == "" || strings.HasPrefix(got["min2"], "0/") {
+		t.Errorf("minDomains 2 with 2 domains: %q, want placed (global min 1)", got["min2"])
+	}
+	pods[len(pods)-1] = makePod("min3").label("foo", "bar").spread(c3).obj()
+	got, _, _ = solve(t, nodes, pods)
+	want := "0/4 nodes are available: 4 node(s) didn't match pod topology spread constraints."
+	if !strings.HasPrefix(got["min3"], want) {
+		t.Errorf("minDomains 3 with 2 domains: %q, want prefix %q (global min taken as 0)", got["min3"], want)
+	}
+}
+
+func TestSpreadNodeInclusionPolicies(t *testing.T) {
+	foo := sel("foo", "bar")
+	nodes := append(seedNodes(), makeNode("node5").label("node", "node5").label(zone, "zoneC").taint("dedicated", "x", NS).obj())
+	base := fooPods("node1", "node3")
+	run := func(c index.SpreadConstraint, extra func(*podB) *podB) string {
+		p := makePod("p").label("foo", "bar").spread(c)
+		if extra != nil {
+			p = extra(p)
+		}
+		got, _, _ := solve(t, nodes, append(append([]index.Pod{}, base...), p.obj()))
+		return got["p"]
+	}
+	// nodeTaintsPolicy Ignore (default): zoneC (tainted, 0 pods) is a domain,
+	// the global min is 0, zones A and B are over the skew.
+	if got := run(spread(zone, 1, DNS, foo), nil); !strings.Contains(got, "4 node(s) didn't match pod topology spread constraints") {
+		t.Errorf("taints Ignore: %q, want pending on spread", got)
+	}
+	// Honor: zoneC is not a domain, global min 1.
+	c := spread(zone, 1, DNS, foo)
+	c.NodeTaintsPolicy = index.PolicyHonor
+	if got := run(c, nil); got != "node2" && got != "node4" {
+		t.Errorf("taints Honor: %q, want node2 or node4", got)
+	}
+	// nodeAffinityPolicy Honor (default) with an affinity excluding zoneC:
+	// zoneC is not counted either.
+	notC := func(b *podB) *podB { return b.term(req(zone, index.SelNotIn, "zoneC")) }
+	if got := run(spread(zone, 1, DNS, foo), notC); got != "node2" && got != "node4" {
+		t.Errorf("affinity Honor: %q, want node2 or node4", got)
+	}
+	// Ignore: zoneC counts (0 pods), so A and B are over the skew and C is
+	// excluded by the affinity.
+	c = spread(zone, 1, DNS, foo)
+	c.NodeAffinityPolicy = index.PolicyIgnore
+	if got := run(c, notC); !strings.Contains(got, "didn't match pod topology spread constraints") {
+		t.Errorf("affinity Ignore: %q, want pending on spread", got)
+	}
+}
+
+// TestSpreadMatchLabelKeys: selectors merged with pod-template-hash (as
+// ingest merges matchLabelKeys) count only their own revision.
+func TestSpreadMatchLabelKeys(t *testing.T) {
+	nodes := seedNodes()
+	var pods []index.Pod
+	for _, n := range []string{"node1", "node2", "node3"} {
+		pods = append(pods, makePod("old-"+n).label("app", "web").label("pod-template-hash", "v1").on(n).obj())
+	}
+	c := spread(zone, 1, DNS, sel("app", "web", "pod-template-hash", "v2"))
+	c.MatchLabelKeys = []string{"pod-template-hash"}
+	nodes[0].Allocatable[0].Value = 64000
+	pods = append(pods, makePod("new").label("app", "web").label("pod-template-hash", "v2").spread(c).obj())
+	got, _, _ := solve(t, nodes, pods)
+	if got["new"] != "node1" {
+		t.Errorf("new on %q, want node1: the old revision's pods do not count", got["new"])
+	}
+}
+
+// TestDefaultSpread: a ReplicaSet-owned pod with no constraints gets the
+// built-in soft defaults and avoids the node holding its siblings, although
+// node1 scores better on resources.
+func TestDefaultSpread(t *testing.T) {
+	nodes := []index.Node{makeNode("node1").alloc("cpu", 40000).alloc("memory", 160<<30).obj(), makeNode("node2").obj()}
+	owner := &index.OwnerRef{Kind: index.KindReplicaSet, Name: "web-1", APIVersion: "apps/v1"}
+	var pods []index.Pod
+	for i := range 3 {
+		p := makePod("sib-"+string(rune('a'+i))).label("app", "web").on("node1").obj()
+		p.Owner = owner
+		pods = append(pods, p)
+	}
+	p := makePod("new").label("app", "web").obj()
+	p.Owner = owner
+	pods = append(pods, p)
+	in := &index.Input{Nodes: nodes, Pods: pods, Workloads: []index.Workload{{Kind: index.KindReplicaSet, Namespace: "default", Name: "web-1", Selector: sel("app", "web")}}}
+	for _, tc := range []struct {
+		defaults []index.SpreadConstraint
+		want     string
+	}{{nil, "node1"}, {BuiltinDefaultSpread(), "node2"}} {
+		c, err := index.Build(cloneInput(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := Solve(c, Config{Seed: 1, DefaultSpread: tc.defaults, SystemDefaultSpread: true})
+		if got := outcomes(c, res)["new"]; got != tc.want {
+			t.Errorf("defaults %v: new on %q, want %q", tc.defaults != nil, got, tc.want)
+		}
+	}
+}
+
+func cloneInput(in *index.Input) *index.Input {
+	out := *in
+	out.Nodes = append([]index.Node(nil), in.Nodes...)
+	out.Pods = append([]index.Pod(nil), in.Pods...)
+	return &out
+}
+
+func TestPodAntiAffinity(t *testing.T) {
+	web := sel("app", "web")
+	nodes := []index.Node{makeNode("n1").obj(), makeNode("n2").obj()}
+	var pods []index.Pod
+	for i := range 3 {
+		pods = append(pods, makePod("web-"+string(rune('a'+i))).label("app", "web").created(int64(i)).anti(term("kubernetes.io/hostname", web)).obj())
+	}
+	got, _, _ := solve(t, nodes, pods)
+	if got["web-a"] == got["web-b"] || strings.HasPrefix(got["web-a"], "0/") || strings.HasPrefix(got["web-b"], "0/") {
+		t.Errorf("web-a %q web-b %q: want two different nodes", got["web-a"], got["web-b"])
+	}
+	want := "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules."
+	if !strings.HasPrefix(got["web-c"], want) {
+		t.Errorf("web-c: %q, want prefix %q", got["web-c"], want)
+	}
+}
+
+func TestExistingPodsAntiAffinity(t *testing.T) {
+	nodes := []index.Node{makeNode("n1").alloc("cpu", 64000).obj(), makeNode("n2").obj()}
+	pods := []index.Pod{
+		makePod("guard").label("app", "guard").on("n1").anti(term("kubernetes.io/hostname", sel("app", "web"))).obj(),
+		makePod("web").label("app", "web").obj(),
+		makePod("other").label("app", "other").obj(),
+	}
+	got, _, _ := solve(t, nodes, pods)
+	if got["web"] != "n2" || got["other"] != "n1" {
+		t.Errorf("web on %q (want n2: n1's guard repels it), other on %q (want n1)", got["web"], got["other"])
+	}
+	// Only n1: the reason names the existing pod's rule.
+	got, _, _ = solve(t, nodes[:1], pods[:2])
+	want := "0/1 nodes are available: 1 node(s) didn't satisfy existing pods anti-affinity rules."
+	if !strings.HasPrefix(got["web"], want) {
+		t.Errorf("web: %q, want prefix %q", got["web"], want)
+	}
+}
+
+func TestPodAffinity(t *testing.T) {
+	nodes := []index.Node{
+		makeNode("a1").label(zone, "A").alloc("cpu", 64000).obj(), makeNode("a2").label(zone, "A").obj(),
+		makeNode("b1").label(zone, "B").obj(), makeNode("nozone").alloc("cpu", 64000).obj(),
+	}
+	db := sel("app", "db")
+	t.Run("follows the db pod's zone", func(t *testing.T) {
+		pods := []index.Pod{
+			makePod("db").label("app", "db").on("b1").obj(),
+			makePod("api").label("app", "api").affinity(term(zone, db)).obj(),
+		}
+		got, _, _ := solve(t, nodes, pods)
+		if got["api"] != "b1" {
+			t.Errorf("api on %q, want b1", got["api"])
+		}
+	})
+	t.Run("no match anywhere: pending", func(t *testing.T) {
+		pods := []index.Pod{makePod("api").label("app", "api").affinity(term(zone, db)).obj()}
+		got, _, _ := solve(t, nodes, pods)
+		want := "0/4 nodes are available: 4 node(s) didn't match pod affinity rules."
+		if !strings.HasPrefix(got["api"], want) {
+			t.Errorf("api: %q, want prefix %q", got["api"], want)
+		}
+	})
+	t.Run("first pod of a self-matching group lands anywhere with the key", func(t *testing.T) {
+		cache := sel("app", "cache")
+		pods := []index.Pod{
+			makePod("cache-1").label("app", "cache").created(1).affinity(term(zone, cache)).obj(),
+			makePod("cache-2").label("app", "cache").created(2).affinity(term(zone, cache)).obj(),
+		}
+		got, _, _ := solve(t, nodes, pods)
+		if got["cache-1"] != "a1" {
+			t.Errorf("cache-1 on %q, want a1 (the roomiest node with a zone)", got["cache-1"])
+		}
+		if zoneOf(nodes, got["cache-2"]) != "A" {
+			t.Errorf("cache-2 on %q, want zone A with cache-1", got["cache-2"])
+		}
+	})
+	t.Run("namespaces and namespaceSelector", func(t *testing.T) {
+		pods := []index.Pod{
+			makePod("db").ns("data").label("app", "db").on("b1").obj(),
+			makePod("same-ns").label("app", "api").affinity(term(zone, db)).obj(),
+			makePod("listed").label("app", "api").affinity(term(zone, db, "data")).obj(),
+		}
+		bySel := makePod("by-selector").label("app", "api").obj()
+		bySel.Affinity = []index.PodAffinityTerm{{TopologyKey: zone, Selector: db, NamespaceSelector: sel("team", "data")}}
+		pods = append(pods, bySel)
+		in := &index.Input{Nodes: nodes, Pods: pods, Namespaces: []index.Namespace{{Name: "data", Labels: map[string]string{"team": "data"}}}}
+		c, err := index.Build(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := outcomes(c, Solve(c, Config{Seed: 1}))
+		if !strings.Contains(got["same-ns"], "didn't match pod affinity rules") {
+			t.Errorf("same-ns: %q, want pending (db is in another namespace)", got["same-ns"])
+		}
+		if got["listed"] != "b1" || got["by-selector"] != "b1" {
+			t.Errorf("listed on %q, by-selector on %q: want b1", got["listed"], got["by-selector"])
+		}
+	})
+}
+
+func TestPreferredPodAffinity(t *testing.T) {
+	nodes := []index.Node{
+		makeNode("a1").label(zone, "A").alloc("cpu", 64000).obj(),
+		makeNode("b1").label(zone, "B").obj(),
+	}
+	db := sel("app", "db")
+	pods := []index.Pod{
+		makePod("db").label("app", "db").on("b1").obj(),
+		makePod("near").label("app", "api").obj(),
+		makePod("far").label("app", "api").obj(),
+	}
+	pods[1].PreferredAffinity = []index.WeightedPodAffinityTerm{{Weight: 100, Term: term(zone, db)}}
+	pods[2].PreferredAntiAffinity = []index.WeightedPodAffinityTerm{{Weight: 100, Term: term(zone, db)}}
+	got, _, _ := solve(t, nodes, pods)
+	if want := map[string]string{"near": "b1", "far": "a1"}; got["near"] != want["near"] || got["far"] != want["far"] {
+		t.Errorf("got %v, want near on b1, far on a1", maps.Clone(got))
+	}
+}
