@@ -705,13 +705,18 @@ func (s *Solver) countExisting() {
 		k.counts = make([]int32, domainCount(k.topo))
 	}
 	c := s.c
+	tracked := make([]bool, len(r.counters))
+	for i, k := range r.counters {
+		tracked[i], k.track = k.track, false // the histograms are made below
+	}
 	for p := range c.Pods {
 		if n := c.PodNode[p]; n != index.NoNode {
 			s.relBind(index.PodID(p), index.NodeID(n), 1, nil)
 		}
 	}
-	for _, k := range r.counters {
-		if !k.track {
+	for i, k := range r.counters {
+		k.relax = 0
+		if k.track = tracked[i]; !k.track {
 			continue
 		}
 		k.eligDom = make([]bool, len(k.counts))
