@@ -13,6 +13,7 @@ import (
 	"github.com/kplace/kplace/bench"
 	"github.com/kplace/kplace/export"
 	"github.com/kplace/kplace/ingest"
+	"github.com/kplace/kplace/solver"
 	"github.com/spf13/pflag"
 )
 
@@ -136,6 +137,7 @@ func cmdBench(args []string) int {
 		cfg := placeConfig{paths: []string{path}, admission: true, quiet: true, format: "list",
 			out: path + ".result.json"}
 		cfg.solve.Seed = *seed
+		cfg.solve.DefaultSpread, cfg.solve.SystemDefaultSpread = solver.BuiltinDefaultSpread(), true
 		st, err := place(cfg)
 		if err != nil {
 			return fail(err)

@@ -51,6 +51,9 @@ func cmdPlace(args []string) int {
 	seed := fs.Uint64("seed", 1, "seed for deterministic tie-breaking between equally scored nodes")
 	admission := fs.Bool("admission-defaults", true, "add the DefaultTolerationSeconds tolerations (not-ready, unreachable: 300s) to pending pods, as the API server does (a snapshot keeps the value it was converted with)")
 	preempt := fs.Bool("preemption", true, "let a pod that fits nowhere evict lower-priority pods (kube-scheduler's DefaultPreemption); Evictions precede its Binding in the result")
+	defaultSpread := fs.String("default-spread", "builtin", "cluster default topology spread constraints for pods with none of their own that a Service,\n"+
+		"ReplicaSet, StatefulSet or ReplicationController selects: builtin (kube-scheduler's: hostname maxSkew 3 and zone\n"+
+		"maxSkew 5, ScheduleAnyway), none, or FILE (a KubeSchedulerConfiguration, PodTopologySpreadArgs or a list)")
 	quiet := fs.BoolP("quiet", "q", false, "no summary or progress on stderr")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
 	memprofile := fs.String("memprofile", "", "write a heap profile to this file at the end")
@@ -72,6 +75,21 @@ func cmdPlace(args []string) int {
 		out: *out, report: *report, quiet: *quiet}
 	cfg.solve.Seed = *seed
 	cfg.solve.NoPreemption = !*preempt
+	switch *defaultSpread {
+	case "builtin":
+		cfg.solve.DefaultSpread, cfg.solve.SystemDefaultSpread = solver.BuiltinDefaultSpread(), true
+	case "none":
+	default:
+		cs, system, err := ingest.ReadDefaultSpread(*defaultSpread)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "kplace place: --default-spread:", err)
+			return 2
+		}
+		if system {
+			cs = solver.BuiltinDefaultSpread()
+		}
+		cfg.solve.DefaultSpread, cfg.solve.SystemDefaultSpread = cs, system
+	}
 	switch *strategy {
 	case "least-allocated":
 		cfg.solve.Strategy = solver.LeastAllocated
