@@ -154,12 +154,28 @@ func (s *Solver) parallel(ws []scanner, dense []uint64, f func(w *scanner, lo, h
 // class's own (upper); both add the class's static scores.
 func (s *Solver) scanScore(cl *class, dense []uint64, w *scanner, lo, hi, keep int) {
 	gen := s.c.Gen
+	hot := s.hot
 	bound, rawTT, rawNA, ttTab, naTab := s.bound, cl.rawTT, cl.rawNA, cl.ttScore, cl.naScore
-	thr := int64(math.MinInt64) // the heap's worst score once it is full
+	// thr is the heap's worst entry once it is full: a node whose bound
+	// (with its own tie-break) is not better cannot enter.
+	thr := entry{score: math.MinInt64}
 	if len(w.heap) == keep {
-		thr = w.heap[0].score
+		thr = w.heap[0]
 	}
-	cut := int64(math.MinInt64) // the best bound skipped
+	cut := entry{score: math.MinInt64} // the best bound skipped
+	skip := func(ub int64, n index.NodeID) bool {
+		if ub > thr.score {
+			return false
+		}
+		e := entry{score: ub, tie: hot[n].tie, node: n}
+		if ub == thr.score && better(&e, &thr) {
+			return false
+		}
+		if better(&e, &cut) {
+			cut = e
+		}
+		return true
+	}
 	var cand [64]index.NodeID
 	var static [64]int64
 	for wi := lo; wi < hi; wi++ {
@@ -171,17 +187,14 @@ func (s *Solver) scanScore(cl *class, dense []uint64, w *scanner, lo, hi, keep i
 		for word := dense[wi]; word != 0; word &= word - 1 {
 			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
 			st := ttTab[rawTT[n]] + naTab[rawNA[n]]
-			if ub := int64(bound[n]) + st; ub < thr {
-				cut = max(cut, ub)
-			} else {
+			if ub := int64(bound[n]) + st; ub > thr.score || !skip(ub, n) {
 				cand[k], static[k] = n, st
 				k++
 			}
 		}
 		// Stage two: the class's own bound, then the fit and exact score.
 		for i, n := range cand[:k] {
-			if ub := s.upper(cl, &s.bounds[n]) + static[i]; ub < thr {
-				cut = max(cut, ub)
+			if ub := s.upper(cl, &s.bounds[n]) + static[i]; ub <= thr.score && skip(ub, n) {
 				continue
 			}
 			if !s.fits(n, cl) {
@@ -190,19 +203,19 @@ func (s *Solver) scanScore(cl *class, dense []uint64, w *scanner, lo, hi, keep i
 			if cl.rel != nil {
 				if f, j := s.check(cl.rel, n); f != relOK {
 					if j >= 0 {
-						w.parked = append(w.parked, parkedEntry{dep: j, e: entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: gen[n]}})
+						w.parked = append(w.parked, parkedEntry{dep: j, e: entry{score: s.score(cl, n), tie: hot[n].tie, node: n, gen: gen[n]}})
 					}
 					continue
 				}
 			}
-			w.offer(entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: gen[n]}, keep)
+			w.offer(entry{score: s.score(cl, n), tie: hot[n].tie, node: n, gen: gen[n]}, keep)
 			if len(w.heap) == keep {
-				thr = w.heap[0].score
+				thr = w.heap[0]
 			}
 		}
 	}
-	if cut != math.MinInt64 {
-		w.drop(entry{score: cut, tie: math.MaxUint32})
+	if cut.score != math.MinInt64 {
+		w.drop(cut)
 	}
 }
 

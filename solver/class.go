@@ -8,6 +8,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/kplace/kplace/index"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // Well-known names the filters use.
@@ -95,6 +96,9 @@ func (cl *class) prepare() {
 type keyEncoder struct {
 	buf  []byte
 	keys []string
+	sels map[string]labels.Selector // see cachedSelector
+	// matchers caches affinity terms' matchers by encoding (encodeRel).
+	matchers map[string]matcher
 }
 
 func (e *keyEncoder) str(s string) {

@@ -412,23 +412,34 @@ func (r *relState) encodeRel(e *keyEncoder, p *index.Pod, scratch []int32) []int
 		e.num(int64(sc.MinDomains))
 		e.str(sc.NodeAffinityPolicy)
 		e.str(sc.NodeTaintsPolicy)
+		at := len(e.buf)
 		e.selector(sc.Selector)
 		self := int64(0)
 		if sc.Selector != nil {
-			if sel := selectorOf(sc.Selector); sel != nil && sel.Matches(set) {
+			if sel := e.cachedSelector(e.buf[at:], sc.Selector); sel != nil && sel.Matches(set) {
 				self = 1
 			}
 		}
 		e.num(self)
 	}
-	e.terms(p.Affinity)
+	e.num(int64(len(p.Affinity)))
 	self := int64(0)
 	if len(p.Affinity) > 0 {
 		self = 1
-		for t := range p.Affinity {
-			if m := r.matcherOf(&p.Affinity[t]); !m.match(p) {
-				self = 0
+	}
+	for t := range p.Affinity {
+		at := len(e.buf)
+		e.affinityTerm(&p.Affinity[t])
+		m, ok := e.matchers[string(e.buf[at:])]
+		if !ok {
+			if e.matchers == nil {
+				e.matchers = map[string]matcher{}
 			}
+			m = r.matcherOf(&p.Affinity[t])
+			e.matchers[string(e.buf[at:])] = m
+		}
+		if !m.match(p) {
+			self = 0
 		}
 	}
 	e.num(self)
@@ -445,6 +456,20 @@ func (r *relState) encodeRel(e *keyEncoder, p *index.Pod, scratch []int32) []int
 		e.num(int64(id))
 	}
 	return repel
+}
+
+// cachedSelector converts ls (encoded as key) once per encoder: pods of a
+// workload share their selectors, and conversion validates every value.
+func (e *keyEncoder) cachedSelector(key []byte, ls *index.LabelSelector) labels.Selector {
+	if sel, ok := e.sels[string(key)]; ok {
+		return sel
+	}
+	if e.sels == nil {
+		e.sels = map[string]labels.Selector{}
+	}
+	sel := selectorOf(ls)
+	e.sels[string(key)] = sel
+	return sel
 }
 
 func (e *keyEncoder) selector(ls *index.LabelSelector) {

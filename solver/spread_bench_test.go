@@ -1,0 +1,64 @@
+package solver
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/kplace/kplace/index"
+)
+
+// spreadInput is the spread benchmark: nodes evenly in zones, pods
+// from deployments of 300 replicas, every pod with a zone and a hostname
+// DoNotSchedule constraint (maxSkew 1) on its own app label.
+func spreadInput(nodes, zones, pods int) *index.Input {
+	in := &index.Input{}
+	for i := range nodes {
+		name := fmt.Sprintf("node-%06d", i)
+		in.Nodes = append(in.Nodes, index.Node{Name: name,
+			Labels:      map[string]string{labelHostname: name, "topology.kubernetes.io/zone": fmt.Sprintf("zone-%03d", i%zones)},
+			Allocatable: index.ResourceList{{Name: "cpu", Value: 64000}, {Name: "memory", Value: 256 << 30}, {Name: "pods", Value: 110}}})
+	}
+	for i := range pods {
+		app := fmt.Sprintf("app-%04d", i/300)
+		sl := &index.LabelSelector{MatchLabels: map[string]string{"app": app}}
+		in.Pods = append(in.Pods, index.Pod{Namespace: "default", Name: fmt.Sprintf("p-%07d", i), UID: fmt.Sprint(i),
+			Labels: map[string]string{"app": app}, SchedulerName: "default-scheduler", PreemptionPolicy: index.PreemptLowerPriority,
+			Requests: index.ResourceList{{Name: "cpu", Value: 100}, {Name: "memory", Value: 128 << 20}},
+			ScoreCPU: 100, ScoreMemory: 128 << 20, NonZeroCPU: 100, NonZeroMemory: 128 << 20,
+			Spread: []index.SpreadConstraint{
+				{MaxSkew: 1, TopologyKey: "topology.kubernetes.io/zone", WhenUnsatisfiable: DNS, Selector: sl, MinDomains: 1, NodeAffinityPolicy: index.PolicyHonor, NodeTaintsPolicy: index.PolicyIgnore},
+				{MaxSkew: 1, TopologyKey: labelHostname, WhenUnsatisfiable: DNS, Selector: sl, MinDomains: 1, NodeAffinityPolicy: index.PolicyHonor, NodeTaintsPolicy: index.PolicyIgnore},
+			}})
+	}
+	return in
+}
+
+// BenchmarkSpreadSolve reports the solve phase's pods/s and ns per pod on
+// the spread benchmark, across zone counts and cluster sizes: the skew check
+// is O(1), so ns/pod should not grow with zones or nodes.
+func BenchmarkSpreadSolve(b *testing.B) {
+	for _, tc := range []struct{ nodes, zones, pods int }{
+		{10000, 5, 100000}, {10000, 50, 100000}, {10000, 500, 100000}, {100000, 5, 100000}, {100000, 500, 100000},
+	} {
+		b.Run(fmt.Sprintf("nodes=%d/zones=%d/pods=%d", tc.nodes, tc.zones, tc.pods), func(b *testing.B) {
+			var placed int
+			var solve time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				c, err := index.Build(spreadInput(tc.nodes, tc.zones, tc.pods))
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				t0 := time.Now()
+				res := Solve(c, Config{Seed: 1})
+				solve += time.Since(t0)
+				placed = len(res.Commits)
+			}
+			b.ReportMetric(float64(tc.pods)*float64(b.N)/solve.Seconds(), "pods/s")
+			b.ReportMetric(float64(solve.Nanoseconds())/float64(tc.pods*b.N), "ns/pod")
+			b.ReportMetric(float64(placed), "placed")
+		})
+	}
+}
