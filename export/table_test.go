@@ -36,7 +36,7 @@ func tableFixture(t *testing.T) (c *index.Cluster, res *solver.Result, want [][]
 			2: {Namespace: "shop", Name: "batch-1", NodeName: "node-b", Priority: -5},
 			3: {Namespace: "prod", Name: "db-0", UID: "u-db-0", Priority: 1000},
 			4: {Namespace: "prod", Name: "big", UID: "u-big", Priority: 10},
-			5: {Namespace: "prod", Name: "spread", Priority: 10},
+			5: {Namespace: "prod", Name: "pvc", Priority: 10},
 			6: {Namespace: "prod", Name: "gated", UID: "u-gated", Gated: true, SchedulingGates: []string{"example.com/wait"}},
 			7: {Namespace: "prod", Name: "orphan", UID: "u-orphan", Rejected: `no PriorityClass with name "gold" was found`},
 			8: {Namespace: "ns", Name: `we"ird\name`, UID: "u-weird", Priority: 1},
@@ -56,7 +56,7 @@ func tableFixture(t *testing.T) (c *index.Cluster, res *solver.Result, want [][]
 		},
 		Pending: []solver.Pending{
 			{Pod: 4, Kind: solver.Unschedulable, Reason: tooMany},
-			{Pod: 5, Kind: solver.Unsupported, Reason: "unsupported: topologySpreadConstraints"},
+			{Pod: 5, Kind: solver.Unsupported, Reason: "unsupported: volumes"},
 			{Pod: 6, Kind: solver.Gated, Reason: "waiting for scheduling gates: [example.com/wait]"},
 		},
 	}
@@ -69,7 +69,7 @@ func tableFixture(t *testing.T) (c *index.Cluster, res *solver.Result, want [][]
 		{"prod", "db-0", "u-db-0", "node-b", i32(1000), "bind", nil, nil, nil, i64(42), i64(3)},
 		{"ns", `we"ird\name`, "u-weird", "node-a", i32(1), "bind", nil, nil, nil, i64(0), i64(4)},
 		{"prod", "big", "u-big", nil, i32(10), "pending", tooMany, "unschedulable", nil, nil, nil},
-		{"prod", "spread", nil, nil, i32(10), "pending", "unsupported: topologySpreadConstraints", "unsupported", nil, nil, nil},
+		{"prod", "pvc", nil, nil, i32(10), "pending", "unsupported: volumes", "unsupported", nil, nil, nil},
 		{"prod", "gated", "u-gated", nil, i32(0), "pending", "waiting for scheduling gates: [example.com/wait]", "gated", nil, nil, nil},
 		{"prod", "orphan", "u-orphan", nil, i32(0), "pending", `no PriorityClass with name "gold" was found`, "rejected", nil, nil, nil},
 	}

@@ -193,8 +193,8 @@ type Pod struct {
 	Affinity, AntiAffinity                   []PodAffinityTerm
 	PreferredAffinity, PreferredAntiAffinity []WeightedPodAffinityTerm
 	// Unsupported names the first hard constraint the engine cannot honour
-	// yet ("topologySpreadConstraints", "podAffinity", "volumes", ...); the
-	// pod is left pending with reason "unsupported: <field>".
+	// yet ("volumes", "resource claims"); the pod is left pending with
+	// reason "unsupported: <field>".
 	Unsupported string
 	// Gated is true when the pod has schedulingGates, named in
 	// SchedulingGates.

@@ -232,6 +232,9 @@ func (c *objCtx) convertPod(o *wireObject) (index.Pod, error) {
 	if err := c.nodeAffinity(s.Affinity, &p); err != nil {
 		return p, err
 	}
+	if err := c.podRelations(s, &p); err != nil {
+		return p, err
+	}
 	if s.Priority != nil {
 		p.Priority = *s.Priority
 	}
@@ -247,17 +250,6 @@ func (c *objCtx) convertPod(o *wireObject) (index.Pod, error) {
 
 // unsupported names the first hard constraint the engine cannot honour yet.
 func unsupported(s *wireSpec) string {
-	if s.TopologySpreadConstraints > 0 {
-		return "topologySpreadConstraints"
-	}
-	if a := s.Affinity; a != nil {
-		if a.PodAffinityRequired > 0 {
-			return "podAffinity"
-		}
-		if a.PodAntiAffinityRequired > 0 {
-			return "podAntiAffinity"
-		}
-	}
 	if s.ClaimVolumes {
 		return "volumes"
 	}
@@ -455,9 +447,35 @@ func (c *objCtx) labelSelector(raw []byte, field string) (*index.LabelSelector, 
 	if err := p.run(func() { w = p.labelSelector(); p.end() }); err != nil {
 		return nil, c.errf(field, "invalid label selector: %v", err)
 	}
+	return c.selector(w, field, false)
+}
+
+// selector converts a decoded metav1.LabelSelector (nil stays nil: it
+// matches nothing; an empty one matches everything). Operators must be
+// In, NotIn, Exists or DoesNotExist; checkValues also requires values for
+// In and NotIn and none for Exists and DoesNotExist, as API validation
+// (ValidateLabelSelectorRequirement) does.
+func (c *objCtx) selector(w *wireLabelSelector, field string, checkValues bool) (*index.LabelSelector, error) {
+	if w == nil {
+		return nil, nil
+	}
 	exprs, err := c.requirements(w.MatchExpressions, field+".matchExpressions", validLabelSelectorOp)
 	if err != nil {
 		return nil, err
+	}
+	if checkValues {
+		for i, r := range exprs {
+			switch r.Operator {
+			case index.SelIn, index.SelNotIn:
+				if len(r.Values) == 0 {
+					return nil, c.errf(fmt.Sprintf("%s.matchExpressions[%d].values", field, i), "must be specified when operator is %s", r.Operator)
+				}
+			default:
+				if len(r.Values) > 0 {
+					return nil, c.errf(fmt.Sprintf("%s.matchExpressions[%d].values", field, i), "may not be specified when operator is %s", r.Operator)
+				}
+			}
+		}
 	}
 	return &index.LabelSelector{MatchLabels: w.MatchLabels, MatchExpressions: exprs}, nil
 }

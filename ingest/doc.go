@@ -59,6 +59,25 @@
 // resources the scheduler accounts (cpu, memory, ephemeral-storage and
 // scalar resources) with a nonzero total are listed.
 //
+// Topology spread constraints and pod (anti-)affinity terms are read for
+// every pod, bound ones included, into index.SpreadConstraint and
+// index.PodAffinityTerm with kube-scheduler's defaults (whenUnsatisfiable
+// DoNotSchedule, minDomains 1, nodeAffinityPolicy Honor, nodeTaintsPolicy
+// Ignore) and the API server's admission mutation: matchLabelKeys
+// (mismatchLabelKeys) become "key In (value)" ("key NotIn (value)")
+// requirements ANDed into the labelSelector for each key the pod's labels
+// carry, unless the selector has that requirement already (a pod read back
+// from a cluster); a nil selector stays nil (it matches nothing), an empty
+// one stays empty. A pod affinity term without namespaces and
+// namespaceSelector gets the pod's namespace. What API validation rejects
+// there (maxSkew below 1, an empty topologyKey, an unknown
+// whenUnsatisfiable or node inclusion policy, minDomains below 1 or with
+// ScheduleAnyway, repeated {topologyKey, whenUnsatisfiable}, weights
+// outside 1..100, label keys without a labelSelector or in both
+// matchLabelKeys and mismatchLabelKeys, selector operators other than In,
+// NotIn, Exists and DoesNotExist, values missing for In and NotIn or given
+// for Exists and DoesNotExist) is an error.
+//
 // Admission: the Priority plugin always applies: a pod without
 // spec.priority gets its class's value (the named class, else the
 // lowest-valued globalDefault one, else 0; system-node-critical and
@@ -93,7 +112,10 @@
 // written once); lists, structs and maps that the model can hold as nil
 // are nullable, so nil and empty survive (labels map<string,string>,
 // tolerations list<struct> with a nullable toleration_seconds, owner and
-// selector nullable structs, ...). The same input always gives the same
+// selector nullable structs, ...). A pod's spread constraints and pod
+// (anti-)affinity terms are the list<struct> columns spread, affinity,
+// anti_affinity, preferred_affinity and preferred_anti_affinity, null for
+// the (usual) pod without any. The same input always gives the same
 // bytes.
 //
 // Decoding checks more than Arrow does: each schema message must be byte

@@ -114,6 +114,15 @@ var jsonSeeds = []string{
 	`[{"apiVersion":"v1","kind":"Node","metadata":{"name":"n"},"spec":{"taints":[{"key":"a","effect":"NoExecute"}]},"status":{"capacity":{"cpu":"4","pods":"110"}}},{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"x"},"spec":{"maxUnavailable":"50%","selector":{"matchLabels":{"a":"b"}}}}]}]`,
 	`{"items":[{"metadata":{"name":"a"}}],"kind":"NamespaceList"}{"kind":"PriorityClass","apiVersion":"scheduling.k8s.io/v1","metadata":{"name":"x"},"value":5,"globalDefault":true}`,
 	`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"a","operator":"In","values":["x"]}]}]}},"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{}]}},"resources":{"limits":{"cpu":"2"}}}}`,
+	// A Deployment's pod with topology spread and pod (anti-)affinity.
+	`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web-1","namespace":"shop","labels":{"app":"web","pod-template-hash":"6d4b9c7f5","tier":"fe"}},` +
+		`"spec":{"containers":[{"name":"web","resources":{"requests":{"cpu":"100m"}}}],` +
+		`"topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"topology.kubernetes.io/zone","whenUnsatisfiable":"DoNotSchedule","labelSelector":{"matchLabels":{"app":"web"}},"matchLabelKeys":["pod-template-hash"],"minDomains":2,"nodeAffinityPolicy":"Ignore","nodeTaintsPolicy":"Honor"},` +
+		`{"maxSkew":2,"topologyKey":"kubernetes.io/hostname","whenUnsatisfiable":"ScheduleAnyway","labelSelector":{}}],` +
+		`"affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchExpressions":[{"key":"app","operator":"In","values":["cache"]}]},"namespaces":["cache"],"topologyKey":"topology.kubernetes.io/zone"}],` +
+		`"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":50,"podAffinityTerm":{"labelSelector":{"matchLabels":{"app":"db"}},"namespaceSelector":{},"topologyKey":"topology.kubernetes.io/zone"}}]},` +
+		`"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"labelSelector":{"matchLabels":{"app":"web"}},"topologyKey":"kubernetes.io/hostname","matchLabelKeys":["pod-template-hash"],"mismatchLabelKeys":["tier"]}],` +
+		`"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":100,"podAffinityTerm":{"labelSelector":{"matchExpressions":[{"key":"batch","operator":"Exists"}]},"namespaceSelector":{"matchLabels":{"team":"data"}},"topologyKey":"kubernetes.io/hostname"}}]}}}}`,
 }
 
 func FuzzLoadJSON(f *testing.F) {
@@ -132,7 +141,7 @@ var yamlSeeds = []string{
 }
 
 func FuzzLoadYAML(f *testing.F) {
-	addSeeds(f, "testdata/multi.yaml", "testdata/dir/b.yaml", "testdata/dir/sub/c.yml")
+	addSeeds(f, "testdata/multi.yaml", "testdata/dir/b.yaml", "testdata/dir/sub/c.yml", "testdata/relations.yaml")
 	for _, s := range yamlSeeds {
 		f.Add([]byte(s))
 	}

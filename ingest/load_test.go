@@ -103,6 +103,7 @@ var goldenCases = []struct {
 	{"podlist", []string{"testdata/podlist.json"}, Options{AdmissionDefaults: true}},
 	{"multi", []string{"testdata/multi.yaml"}, Options{AdmissionDefaults: true}},
 	{"dir", []string{"testdata/dir"}, Options{AdmissionDefaults: true}},
+	{"relations", []string{"testdata/relations.yaml"}, Options{AdmissionDefaults: true}},
 }
 
 // modes are the decoding modes every result must agree across.

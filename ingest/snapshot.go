@@ -25,7 +25,7 @@ import (
 
 // SnapshotVersion is the snapshot format version this kplace writes and
 // reads. It changes whenever a table or column changes.
-const SnapshotVersion = 1
+const SnapshotVersion = 2
 
 // Schema metadata keys and values.
 const (
@@ -94,6 +94,15 @@ var (
 	ownerT     = arrow.StructOf(req("kind", dstr), req("name", dstr), req("api_version", dstr))
 	selectorT  = arrow.StructOf(opt("match_labels", labelsT), opt("match_expressions", reqsT))
 	countsT    = mapOf(str, i64)
+	spreadT    = arrow.StructOf(req("max_skew", i32), req("topology_key", dstr), req("when_unsatisfiable", dstr),
+		opt("selector", selectorT), req("min_domains", i32), opt("match_label_keys", strsT),
+		req("node_affinity_policy", dstr), req("node_taints_policy", dstr))
+	spreadsT = arrow.ListOfNonNullable(spreadT)
+	podTermT = arrow.StructOf(opt("selector", selectorT), opt("namespaces", strsT), opt("namespace_selector", selectorT),
+		req("topology_key", dstr), opt("match_label_keys", strsT), opt("mismatch_label_keys", strsT))
+	podTermsT  = arrow.ListOfNonNullable(podTermT)
+	wPodTermT  = arrow.StructOf(req("weight", i32), req("term", podTermT))
+	wPodTermsT = arrow.ListOfNonNullable(wPodTermT)
 )
 
 func req(name string, t arrow.DataType) arrow.Field {
@@ -164,6 +173,11 @@ var (
 		req("non_zero_cpu", i64),
 		req("non_zero_memory", i64),
 		req("priority_class_name", dstr),
+		opt("spread", spreadsT),
+		opt("affinity", podTermsT),
+		opt("anti_affinity", podTermsT),
+		opt("preferred_affinity", wPodTermsT),
+		opt("preferred_anti_affinity", wPodTermsT),
 	}
 	priorityClassFields = []arrow.Field{
 		req("name", str),
@@ -864,6 +878,100 @@ func (s *selectorEnc) data() arrow.ArrayData {
 	return structData(selectorT, s.valid.n, s.valid, s.labels.data(), s.exprs.data())
 }
 
+// spreadsEnc encodes []index.SpreadConstraint.
+type spreadsEnc struct {
+	list                                *listEnc
+	maxSkew, minDomains                 *i32Enc
+	topologyKey, when, nodeAff, nodeTnt *dictEnc
+	selector                            *selectorEnc
+	matchKeys                           *strsEnc
+}
+
+func newSpreadsEnc(e *encoder) *spreadsEnc {
+	return &spreadsEnc{list: e.list(), maxSkew: e.i32s(), topologyKey: e.dict(), when: e.dict(), selector: newSelectorEnc(e),
+		minDomains: e.i32s(), matchKeys: newStrsEnc(e), nodeAff: e.dict(), nodeTnt: e.dict()}
+}
+
+func (s *spreadsEnc) add(cs []index.SpreadConstraint) {
+	addList(s.list, cs, func(c *index.SpreadConstraint) {
+		s.maxSkew.add(c.MaxSkew)
+		s.topologyKey.add(c.TopologyKey)
+		s.when.add(c.WhenUnsatisfiable)
+		s.selector.add(c.Selector)
+		s.minDomains.add(c.MinDomains)
+		s.matchKeys.add(c.MatchLabelKeys)
+		s.nodeAff.add(c.NodeAffinityPolicy)
+		s.nodeTnt.add(c.NodeTaintsPolicy)
+	})
+}
+
+func (s *spreadsEnc) data() arrow.ArrayData {
+	return s.list.data(spreadsT, structData(spreadT, len(s.maxSkew.v), nil, s.maxSkew.data(), s.topologyKey.data(),
+		s.when.data(), s.selector.data(), s.minDomains.data(), s.matchKeys.data(), s.nodeAff.data(), s.nodeTnt.data()))
+}
+
+// podTermEnc encodes one index.PodAffinityTerm (a struct, never null).
+type podTermEnc struct {
+	selector, nsSelector                *selectorEnc
+	namespaces, matchKeys, mismatchKeys *strsEnc
+	topologyKey                         *dictEnc
+}
+
+func newPodTermEnc(e *encoder) *podTermEnc {
+	return &podTermEnc{selector: newSelectorEnc(e), namespaces: newStrsEnc(e), nsSelector: newSelectorEnc(e),
+		topologyKey: e.dict(), matchKeys: newStrsEnc(e), mismatchKeys: newStrsEnc(e)}
+}
+
+func (t *podTermEnc) add(term *index.PodAffinityTerm) {
+	t.selector.add(term.Selector)
+	t.namespaces.add(term.Namespaces)
+	t.nsSelector.add(term.NamespaceSelector)
+	t.topologyKey.add(term.TopologyKey)
+	t.matchKeys.add(term.MatchLabelKeys)
+	t.mismatchKeys.add(term.MismatchLabelKeys)
+}
+
+func (t *podTermEnc) data() arrow.ArrayData {
+	return structData(podTermT, len(t.topologyKey.idx), nil, t.selector.data(), t.namespaces.data(), t.nsSelector.data(),
+		t.topologyKey.data(), t.matchKeys.data(), t.mismatchKeys.data())
+}
+
+// podTermsEnc encodes []index.PodAffinityTerm.
+type podTermsEnc struct {
+	list *listEnc
+	term *podTermEnc
+}
+
+func newPodTermsEnc(e *encoder) *podTermsEnc {
+	return &podTermsEnc{list: e.list(), term: newPodTermEnc(e)}
+}
+
+func (t *podTermsEnc) add(terms []index.PodAffinityTerm) { addList(t.list, terms, t.term.add) }
+
+func (t *podTermsEnc) data() arrow.ArrayData { return t.list.data(podTermsT, t.term.data()) }
+
+// wPodTermsEnc encodes []index.WeightedPodAffinityTerm.
+type wPodTermsEnc struct {
+	list   *listEnc
+	weight *i32Enc
+	term   *podTermEnc
+}
+
+func newWPodTermsEnc(e *encoder) *wPodTermsEnc {
+	return &wPodTermsEnc{list: e.list(), weight: e.i32s(), term: newPodTermEnc(e)}
+}
+
+func (w *wPodTermsEnc) add(terms []index.WeightedPodAffinityTerm) {
+	addList(w.list, terms, func(t *index.WeightedPodAffinityTerm) {
+		w.weight.add(t.Weight)
+		w.term.add(&t.Term)
+	})
+}
+
+func (w *wPodTermsEnc) data() arrow.ArrayData {
+	return w.list.data(wPodTermsT, structData(wPodTermT, len(w.weight.v), nil, w.weight.data(), w.term.data()))
+}
+
 // Table encoders: one column encoder per field, in schema order.
 
 type nodeEnc struct {
@@ -917,6 +1025,9 @@ type podEnc struct {
 	gates                                         *strsEnc
 	srcFile, priorityClass                        *dictEnc
 	srcLine                                       *i64Enc
+	spread                                        *spreadsEnc
+	affinity, antiAffinity                        *podTermsEnc
+	prefAffinity, prefAntiAffinity                *wPodTermsEnc
 }
 
 func newPodEnc(e *encoder, rows []index.Pod) *podEnc {
@@ -928,7 +1039,8 @@ func newPodEnc(e *encoder, rows []index.Pod) *podEnc {
 		required: newTermsEnc(e), hasRequired: e.bools(), preferred: newPrefsEnc(e), hostPorts: newHostPortsEnc(e),
 		priority: e.i32s(), preemption: e.dict(), unsupp: e.dict(), gated: e.bools(), gates: newStrsEnc(e),
 		rejected: e.strs(), srcFile: e.dict(), srcLine: e.i64s(), nonZeroCPU: e.i64s(), nonZeroMem: e.i64s(),
-		priorityClass: e.dict()}
+		priorityClass: e.dict(), spread: newSpreadsEnc(e), affinity: newPodTermsEnc(e), antiAffinity: newPodTermsEnc(e),
+		prefAffinity: newWPodTermsEnc(e), prefAntiAffinity: newWPodTermsEnc(e)}
 }
 
 func (c *podEnc) row(i int) {
@@ -962,6 +1074,11 @@ func (c *podEnc) row(i int) {
 	c.nonZeroCPU.add(p.NonZeroCPU)
 	c.nonZeroMem.add(p.NonZeroMemory)
 	c.priorityClass.add(p.PriorityClassName)
+	c.spread.add(p.Spread)
+	c.affinity.add(p.Affinity)
+	c.antiAffinity.add(p.AntiAffinity)
+	c.prefAffinity.add(p.PreferredAffinity)
+	c.prefAntiAffinity.add(p.PreferredAntiAffinity)
 }
 
 func (c *podEnc) cols() []arrow.ArrayData {
@@ -970,7 +1087,8 @@ func (c *podEnc) cols() []arrow.ArrayData {
 		c.requests.data(), c.scoreCPU.data(), c.scoreMemory.data(), c.tolerations.data(), c.nodeSelector.data(),
 		c.required.data(), c.hasRequired.data(), c.preferred.data(), c.hostPorts.data(), c.priority.data(),
 		c.preemption.data(), c.unsupp.data(), c.gated.data(), c.gates.data(), c.rejected.arrayData(),
-		c.srcFile.data(), c.srcLine.data(), c.nonZeroCPU.data(), c.nonZeroMem.data(), c.priorityClass.data()}
+		c.srcFile.data(), c.srcLine.data(), c.nonZeroCPU.data(), c.nonZeroMem.data(), c.priorityClass.data(),
+		c.spread.data(), c.affinity.data(), c.antiAffinity.data(), c.prefAffinity.data(), c.prefAntiAffinity.data()}
 }
 
 type priorityClassEnc struct {

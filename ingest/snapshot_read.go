@@ -977,6 +977,92 @@ func (c *selectorCol) at(i int) *index.LabelSelector {
 	return &index.LabelSelector{MatchLabels: c.labels.at(i), MatchExpressions: c.exprs.at(i)}
 }
 
+// spreadsCol is a list<spread constraint> column.
+type spreadsCol struct {
+	listOf[index.SpreadConstraint]
+	maxSkew, minDomains                 []int32
+	topologyKey, when, nodeAff, nodeTnt dictCol
+	selector                            *selectorCol
+	matchKeys                           *strsCol
+}
+
+func (d *snapDecoder) spreads(a arrow.Array) *spreadsCol {
+	l, e := d.list(a)
+	return &spreadsCol{listOf: listOf[index.SpreadConstraint]{list: l}, maxSkew: d.i32s(field(e, 0)),
+		topologyKey: d.dict(field(e, 1)), when: d.dict(field(e, 2)), selector: d.selector(field(e, 3)),
+		minDomains: d.i32s(field(e, 4)), matchKeys: d.strsOf(field(e, 5)), nodeAff: d.dict(field(e, 6)), nodeTnt: d.dict(field(e, 7))}
+}
+
+func (c *spreadsCol) build() {
+	c.selector.build()
+	c.matchKeys.build()
+	c.fill(len(c.maxSkew), func(j int) index.SpreadConstraint {
+		return index.SpreadConstraint{MaxSkew: c.maxSkew[j], TopologyKey: c.topologyKey.at(j), WhenUnsatisfiable: c.when.at(j),
+			Selector: c.selector.at(j), MinDomains: c.minDomains[j], MatchLabelKeys: c.matchKeys.at(j),
+			NodeAffinityPolicy: c.nodeAff.at(j), NodeTaintsPolicy: c.nodeTnt.at(j)}
+	})
+}
+
+// podTermCol is a struct column of pod affinity terms.
+type podTermCol struct {
+	selector, nsSelector                *selectorCol
+	namespaces, matchKeys, mismatchKeys *strsCol
+	topologyKey                         dictCol
+}
+
+func (d *snapDecoder) podTerm(a arrow.Array) podTermCol {
+	return podTermCol{selector: d.selector(field(a, 0)), namespaces: d.strsOf(field(a, 1)), nsSelector: d.selector(field(a, 2)),
+		topologyKey: d.dict(field(a, 3)), matchKeys: d.strsOf(field(a, 4)), mismatchKeys: d.strsOf(field(a, 5))}
+}
+
+func (c podTermCol) build() {
+	c.selector.build()
+	c.nsSelector.build()
+	c.namespaces.build()
+	c.matchKeys.build()
+	c.mismatchKeys.build()
+}
+
+func (c podTermCol) at(i int) index.PodAffinityTerm {
+	return index.PodAffinityTerm{Selector: c.selector.at(i), Namespaces: c.namespaces.at(i), NamespaceSelector: c.nsSelector.at(i),
+		TopologyKey: c.topologyKey.at(i), MatchLabelKeys: c.matchKeys.at(i), MismatchLabelKeys: c.mismatchKeys.at(i)}
+}
+
+// podTermsCol is a list<pod affinity term> column.
+type podTermsCol struct {
+	listOf[index.PodAffinityTerm]
+	term podTermCol
+}
+
+func (d *snapDecoder) podTerms(a arrow.Array) *podTermsCol {
+	l, elems := d.list(a)
+	return &podTermsCol{listOf[index.PodAffinityTerm]{list: l}, d.podTerm(elems)}
+}
+
+func (c *podTermsCol) build() {
+	c.term.build()
+	c.fill(len(c.term.topologyKey.idx), c.term.at)
+}
+
+// wPodTermsCol is a list<weighted pod affinity term> column.
+type wPodTermsCol struct {
+	listOf[index.WeightedPodAffinityTerm]
+	weight []int32
+	term   podTermCol
+}
+
+func (d *snapDecoder) wPodTerms(a arrow.Array) *wPodTermsCol {
+	l, elems := d.list(a)
+	return &wPodTermsCol{listOf[index.WeightedPodAffinityTerm]{list: l}, d.i32s(field(elems, 0)), d.podTerm(field(elems, 1))}
+}
+
+func (c *wPodTermsCol) build() {
+	c.term.build()
+	c.fill(len(c.weight), func(j int) index.WeightedPodAffinityTerm {
+		return index.WeightedPodAffinityTerm{Weight: c.weight[j], Term: c.term.at(j)}
+	})
+}
+
 // Table decoders.
 
 func decodeNodes(d *snapDecoder, c cols) func([]index.Node) {
@@ -1005,7 +1091,9 @@ func decodePods(d *snapDecoder, c cols) func([]index.Pod) {
 	preempt, unsupp, gated := d.dict(c.col("preemption_policy")), d.dict(c.col("unsupported")), d.bools(c.col("gated"))
 	gates, rejected, srcFile := d.strsOf(c.col("scheduling_gates")), d.plain(c.col("rejected")), d.dict(c.col("src_file"))
 	srcLine, nzCPU, nzMem := d.i64s(c.col("src_line")), d.i64s(c.col("non_zero_cpu")), d.i64s(c.col("non_zero_memory"))
-	pcName := d.dict(c.col("priority_class_name"))
+	pcName, spread := d.dict(c.col("priority_class_name")), d.spreads(c.col("spread"))
+	affinity, antiAffinity := d.podTerms(c.col("affinity")), d.podTerms(c.col("anti_affinity"))
+	prefAffinity, prefAntiAffinity := d.wPodTerms(c.col("preferred_affinity")), d.wPodTerms(c.col("preferred_anti_affinity"))
 	return func(dst []index.Pod) {
 		owner.build()
 		requests.build()
@@ -1014,6 +1102,11 @@ func decodePods(d *snapDecoder, c cols) func([]index.Pod) {
 		preferred.build()
 		hostPorts.build()
 		gates.build()
+		spread.build()
+		affinity.build()
+		antiAffinity.build()
+		prefAffinity.build()
+		prefAntiAffinity.build()
 		for i := range dst {
 			p := &dst[i] // zero: fill in place
 			p.Namespace, p.Name, p.UID, p.Labels = ns.at(i), name.at(i), uid.at(i), labels.at(i)
@@ -1026,6 +1119,8 @@ func decodePods(d *snapDecoder, c cols) func([]index.Pod) {
 			p.SchedulingGates, p.Rejected = gates.at(i), rejected.at(i)
 			p.Src = index.Source{File: srcFile.at(i), Line: int(srcLine.v[i])}
 			p.NonZeroCPU, p.NonZeroMemory, p.PriorityClassName = nzCPU.v[i], nzMem.v[i], pcName.at(i)
+			p.Spread, p.Affinity, p.AntiAffinity = spread.at(i), affinity.at(i), antiAffinity.at(i)
+			p.PreferredAffinity, p.PreferredAntiAffinity = prefAffinity.at(i), prefAntiAffinity.at(i)
 		}
 	}
 }

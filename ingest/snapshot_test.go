@@ -514,6 +514,11 @@ func FuzzSnapshot(f *testing.F) {
 	tiny := &index.Input{Nodes: []index.Node{{Name: "n", Labels: map[string]string{"a": "b"}}},
 		Pods: []index.Pod{{Name: "p", Namespace: "d", Tolerations: []index.Toleration{{Key: "k"}}}}}
 	f.Add(snapshotBytes(f, tiny, true))
+	rel, err := Load([]string{"testdata/relations.yaml"}, Options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(snapshotBytes(f, rel, false))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if len(b) > maxFuzzInput {
 			return

@@ -53,7 +53,7 @@ type wireSpec struct {
 	Tolerations               []wireToleration
 	NodeSelector              map[string]string
 	Affinity                  *wireAffinity
-	TopologySpreadConstraints int // count
+	TopologySpreadConstraints []wireSpread
 	ClaimVolumes              bool
 	PriorityClassName         string
 	Priority                  *int32
@@ -104,11 +104,43 @@ type wireTaint struct {
 }
 
 type wireAffinity struct {
-	HasNodeAffinity         bool
-	Required                *[]wireTerm // nil: no required node affinity
-	Preferred               []wirePreferred
-	PodAffinityRequired     int // count of required pod affinity terms
-	PodAntiAffinityRequired int
+	HasNodeAffinity bool
+	Required        *[]wireTerm // nil: no required node affinity
+	Preferred       []wirePreferred
+	PodAffinity     wirePodAffinity // spec.affinity.podAffinity
+	PodAntiAffinity wirePodAffinity // spec.affinity.podAntiAffinity
+}
+
+// wirePodAffinity is a PodAffinity or PodAntiAffinity.
+type wirePodAffinity struct {
+	Required  []wirePodAffinityTerm // requiredDuringSchedulingIgnoredDuringExecution
+	Preferred []wireWeightedPodAffinityTerm
+}
+
+type wirePodAffinityTerm struct {
+	LabelSelector     *wireLabelSelector // nil: absent or null
+	Namespaces        []string
+	NamespaceSelector *wireLabelSelector
+	TopologyKey       string
+	MatchLabelKeys    []string
+	MismatchLabelKeys []string
+}
+
+type wireWeightedPodAffinityTerm struct {
+	Weight int32
+	Term   wirePodAffinityTerm // podAffinityTerm
+}
+
+// wireSpread is a TopologySpreadConstraint; pointers are nil when unset.
+type wireSpread struct {
+	MaxSkew            int32
+	TopologyKey        string
+	WhenUnsatisfiable  string
+	LabelSelector      *wireLabelSelector
+	MinDomains         *int32
+	MatchLabelKeys     []string
+	NodeAffinityPolicy *string
+	NodeTaintsPolicy   *string
 }
 
 type wirePreferred struct {
@@ -362,7 +394,12 @@ func (p *jp) spec(s *wireSpec) {
 		case "affinity":
 			s.Affinity = p.affinity()
 		case "topologySpreadConstraints":
-			s.TopologySpreadConstraints = p.count()
+			s.TopologySpreadConstraints = nil
+			if p.arrStart() {
+				for first := true; p.more(&first); {
+					s.TopologySpreadConstraints = append(s.TopologySpreadConstraints, p.spread())
+				}
+			}
 		case "volumes":
 			s.ClaimVolumes = p.claimVolumes()
 		case "priorityClassName":
@@ -680,28 +717,123 @@ func (p *jp) affinity() *wireAffinity {
 		case "nodeAffinity":
 			p.nodeAffinity(a)
 		case "podAffinity":
-			a.PodAffinityRequired = p.podAffinityRequired()
+			a.PodAffinity = p.podAffinity()
 		case "podAntiAffinity":
-			a.PodAntiAffinityRequired = p.podAffinityRequired()
+			a.PodAntiAffinity = p.podAffinity()
 		default:
 			p.skip()
 		}
 	}
 }
 
-func (p *jp) podAffinityRequired() int {
+// podAffinity parses a PodAffinity or PodAntiAffinity (null: none).
+func (p *jp) podAffinity() wirePodAffinity {
+	var a wirePodAffinity
 	if !p.objStart() {
-		return 0
+		return a
 	}
-	n := 0
 	for first := true; ; {
 		k := p.next(&first)
 		if k == nil {
-			return n
+			return a
 		}
-		if string(k) == "requiredDuringSchedulingIgnoredDuringExecution" {
-			n = p.count()
-		} else {
+		switch string(k) {
+		case "requiredDuringSchedulingIgnoredDuringExecution":
+			a.Required = nil
+			if p.arrStart() {
+				for first := true; p.more(&first); {
+					a.Required = append(a.Required, p.podAffinityTerm())
+				}
+			}
+		case "preferredDuringSchedulingIgnoredDuringExecution":
+			a.Preferred = nil
+			if !p.arrStart() {
+				continue
+			}
+			for first := true; p.more(&first); {
+				var w wireWeightedPodAffinityTerm
+				if p.objStart() {
+					for first := true; ; {
+						k := p.next(&first)
+						if k == nil {
+							break
+						}
+						switch string(k) {
+						case "weight":
+							w.Weight = p.int32()
+						case "podAffinityTerm":
+							w.Term = p.podAffinityTerm()
+						default:
+							p.skip()
+						}
+					}
+				}
+				a.Preferred = append(a.Preferred, w)
+			}
+		default:
+			p.skip()
+		}
+	}
+}
+
+func (p *jp) podAffinityTerm() wirePodAffinityTerm {
+	var t wirePodAffinityTerm
+	if !p.objStart() {
+		return t
+	}
+	for first := true; ; {
+		k := p.next(&first)
+		if k == nil {
+			return t
+		}
+		switch string(k) {
+		case "labelSelector":
+			t.LabelSelector = p.labelSelector()
+		case "namespaces":
+			t.Namespaces = p.strSlice()
+		case "namespaceSelector":
+			t.NamespaceSelector = p.labelSelector()
+		case "topologyKey":
+			t.TopologyKey = p.istr()
+		case "matchLabelKeys":
+			t.MatchLabelKeys = p.strSlice()
+		case "mismatchLabelKeys":
+			t.MismatchLabelKeys = p.strSlice()
+		default:
+			p.skip()
+		}
+	}
+}
+
+// spread parses a TopologySpreadConstraint.
+func (p *jp) spread() wireSpread {
+	var c wireSpread
+	if !p.objStart() {
+		return c
+	}
+	for first := true; ; {
+		k := p.next(&first)
+		if k == nil {
+			return c
+		}
+		switch string(k) {
+		case "maxSkew":
+			c.MaxSkew = p.int32()
+		case "topologyKey":
+			c.TopologyKey = p.istr()
+		case "whenUnsatisfiable":
+			c.WhenUnsatisfiable = p.istr()
+		case "labelSelector":
+			c.LabelSelector = p.labelSelector()
+		case "minDomains":
+			c.MinDomains = p.optInt32()
+		case "matchLabelKeys":
+			c.MatchLabelKeys = p.strSlice()
+		case "nodeAffinityPolicy":
+			c.NodeAffinityPolicy = p.optStr()
+		case "nodeTaintsPolicy":
+			c.NodeTaintsPolicy = p.optStr()
+		default:
 			p.skip()
 		}
 	}

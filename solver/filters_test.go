@@ -445,11 +445,11 @@ func TestPriorityOrder(t *testing.T) {
 func TestUnsupportedAndGated(t *testing.T) {
 	nodes := []index.Node{makeNode("n").obj()}
 	got, _, res := solve(t, nodes, []index.Pod{
-		makePod("spread").unsupported("topologySpreadConstraints").obj(),
+		makePod("pvc").unsupported("volumes").obj(),
 		makePod("gated").gated("example.com/a", "example.com/b").obj(),
 	})
-	if got["spread"] != "unsupported: topologySpreadConstraints" {
-		t.Errorf("spread: %q", got["spread"])
+	if got["pvc"] != "unsupported: volumes" {
+		t.Errorf("pvc: %q", got["pvc"])
 	}
 	if got["gated"] != "waiting for scheduling gates: [example.com/a example.com/b]" {
 		t.Errorf("gated: %q", got["gated"])
