@@ -46,7 +46,8 @@ func validInclusionPolicy(s string) bool { return s == index.PolicyHonor || s ==
 // an empty topologyKey, an unknown whenUnsatisfiable or node inclusion
 // policy, minDomains below 1 or with ScheduleAnyway, two constraints with
 // the same topologyKey and whenUnsatisfiable, matchLabelKeys without a
-// labelSelector. An unset whenUnsatisfiable is taken as DoNotSchedule.
+// labelSelector. An unset whenUnsatisfiable, which API validation refuses
+// but hand-written inputs omit, is taken as DoNotSchedule.
 func (c *objCtx) spread(ws []wireSpread, labels map[string]string) ([]index.SpreadConstraint, error) {
 	if len(ws) == 0 {
 		return nil, nil
