@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -12,6 +13,11 @@ import (
 // `kubectl get pods -o json` output for a Deployment (managed fields
 // hidden, as kubectl hides them), about 4 KiB each.
 func writePodList(tb testing.TB, path string, n int) int64 {
+	return writePodListOf(tb, path, n, podTemplate)
+}
+
+// writePodListOf writes n pods of template (podTemplate's arguments).
+func writePodListOf(tb testing.TB, path string, n int, template string) int64 {
 	tb.Helper()
 	var b bytes.Buffer
 	b.WriteString("{\n    \"apiVersion\": \"v1\",\n    \"items\": [\n")
@@ -19,7 +25,7 @@ func writePodList(tb testing.TB, path string, n int) int64 {
 		if i > 0 {
 			b.WriteString(",\n")
 		}
-		fmt.Fprintf(&b, podTemplate, i%500, i, i, i%1000, i%7, i%60)
+		fmt.Fprintf(&b, template, i%500, i, i, i%1000, i%7, i%60)
 	}
 	b.WriteString("\n    ],\n    \"kind\": \"List\",\n    \"metadata\": {\n        \"resourceVersion\": \"\"\n    }\n}\n")
 	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
@@ -152,6 +158,44 @@ func BenchmarkLoadPodList(b *testing.B) {
 	benchLoadPods(b, 20000, writePodList)
 }
 
+// relationsSpec is what a Deployment's pod template often adds: a zone
+// spread constraint and a hostname anti-affinity, keyed on the template
+// hash.
+const relationsSpec = `"topologySpreadConstraints": [
+                    {
+                        "labelSelector": {"matchLabels": {"app": "web"}},
+                        "matchLabelKeys": ["pod-template-hash"],
+                        "maxSkew": 1,
+                        "topologyKey": "topology.kubernetes.io/zone",
+                        "whenUnsatisfiable": "DoNotSchedule"
+                    }
+                ],
+                "affinity": {
+                    "podAntiAffinity": {
+                        "preferredDuringSchedulingIgnoredDuringExecution": [
+                            {
+                                "podAffinityTerm": {
+                                    "labelSelector": {"matchExpressions": [{"key": "app", "operator": "In", "values": ["web"]}]},
+                                    "topologyKey": "kubernetes.io/hostname"
+                                },
+                                "weight": 100
+                            }
+                        ]
+                    }
+                },
+                "containers": [`
+
+// relationsTemplate is podTemplate with relationsSpec.
+var relationsTemplate = strings.Replace(podTemplate, `"containers": [`, relationsSpec, 1)
+
+// BenchmarkLoadPodListRelations is BenchmarkLoadPodList with every pod
+// carrying relationsSpec.
+func BenchmarkLoadPodListRelations(b *testing.B) {
+	benchLoadPods(b, 20000, func(tb testing.TB, path string, n int) int64 {
+		return writePodListOf(tb, path, n, relationsTemplate)
+	})
+}
+
 // writeCompactPods writes a PodList of n small pending pods, compact JSON
 // as a generator would emit it (about 400 bytes each).
 func writeCompactPods(tb testing.TB, path string, n int) int64 {
@@ -200,8 +244,13 @@ func benchLoadPods(b *testing.B, n int, write func(testing.TB, string, int) int6
 
 // BenchmarkParseItem measures the JSON parser alone on one kubectl-style
 // pod (about 6 KB).
-func BenchmarkParseItem(b *testing.B) {
-	item := []byte(fmt.Sprintf(podTemplate, 1, 2, 3, 4, 5, 6))
+func BenchmarkParseItem(b *testing.B) { benchParseItem(b, podTemplate) }
+
+// BenchmarkParseItemRelations is BenchmarkParseItem with relationsSpec.
+func BenchmarkParseItemRelations(b *testing.B) { benchParseItem(b, relationsTemplate) }
+
+func benchParseItem(b *testing.B, template string) {
+	item := []byte(fmt.Sprintf(template, 1, 2, 3, 4, 5, 6))
 	b.SetBytes(int64(len(item)))
 	b.ReportAllocs()
 	for b.Loop() {

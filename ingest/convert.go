@@ -36,6 +36,31 @@ type fieldPath struct {
 
 func path(s string) fieldPath { return fieldPath{prefix: s, idx: -1} }
 
+// lazyPath is a nested field path, built only when an error needs it:
+// up's path, then name, then "[idx]" when idx >= 0.
+type lazyPath struct {
+	up   *lazyPath
+	name string
+	idx  int
+}
+
+// String copies the parts (a result aliasing them would make escape
+// analysis move every path to the heap).
+func (p *lazyPath) String() string { return string(p.append(nil)) }
+
+func (p *lazyPath) append(b []byte) []byte {
+	if p.up != nil {
+		b = p.up.append(b)
+	}
+	b = append(b, p.name...)
+	if p.idx >= 0 {
+		b = append(b, '[')
+		b = strconv.AppendInt(b, int64(p.idx), 10)
+		b = append(b, ']')
+	}
+	return b
+}
+
 func (f fieldPath) String() string {
 	if f.idx < 0 {
 		return f.prefix + f.suffix
@@ -376,27 +401,27 @@ func validNodeSelectorOp(op string) bool {
 	return false
 }
 
-func (c *objCtx) requirements(rs []wireRequirement, field string, valid func(string) bool) ([]index.Requirement, error) {
+// requirements validates the operators of rs and returns rs (nil when
+// empty); field is the path of the list.
+func (c *objCtx) requirements(rs []wireRequirement, field *lazyPath, valid func(string) bool) ([]index.Requirement, error) {
 	if len(rs) == 0 {
 		return nil, nil
 	}
-	out := make([]index.Requirement, len(rs))
 	for i, r := range rs {
 		if !valid(r.Operator) {
-			return nil, c.errf(fmt.Sprintf("%s[%d].operator", field, i), "unknown operator %q", r.Operator)
+			return nil, c.errf(field.String()+"["+strconv.Itoa(i)+"].operator", "unknown operator %q", r.Operator)
 		}
-		out[i] = index.Requirement{Key: r.Key, Operator: r.Operator, Values: r.Values}
 	}
-	return out, nil
+	return rs, nil
 }
 
 func (c *objCtx) term(t *wireTerm, field string) (index.NodeSelectorTerm, error) {
 	var out index.NodeSelectorTerm
 	var err error
-	if out.MatchExpressions, err = c.requirements(t.MatchExpressions, field+".matchExpressions", validNodeSelectorOp); err != nil {
+	if out.MatchExpressions, err = c.requirements(t.MatchExpressions, &lazyPath{name: field + ".matchExpressions", idx: -1}, validNodeSelectorOp); err != nil {
 		return out, err
 	}
-	out.MatchFields, err = c.requirements(t.MatchFields, field+".matchFields", validNodeSelectorOp)
+	out.MatchFields, err = c.requirements(t.MatchFields, &lazyPath{name: field + ".matchFields", idx: -1}, validNodeSelectorOp)
 	return out, err
 }
 
@@ -447,7 +472,7 @@ func (c *objCtx) labelSelector(raw []byte, field string) (*index.LabelSelector, 
 	if err := p.run(func() { w = p.labelSelector(); p.end() }); err != nil {
 		return nil, c.errf(field, "invalid label selector: %v", err)
 	}
-	return c.selector(w, field, false)
+	return c.selector(w, &lazyPath{name: field, idx: -1}, false)
 }
 
 // selector converts a decoded metav1.LabelSelector (nil stays nil: it
@@ -455,25 +480,29 @@ func (c *objCtx) labelSelector(raw []byte, field string) (*index.LabelSelector, 
 // In, NotIn, Exists or DoesNotExist; checkValues also requires values for
 // In and NotIn and none for Exists and DoesNotExist, as API validation
 // (ValidateLabelSelectorRequirement) does.
-func (c *objCtx) selector(w *wireLabelSelector, field string, checkValues bool) (*index.LabelSelector, error) {
+func (c *objCtx) selector(w *wireLabelSelector, field *lazyPath, checkValues bool) (*index.LabelSelector, error) {
 	if w == nil {
 		return nil, nil
 	}
-	exprs, err := c.requirements(w.MatchExpressions, field+".matchExpressions", validLabelSelectorOp)
+	exprs, err := c.requirements(w.MatchExpressions, &lazyPath{up: field, name: ".matchExpressions", idx: -1}, validLabelSelectorOp)
 	if err != nil {
 		return nil, err
 	}
 	if checkValues {
 		for i, r := range exprs {
+			msg := ""
 			switch r.Operator {
 			case index.SelIn, index.SelNotIn:
 				if len(r.Values) == 0 {
-					return nil, c.errf(fmt.Sprintf("%s.matchExpressions[%d].values", field, i), "must be specified when operator is %s", r.Operator)
+					msg = "must be specified when operator is %s"
 				}
 			default:
 				if len(r.Values) > 0 {
-					return nil, c.errf(fmt.Sprintf("%s.matchExpressions[%d].values", field, i), "may not be specified when operator is %s", r.Operator)
+					msg = "may not be specified when operator is %s"
 				}
+			}
+			if msg != "" {
+				return nil, c.errf(field.String()+".matchExpressions["+strconv.Itoa(i)+"].values", msg, r.Operator)
 			}
 		}
 	}

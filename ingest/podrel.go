@@ -46,7 +46,8 @@ func validInclusionPolicy(s string) bool { return s == index.PolicyHonor || s ==
 // an empty topologyKey, an unknown whenUnsatisfiable or node inclusion
 // policy, minDomains below 1 or with ScheduleAnyway, two constraints with
 // the same topologyKey and whenUnsatisfiable, matchLabelKeys without a
-// labelSelector. An unset whenUnsatisfiable is taken as DoNotSchedule.
+// labelSelector. An unset whenUnsatisfiable, which API validation refuses
+// but hand-written inputs omit, is taken as DoNotSchedule.
 func (c *objCtx) spread(ws []wireSpread, labels map[string]string) ([]index.SpreadConstraint, error) {
 	if len(ws) == 0 {
 		return nil, nil
@@ -55,7 +56,8 @@ func (c *objCtx) spread(ws []wireSpread, labels map[string]string) ([]index.Spre
 	out := make([]index.SpreadConstraint, len(ws))
 	for i := range ws {
 		w := &ws[i]
-		f := func(sub string) string { return fieldPath{base, i, sub}.String() }
+		at := lazyPath{name: base, idx: i}
+		f := func(sub string) string { return at.String() + sub } // errors only
 		sc := index.SpreadConstraint{MaxSkew: w.MaxSkew, TopologyKey: w.TopologyKey,
 			WhenUnsatisfiable: w.WhenUnsatisfiable, MinDomains: 1, MatchLabelKeys: w.MatchLabelKeys,
 			NodeAffinityPolicy: index.PolicyHonor, NodeTaintsPolicy: index.PolicyIgnore}
@@ -81,18 +83,17 @@ func (c *objCtx) spread(ws []wireSpread, labels map[string]string) ([]index.Spre
 			}
 			sc.MinDomains = *w.MinDomains
 		}
-		for _, pol := range []struct {
-			name string
-			v    *string
-			dst  *string
-		}{{".nodeAffinityPolicy", w.NodeAffinityPolicy, &sc.NodeAffinityPolicy}, {".nodeTaintsPolicy", w.NodeTaintsPolicy, &sc.NodeTaintsPolicy}} {
-			if pol.v == nil {
-				continue
+		if v := w.NodeAffinityPolicy; v != nil {
+			if !validInclusionPolicy(*v) {
+				return nil, c.errf(f(".nodeAffinityPolicy"), "unknown policy %q (want %s or %s)", *v, index.PolicyHonor, index.PolicyIgnore)
 			}
-			if !validInclusionPolicy(*pol.v) {
-				return nil, c.errf(f(pol.name), "unknown policy %q (want %s or %s)", *pol.v, index.PolicyHonor, index.PolicyIgnore)
+			sc.NodeAffinityPolicy = *v
+		}
+		if v := w.NodeTaintsPolicy; v != nil {
+			if !validInclusionPolicy(*v) {
+				return nil, c.errf(f(".nodeTaintsPolicy"), "unknown policy %q (want %s or %s)", *v, index.PolicyHonor, index.PolicyIgnore)
 			}
-			*pol.dst = *pol.v
+			sc.NodeTaintsPolicy = *v
 		}
 		for j := range out[:i] {
 			if out[j].TopologyKey == sc.TopologyKey && out[j].WhenUnsatisfiable == sc.WhenUnsatisfiable {
@@ -101,7 +102,7 @@ func (c *objCtx) spread(ws []wireSpread, labels map[string]string) ([]index.Spre
 			}
 		}
 		var err error
-		if sc.Selector, err = c.selector(w.LabelSelector, f(".labelSelector"), true); err != nil {
+		if sc.Selector, err = c.selector(w.LabelSelector, &lazyPath{up: &at, name: ".labelSelector", idx: -1}, true); err != nil {
 			return nil, err
 		}
 		if len(w.MatchLabelKeys) > 0 {
@@ -122,10 +123,11 @@ func (c *objCtx) podAffinityTerms(ws []wirePodAffinityTerm, base string, labels 
 		return nil, nil
 	}
 	out := make([]index.PodAffinityTerm, len(ws))
+	root := lazyPath{name: base, idx: -1}
 	for i := range ws {
 		var err error
-		field := fieldPath{base + ".requiredDuringSchedulingIgnoredDuringExecution", i, ""}.String()
-		if out[i], err = c.podAffinityTerm(&ws[i], field, labels); err != nil {
+		at := lazyPath{up: &root, name: ".requiredDuringSchedulingIgnoredDuringExecution", idx: i}
+		if out[i], err = c.podAffinityTerm(&ws[i], &at, labels); err != nil {
 			return nil, err
 		}
 	}
@@ -139,13 +141,14 @@ func (c *objCtx) weightedPodAffinityTerms(ws []wireWeightedPodAffinityTerm, base
 		return nil, nil
 	}
 	out := make([]index.WeightedPodAffinityTerm, len(ws))
+	root := lazyPath{name: base, idx: -1}
 	for i := range ws {
 		w := &ws[i]
-		field := fieldPath{base + ".preferredDuringSchedulingIgnoredDuringExecution", i, ""}.String()
+		at := lazyPath{up: &root, name: ".preferredDuringSchedulingIgnoredDuringExecution", idx: i}
 		if w.Weight < 1 || w.Weight > 100 {
-			return nil, c.errf(field+".weight", "must be in the range 1-100, found %d", w.Weight)
+			return nil, c.errf(at.String()+".weight", "must be in the range 1-100, found %d", w.Weight)
 		}
-		t, err := c.podAffinityTerm(&w.Term, field+".podAffinityTerm", labels)
+		t, err := c.podAffinityTerm(&w.Term, &lazyPath{up: &at, name: ".podAffinityTerm", idx: -1}, labels)
 		if err != nil {
 			return nil, err
 		}
@@ -159,30 +162,30 @@ func (c *objCtx) weightedPodAffinityTerms(ws []wireWeightedPodAffinityTerm, base
 // share a key (ValidateMatchLabelKeysAndMismatchLabelKeys), and are merged
 // into it as the API server does at admission; a term without namespaces
 // and namespaceSelector selects the pod's own namespace.
-func (c *objCtx) podAffinityTerm(w *wirePodAffinityTerm, field string, labels map[string]string) (index.PodAffinityTerm, error) {
+func (c *objCtx) podAffinityTerm(w *wirePodAffinityTerm, at *lazyPath, labels map[string]string) (index.PodAffinityTerm, error) {
 	t := index.PodAffinityTerm{TopologyKey: w.TopologyKey, Namespaces: w.Namespaces,
 		MatchLabelKeys: w.MatchLabelKeys, MismatchLabelKeys: w.MismatchLabelKeys}
 	var err error
-	if t.Selector, err = c.selector(w.LabelSelector, field+".labelSelector", true); err != nil {
+	if t.Selector, err = c.selector(w.LabelSelector, &lazyPath{up: at, name: ".labelSelector", idx: -1}, true); err != nil {
 		return t, err
 	}
-	if t.NamespaceSelector, err = c.selector(w.NamespaceSelector, field+".namespaceSelector", true); err != nil {
+	if t.NamespaceSelector, err = c.selector(w.NamespaceSelector, &lazyPath{up: at, name: ".namespaceSelector", idx: -1}, true); err != nil {
 		return t, err
 	}
 	if t.TopologyKey == "" {
-		return t, c.errf(field+".topologyKey", "missing")
+		return t, c.errf(at.String()+".topologyKey", "missing")
 	}
 	if t.Selector == nil {
 		if len(t.MatchLabelKeys) > 0 {
-			return t, c.errf(field+".matchLabelKeys", "must not be set when labelSelector is not set")
+			return t, c.errf(at.String()+".matchLabelKeys", "must not be set when labelSelector is not set")
 		}
 		if len(t.MismatchLabelKeys) > 0 {
-			return t, c.errf(field+".mismatchLabelKeys", "must not be set when labelSelector is not set")
+			return t, c.errf(at.String()+".mismatchLabelKeys", "must not be set when labelSelector is not set")
 		}
 	}
 	for i, k := range t.MatchLabelKeys {
 		if slices.Contains(t.MismatchLabelKeys, k) {
-			return t, c.errf(fmt.Sprintf("%s.matchLabelKeys[%d]", field, i), "%q is also in mismatchLabelKeys", k)
+			return t, c.errf(fmt.Sprintf("%s.matchLabelKeys[%d]", at.String(), i), "%q is also in mismatchLabelKeys", k)
 		}
 	}
 	if t.Selector != nil {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"runtime"
 	"strconv"
+
+	"github.com/kplace/kplace/index"
 )
 
 // Wire types: the subset of the Kubernetes JSON shapes kplace reads. One
@@ -153,11 +155,9 @@ type wireTerm struct {
 	MatchFields      []wireRequirement
 }
 
-type wireRequirement struct {
-	Key      string
-	Operator string
-	Values   []string
-}
+// wireRequirement has index.Requirement's shape: conversion validates the
+// parsed list and keeps it.
+type wireRequirement = index.Requirement
 
 type wireLabelSelector struct {
 	MatchLabels      map[string]string
