@@ -44,7 +44,7 @@ fuzz:
 # Replay kplace's results on the sample scenarios through the real
 # kube-scheduler filters (../shared/oracle validate -strict): any violation
 # or any pending pod that a node could still take fails the target.
-CONFORMANCE_CASES ?= taints:1000:5000 affinity:1000:5000 resources:1000:5000 mixed:1000:5000 preemption:1000:5000
+CONFORMANCE_CASES ?= taints:1000:5000 affinity:1000:5000 resources:1000:5000 mixed:1000:5000 preemption:1000:5000 spread:1000:10000 anti-affinity:1000:10000
 conformance: build
 	@mkdir -p bin $(SCEN)
 	$(GO) build -C $(ORACLE_SRC) -o $(CURDIR)/$(ORACLE) .

@@ -23,11 +23,16 @@ import (
 
 // GenConfig describes a synthetic cluster.
 type GenConfig struct {
-	Profile string // "taints", "affinity", "resources", "mixed" ("" means "mixed")
+	Profile string // one of Profiles() ("" means "mixed")
 	Nodes   int    // number of nodes
 	Pods    int    // number of PENDING pods
 	Running int    // number of already-bound (running) pods, spread over nodes; -1 = profile default
 	Seed    uint64
+	// Zones is the number of zones (topology.kubernetes.io/zone values);
+	// 0 means the profile's default (5). Only the spread, anti-affinity
+	// and spread-bench profiles honour it; the others always use the five
+	// zones of unequal size.
+	Zones int
 }
 
 // Profiles returns the names of the known profiles.
@@ -74,6 +79,8 @@ func Generate(cfg GenConfig, w io.Writer) error {
 		return errors.New("bench: negative Nodes, Pods or Running")
 	case cfg.Nodes > maxNodes:
 		return fmt.Errorf("bench: at most %d nodes", maxNodes)
+	case cfg.Zones < 0 || cfg.Zones > maxZones:
+		return fmt.Errorf("bench: Zones must be 0 (profile default) to %d", maxZones)
 	}
 	fill := prof.fill > 0 && cfg.Running == -1
 	if cfg.Running == -1 {
@@ -90,6 +97,10 @@ func Generate(cfg GenConfig, w io.Writer) error {
 		buf:  make([]byte, 0, 64<<10),
 	}
 	g.fill = fill
+	g.zones = zones
+	if cfg.Zones > 0 && prof.zonesFlag {
+		g.zones = zoneTable(cfg.Zones)
+	}
 	g.uidSalt = splitmix(cfg.Seed ^ 0x75696473) // "uids"
 	g.clock = baseUnix
 	if err := g.run(); err != nil {
@@ -345,6 +356,33 @@ type profile struct {
 	// pdbShare is the share of running deployments with a
 	// PodDisruptionBudget.
 	pdbShare float64
+
+	// The fields below serve the pod topology spread and pod
+	// (anti-)affinity profiles (gen_podrel.go); zero values leave the
+	// other profiles' output as it was.
+
+	// zonesFlag: the profile honours GenConfig.Zones.
+	zonesFlag bool
+	// evenZones puts node i in zone i mod the number of zones.
+	evenZones bool
+	// noZoneShare is the share of nodes without zone labels.
+	noZoneShare float64
+	// nsEnv gives namespaces an env label (for namespaceSelector terms).
+	nsEnv bool
+	// runAxes are drawn for running deployments, whose pods are then
+	// placed honouring their spread and anti-affinity rules.
+	runAxes [][]feature
+	// scaleUp is the share of pending deployments that continue a running
+	// deployment (more replicas of its ReplicaSet, or a rollout: a new
+	// ReplicaSet of the same deployment with another pod-template-hash).
+	scaleUp float64
+	// rsShare and svcShare are the shares of deployments without spread
+	// constraints that get a ReplicaSet object and a Service (selectors
+	// for kube-scheduler's default spreading).
+	rsShare, svcShare float64
+	// replicas, when set, draws pending deployment sizes instead of
+	// gen.replicas.
+	replicas func(g *gen) int
 }
 
 var taintFeatures = []feature{
@@ -450,6 +488,27 @@ func withNone(fs []feature, noneWeight int) []feature {
 //     BestEffort pods.
 //   - mixed: every pool, and each deployment draws a taint feature, an
 //     affinity feature and a resource feature (mostly "none").
+//   - spread: the mixed cluster (3% of nodes without zone labels) where most
+//     deployments, running and pending, carry topologySpreadConstraints:
+//     zone and hostname keys, maxSkew 1..3, DoNotSchedule and
+//     ScheduleAnyway, minDomains (sometimes more than there are zones),
+//     matchLabelKeys [pod-template-hash] (merged into the selector as the
+//     API server does), nodeAffinityPolicy Ignore, nodeTaintsPolicy Honor,
+//     selectors that miss the pod's own labels; nodeSelectors, node
+//     affinity and tolerations beside them. A third of the pending
+//     deployments scale up or roll out a running one. Deployments without
+//     constraints often have a ReplicaSet object and a Service (selectors
+//     for kube-scheduler's default spreading).
+//   - anti-affinity: required pod anti-affinity on hostname (one replica
+//     per node) and zone, required pod affinity to running or pending
+//     deployments and to the deployment itself (the first pod of a group),
+//     preferred terms with weights, namespaces lists and namespaceSelectors
+//     (namespaces carry team and env labels), matchLabelKeys and
+//     mismatchLabelKeys (merged). Running pods carry anti-affinity too.
+//   - spread-bench: nodes evenly in GenConfig.Zones zones (default 5),
+//     lightly loaded; a few hundred pending deployments whose every pod has
+//     two DoNotSchedule constraints on its app label: zone maxSkew 1 and
+//     hostname maxSkew 1 (sometimes 2). Almost every pod fits.
 var profiles = []profile{
 	{
 		name: "taints",
@@ -497,6 +556,41 @@ var profiles = []profile{
 			shapeFeatures,
 		},
 	},
+	{
+		name:  "spread",
+		pools: []int{30, 10, 10, 5, 5, 6, 6, 5, 5, 8, 10},
+		axes: [][]feature{
+			spreadFeatures,
+			withNone(spreadNodeFeatures, 60),
+			withNone(spreadTaintFeatures, 65),
+		},
+		zonesFlag:   true,
+		noZoneShare: 0.03,
+		runAxes:     [][]feature{spreadRunFeatures},
+		scaleUp:     0.3,
+		rsShare:     0.6,
+		svcShare:    0.5,
+	},
+	{
+		name:  "anti-affinity",
+		pools: []int{40, 15, 12, 5, 3, 3, 3, 2, 2, 7, 8},
+		axes: [][]feature{
+			podAffinityFeatures,
+			podPreferredFeatures,
+		},
+		zonesFlag: true,
+		nsEnv:     true,
+		runAxes:   [][]feature{antiRunFeatures},
+		scaleUp:   0.25,
+	},
+	{
+		name:      "spread-bench",
+		pools:     []int{60, 20, 20, 0, 0, 0, 0, 0, 0, 0, 0},
+		axes:      [][]feature{{{"size-light", 1, (*gen).sizeLight}}, {{"spread-bench", 1, (*gen).spreadBench}}},
+		zonesFlag: true,
+		evenZones: true,
+		replicas:  (*gen).benchReplicas,
+	},
 }
 
 // ---------------------------------------------------------------------------
@@ -507,7 +601,8 @@ type node struct {
 	ip         uint32 // low 24 bits of 10.x.y.z
 	typ        uint8
 	pool       uint8
-	zone       uint8
+	zone       uint16
+	noZone     bool  // no zone labels (a node the cloud provider did not label)
 	gen        uint8 // kplace.io/generation
 	ssd        bool
 	oldKubelet bool
@@ -553,6 +648,11 @@ type gen struct {
 	budgetCPU, budgetMem float64
 	meanCPU, meanMem     float64 // initial budget per pending pod
 	pendingLeft          int
+
+	zones     []weighted[string] // zone names and weights (zones unless Config.Zones is honoured)
+	zoneNodes [][]int32          // nodes with a zone label, by zone
+
+	rel relState // pod topology spread and pod (anti-)affinity profiles
 
 	tpl podTemplate
 	rt  rendered
@@ -908,6 +1008,8 @@ type podTemplate struct {
 	rsName   string
 	rsUID    string
 	created  int64
+	nameOff  int64 // offset of the pod name suffixes: the ReplicaSet's creation time
+	first    int   // index of the first pod written (a scale-up continues the ReplicaSet's names)
 	replicas int
 	labels   []kv
 
@@ -922,8 +1024,13 @@ type podTemplate struct {
 	containers     []container
 	runtimeClass   string
 	overhead       []res
-	// Future constraint kinds (topologySpreadConstraints, podAffinity,
-	// podAntiAffinity, volumes, schedulingGates) go here.
+
+	// spread is spec.topologySpreadConstraints; affReq, antiReq, affPref
+	// and antiPref the pod affinity and anti-affinity terms (gen_podrel.go).
+	spread            []spreadConstraint
+	affReq, antiReq   []podAffTerm
+	affPref, antiPref []weightedAffTerm
+	// Future constraint kinds (volumes, schedulingGates) go here.
 }
 
 func (t *podTemplate) reset() {
@@ -944,6 +1051,7 @@ type rendered struct {
 	specA    []byte // spec keys sorting before nodeName
 	specB    []byte // spec keys after nodeName, before tolerations (leading comma)
 	tols     []byte // tolerations, comma-separated, no brackets
+	spread   []byte // ,"topologySpreadConstraints":[...] or nothing
 	qos      string
 }
 
@@ -1024,7 +1132,13 @@ func (g *gen) writeNamespaces() {
 		b = g.appendUID(b)
 		b = append(b, `","creationTimestamp":"`...)
 		b = appendTime(b, baseUnix-400*86400)
-		b = append(b, `","labels":{"kubernetes.io/metadata.name":`...)
+		b = append(b, `","labels":{`...)
+		if g.prof.nsEnv {
+			b = append(b, `"env":`...)
+			b = appendStr(b, nsEnv(ns.name))
+			b = append(b, ',')
+		}
+		b = append(b, `"kubernetes.io/metadata.name":`...)
 		b = appendStr(b, ns.name)
 		if ns.team != "" {
 			b = append(b, `,"team":`...)
@@ -1045,10 +1159,11 @@ func (g *gen) buildNodes() {
 	ipMul := uint64(0x9e3779b1)
 	ipOff := splitmix(g.cfg.Seed^0x6970) & 0xffffff
 	onprem := 0
-	zoneW := make([]int, len(zones))
-	for i := range zones {
-		zoneW[i] = zones[i].w
+	zoneW := make([]int, len(g.zones))
+	for i := range g.zones {
+		zoneW[i] = g.zones[i].w
 	}
+	g.zoneNodes = make([][]int32, len(g.zones))
 	var nameBuf []byte
 	for i := range g.nodes {
 		nd := &g.nodes[i]
@@ -1057,10 +1172,14 @@ func (g *gen) buildNodes() {
 		nd.pool = uint8(p)
 		nd.typ = uint8(pick(g.r, pl.types))
 		zw := pl.zones
-		if zw == nil {
+		if len(zw) != len(zoneW) {
 			zw = zoneW
 		}
-		nd.zone = uint8(pickIdx(g.r, zw))
+		if g.prof.evenZones {
+			nd.zone = uint16(i % len(g.zones))
+		} else {
+			nd.zone = uint16(pickIdx(g.r, zw))
+		}
 		nd.gen = uint8(pick(g.r, []weighted[int]{{1, 5}, {2, 10}, {3, 30}, {4, 35}, {5, 20}}))
 		nd.ssd = g.chance(0.3)
 		nd.oldKubelet = g.chance(0.2)
@@ -1091,6 +1210,12 @@ func (g *gen) buildNodes() {
 		case x < 0.015:
 			nd.cond = condMemoryPressure
 			nd.taints = append(nd.taints, taint{key: "node.kubernetes.io/memory-pressure", effect: "NoSchedule"})
+		}
+		if g.prof.noZoneShare > 0 && g.chance(g.prof.noZoneShare) {
+			nd.noZone = true
+		}
+		if !nd.noZone {
+			g.zoneNodes[nd.zone] = append(g.zoneNodes[nd.zone], int32(i))
 		}
 		g.poolNodes[p] = append(g.poolNodes[p], int32(i))
 		it := nd.it()
@@ -1124,7 +1249,7 @@ const (
 func (g *gen) writeNode(nd *node) {
 	it := nd.it()
 	pl := &pools[nd.pool]
-	zone := zones[nd.zone].v
+	zone := g.zones[nd.zone].v
 	genStr := strconv.Itoa(int(nd.gen))
 
 	lbl := g.lbl[:0]
@@ -1143,6 +1268,11 @@ func (g *gen) writeNode(nd *node) {
 		kv{"topology.kubernetes.io/region", region},
 		kv{"topology.kubernetes.io/zone", zone},
 	)
+	if nd.noZone {
+		lbl = slices.DeleteFunc(lbl, func(l kv) bool {
+			return l.k == "failure-domain.beta.kubernetes.io/zone" || l.k == "topology.kubernetes.io/zone"
+		})
+	}
 	if !it.onprem {
 		ct := "ON_DEMAND"
 		if pl.spot {
@@ -1311,6 +1441,7 @@ func (g *gen) newGroup(t *podTemplate, ns *namespace, replicas int) {
 	t.rsUID = string(g.appendUID(nil))
 	g.clock += 1 + int64(g.r.IntN(300))
 	t.created = g.clock
+	t.nameOff = t.created
 	t.labels = append(t.labels, kv{"app", t.deploy}, kv{"pod-template-hash", t.hash})
 	if ns.team != "" {
 		t.labels = append(t.labels, kv{"team", ns.team})
@@ -1450,10 +1581,33 @@ func (g *gen) writeRunning() error {
 			m.req = setRes(m.req, res{name: "nvidia.com/gpu", v: gpus})
 			m.lim = setRes(m.lim, res{name: "nvidia.com/gpu", v: gpus})
 		}
+		var rules placeRules
+		if g.prof.runAxes != nil {
+			left += reps
+			rules = g.applyRunAxes(t)
+			reps = t.replicas
+			left -= reps
+		}
 		cpu, mem, _ := effectiveRequests(t)
 		g.renderTemplate(t, true)
 		placed := 0
 		for i := 0; i < reps; i++ {
+			if rules.any() {
+				// Placed honouring the pods' spread and anti-affinity rules;
+				// when none is left, the other replicas go to later
+				// deployments.
+				ni := g.placeRel(&rules, home.pool, cpu, mem, gpus)
+				if ni < 0 {
+					left += reps - i
+					g.rel.runShort++
+					break
+				}
+				g.usePod(ni, cpu, mem, gpus)
+				g.rel.usePod(g, ni)
+				g.writePod(t, i, &g.nodes[ni])
+				placed++
+				continue
+			}
 			ni := g.place(home.pool, cpu, mem, gpus)
 			if ni < 0 && g.fill {
 				misses++ // full for this size: the deployment runs short
@@ -1487,6 +1641,9 @@ func (g *gen) writeRunning() error {
 		}
 		if placed > 0 && g.prof.pdbShare > 0 && g.chance(g.prof.pdbShare) {
 			g.writePDB(t, placed)
+		}
+		if g.prof.runAxes != nil {
+			g.runningDone(t, reps, placed)
 		}
 		if g.err != nil {
 			return g.err
@@ -1671,7 +1828,17 @@ func (g *gen) writePending() {
 				fIdx -= len(axes[fAxis])
 			}
 		}
-		reps := g.replicas()
+		if !forced && g.prof.scaleUp > 0 && len(g.rel.run) > 0 && g.chance(g.prof.scaleUp) {
+			left -= g.writeScaleUp(left)
+			g.pendingLeft = left
+			continue
+		}
+		var reps int
+		if g.prof.replicas != nil {
+			reps = g.prof.replicas(g)
+		} else {
+			reps = g.replicas()
+		}
 		if forced {
 			reps = min(reps, 3)
 		}
@@ -1714,6 +1881,9 @@ func (g *gen) writePending() {
 		g.renderTemplate(t, false)
 		for i := 0; i < reps; i++ {
 			g.writePod(t, i, nil)
+		}
+		if g.prof.runAxes != nil {
+			g.pendingDone(t, reps)
 		}
 		left -= reps
 		g.pendingLeft = left
@@ -1807,13 +1977,14 @@ func (g *gen) tolNodeConditions(t *podTemplate) {
 // ---------------------------------------------------------------------------
 // Affinity features.
 
-func (g *gen) randZone() string { return zones[g.r.IntN(len(zones))].v }
+func (g *gen) randZone() string { return g.zones[g.r.IntN(len(g.zones))].v }
 
 func (g *gen) randZones(n int) []string {
-	p := g.r.Perm(len(zones))
+	p := g.r.Perm(len(g.zones))
+	n = min(n, len(p))
 	out := make([]string, n)
 	for i := range out {
-		out[i] = zones[p[i]].v
+		out[i] = g.zones[p[i]].v
 	}
 	return out
 }
@@ -2316,6 +2487,12 @@ func (g *gen) renderTemplate(t *podTemplate, running bool) {
 	rt.metaTail = b
 
 	b = rt.specA[:0]
+	hasPodAff := len(t.affReq)+len(t.antiReq)+len(t.affPref)+len(t.antiPref) > 0
+	if hasPodAff && len(t.required) == 0 && len(t.preferred) == 0 {
+		b = append(b, `"affinity":{`...)
+		b = g.appendPodAffinity(b, t, false)
+		b = append(b, `},`...)
+	}
 	if len(t.required) > 0 || len(t.preferred) > 0 {
 		b = append(b, `"affinity":{"nodeAffinity":{`...)
 		if len(t.preferred) > 0 {
@@ -2345,7 +2522,11 @@ func (g *gen) renderTemplate(t *podTemplate, running bool) {
 			}
 			b = append(b, `]}`...)
 		}
-		b = append(b, `}},`...)
+		b = append(b, '}')
+		if hasPodAff {
+			b = g.appendPodAffinity(b, t, true)
+		}
+		b = append(b, `},`...)
 	}
 	b = append(b, `"containers":[`...)
 	for i := range t.containers {
@@ -2404,6 +2585,7 @@ func (g *gen) renderTemplate(t *podTemplate, running bool) {
 		b = appendToleration(b, &t.tolerations[i])
 	}
 	rt.tols = b
+	rt.spread = g.appendSpread(rt.spread[:0], t)
 	rt.qos = qosClass(t)
 }
 
@@ -2414,7 +2596,7 @@ func (g *gen) writePod(t *podTemplate, i int, nd *node) {
 	g.beginItem()
 	name := append(g.nb[:0], t.rsName...)
 	name = append(name, '-')
-	name = appendSuffix(name, i, uint64(t.created))
+	name = appendSuffix(name, i, uint64(t.nameOff))
 	g.nb = name
 
 	b := append(g.buf, `{"apiVersion":"v1","kind":"Pod","metadata":{"name":`...)
@@ -2465,6 +2647,7 @@ func (g *gen) writePod(t *podTemplate, i int, nd *node) {
 		}
 		b = append(b, ']')
 	}
+	b = append(b, rt.spread...)
 	b = append(b, `},"status":{`...)
 	if nd != nil {
 		b = append(b, `"hostIP":"`...)

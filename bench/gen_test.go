@@ -45,6 +45,39 @@ type tContainer struct {
 	RestartPolicy string `json:"restartPolicy"`
 }
 
+type tLabelSelector struct {
+	MatchLabels      map[string]string `json:"matchLabels"`
+	MatchExpressions []tSelReq         `json:"matchExpressions"`
+}
+
+type tSpread struct {
+	MaxSkew            int32           `json:"maxSkew"`
+	TopologyKey        string          `json:"topologyKey"`
+	WhenUnsatisfiable  string          `json:"whenUnsatisfiable"`
+	LabelSelector      *tLabelSelector `json:"labelSelector"`
+	MinDomains         *int32          `json:"minDomains"`
+	MatchLabelKeys     []string        `json:"matchLabelKeys"`
+	NodeAffinityPolicy *string         `json:"nodeAffinityPolicy"`
+	NodeTaintsPolicy   *string         `json:"nodeTaintsPolicy"`
+}
+
+type tPodAffinityTerm struct {
+	LabelSelector     *tLabelSelector `json:"labelSelector"`
+	Namespaces        []string        `json:"namespaces"`
+	NamespaceSelector *tLabelSelector `json:"namespaceSelector"`
+	TopologyKey       string          `json:"topologyKey"`
+	MatchLabelKeys    []string        `json:"matchLabelKeys"`
+	MismatchLabelKeys []string        `json:"mismatchLabelKeys"`
+}
+
+type tPodAffinity struct {
+	Required  []tPodAffinityTerm `json:"requiredDuringSchedulingIgnoredDuringExecution"`
+	Preferred []struct {
+		Weight int32            `json:"weight"`
+		Term   tPodAffinityTerm `json:"podAffinityTerm"`
+	} `json:"preferredDuringSchedulingIgnoredDuringExecution"`
+}
+
 type tToleration struct {
 	Key               string `json:"key"`
 	Operator          string `json:"operator"`
@@ -83,7 +116,9 @@ type tObj struct {
 		NodeName     string            `json:"nodeName"`
 		NodeSelector map[string]string `json:"nodeSelector"`
 		Affinity     *struct {
-			NodeAffinity *struct {
+			PodAffinity     *tPodAffinity `json:"podAffinity"`
+			PodAntiAffinity *tPodAffinity `json:"podAntiAffinity"`
+			NodeAffinity    *struct {
 				Required *struct {
 					NodeSelectorTerms []tTerm `json:"nodeSelectorTerms"`
 				} `json:"requiredDuringSchedulingIgnoredDuringExecution"`
@@ -100,6 +135,10 @@ type tObj struct {
 		PriorityClassName string            `json:"priorityClassName"`
 		Priority          *int32            `json:"priority"`
 		SchedulerName     string            `json:"schedulerName"`
+		Spread            []tSpread         `json:"topologySpreadConstraints"`
+		// ReplicaSet (a LabelSelector), Service (a map)
+		Selector json.RawMessage `json:"selector"`
+		Replicas *int32          `json:"replicas"`
 	} `json:"spec"`
 	Status struct {
 		Phase       string            `json:"phase"`
@@ -235,7 +274,7 @@ func tolerates(tl *tToleration, tn *tTaint) bool {
 
 func TestProfiles(t *testing.T) {
 	got := strings.Join(Profiles(), ",")
-	if got != "taints,affinity,resources,preemption,preemption-heavy,mixed" {
+	if got != "taints,affinity,resources,preemption,preemption-heavy,mixed,spread,anti-affinity,spread-bench" {
 		t.Fatalf("Profiles() = %s", got)
 	}
 }
@@ -271,7 +310,7 @@ func TestCountsAndShape(t *testing.T) {
 			nodeNames := map[string]bool{}
 			var lastTS string
 			order := []string{"PriorityClass", "Namespace", "Node", "Pod"}
-			stage, running, pending, globalDefaults := 0, 0, 0, 0
+			stage, running, pending, globalDefaults, noZone := 0, 0, 0, 0, 0
 			for i := range objs {
 				o := &objs[i]
 				counts[o.Kind]++
@@ -279,6 +318,14 @@ func TestCountsAndShape(t *testing.T) {
 					// Written with their running pods (see TestPDBs).
 					if order[stage] != "Pod" || pending > 0 || o.APIVersion != "policy/v1" {
 						t.Fatalf("%s: PodDisruptionBudget %s at item %d", p, o.Metadata.Name, i)
+					}
+					continue
+				}
+				if o.Kind == "ReplicaSet" || o.Kind == "Service" {
+					// Written after their deployment's pods (see TestWorkloads).
+					wantAPI := map[string]string{"ReplicaSet": "apps/v1", "Service": "v1"}[o.Kind]
+					if order[stage] != "Pod" || o.APIVersion != wantAPI || o.Metadata.Namespace == "" {
+						t.Fatalf("%s: %s %s at item %d", p, o.Kind, o.Metadata.Name, i)
 					}
 					continue
 				}
@@ -310,6 +357,10 @@ func TestCountsAndShape(t *testing.T) {
 						"topology.kubernetes.io/region", "node.kubernetes.io/instance-type", "kubernetes.io/os",
 						"kubernetes.io/arch", "pool", "kplace.io/generation"} {
 						if _, ok := o.Metadata.Labels[l]; !ok {
+							if l == "topology.kubernetes.io/zone" && profileOf(p).noZoneShare > 0 {
+								noZone++
+								continue
+							}
 							t.Fatalf("%s: node %s lacks label %s", p, o.Metadata.Name, l)
 						}
 					}
@@ -358,7 +409,12 @@ func TestCountsAndShape(t *testing.T) {
 			if cfg.Running == -1 && profileFills(p) {
 				wantRunning = running // fills by requests, not by count (see TestPDBs)
 			}
+			if noZone*10 > cfg.Nodes {
+				t.Errorf("%s: %d of %d nodes lack a zone label", p, noZone, cfg.Nodes)
+			}
 			delete(counts, "PodDisruptionBudget")
+			delete(counts, "ReplicaSet")
+			delete(counts, "Service")
 			if counts["Node"] != cfg.Nodes || running != wantRunning || pending != cfg.Pods ||
 				counts["Namespace"] == 0 || counts["PriorityClass"] == 0 || len(counts) != 4 {
 				t.Errorf("%s running=%d: counts %v, running %d, pending %d", p, cfg.Running, counts, running, pending)
@@ -740,13 +796,15 @@ type countWriter struct{ n int64 }
 
 func (w *countWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); return len(p), nil }
 
-func profileFills(name string) bool {
+func profileFills(name string) bool { return profileOf(name).fill > 0 }
+
+func profileOf(name string) *profile {
 	for i := range profiles {
 		if profiles[i].name == name {
-			return profiles[i].fill > 0
+			return &profiles[i]
 		}
 	}
-	return false
+	return &profile{}
 }
 
 // TestPDBs checks the preemption profiles: running pods request most of the
@@ -816,6 +874,11 @@ func TestOutputPinned(t *testing.T) {
 		"taints":    "324c2403229e43976522e48dd60ef68ea89f688e9828e882c9f43881adb7a592",
 		"affinity":  "f9491777ccef2c4793ad5218167fd9bb3bfcdb54aa26d3d46eafab047f750a17",
 		"resources": "f29fbd3e7875d61e50ee7437881a09b043c840fa6b5789549dda7ed618af2f10",
+		// The pod topology spread and pod (anti-)affinity profiles: pinned
+		// so that a change to them is deliberate (update these with it).
+		"spread":        "9e99376a957670da609170a2496823524c84af08be195d8a93977e6df57da23f",
+		"anti-affinity": "eb3394d5b34a9762d06e30265a60acedfae8a7f8ef158b56a8a93c0200c62229",
+		"spread-bench":  "096b41c8eb4cdc7cd775b013581edf86f8a349680a200539040b410329aeafca",
 	}
 	for p, h := range want {
 		sum := sha256.Sum256(generate(t, GenConfig{Profile: p, Nodes: 60, Pods: 300, Running: -1, Seed: 9}))

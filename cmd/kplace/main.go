@@ -18,7 +18,7 @@ Usage:
   kplace place --sample [flags]          place the bundled sample cluster
   kplace convert -f FILE|DIR [-f ...] -o cluster.arrow [--admission-defaults=true|false]
                                          write the loaded input as an Arrow snapshot (place -f reads it)
-  kplace gen --profile P --nodes N --pods M [--seed S] -o FILE
+  kplace gen --profile P --nodes N --pods M [--zones Z] [--seed S] -o FILE
   kplace bench [--suite quick|full | --nodes N --pods M --profile P]
   kplace version
 

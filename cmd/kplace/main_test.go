@@ -278,3 +278,37 @@ func TestBenchArrowInput(t *testing.T) {
 		t.Errorf("%d pending pods, want 200", st.report.Counts.Pending)
 	}
 }
+
+// TestGenZones: --zones reaches the generator (spread-bench spreads its
+// nodes evenly over that many zones); a negative count is an error.
+func TestGenZones(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "c.json")
+	if code, stderr := runCapture(t, "gen", "--profile", "spread-bench", "--nodes", "30", "--pods", "60", "--zones", "3", "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Items []struct {
+			Kind     string
+			Metadata struct{ Labels map[string]string }
+		}
+	}
+	if err := json.Unmarshal(data, &list); err != nil {
+		t.Fatal(err)
+	}
+	perZone := map[string]int{}
+	for _, it := range list.Items {
+		if it.Kind == "Node" {
+			perZone[it.Metadata.Labels["topology.kubernetes.io/zone"]]++
+		}
+	}
+	if len(perZone) != 3 || perZone["us-east-1a"] != 10 {
+		t.Errorf("nodes per zone %v, want 10 in each of 3", perZone)
+	}
+	if code, _ := runCapture(t, "gen", "--profile", "spread-bench", "--nodes", "3", "--zones", "-1", "-o", out); code == 0 {
+		t.Error("--zones -1: exit 0")
+	}
+}
