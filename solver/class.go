@@ -136,18 +136,23 @@ func (e *keyEncoder) tolerations(tols []index.Toleration) {
 	}
 }
 
-// required writes p's nodeSelector and required node affinity.
-func (e *keyEncoder) required(p *index.Pod) {
+// labelMap writes a label map in key order.
+func (e *keyEncoder) labelMap(m map[string]string) {
 	e.keys = e.keys[:0]
-	for k := range p.NodeSelector {
+	for k := range m {
 		e.keys = append(e.keys, k)
 	}
 	slices.Sort(e.keys)
 	e.num(int64(len(e.keys)))
 	for _, k := range e.keys {
 		e.str(k)
-		e.str(p.NodeSelector[k])
+		e.str(m[k])
 	}
+}
+
+// required writes p's nodeSelector and required node affinity.
+func (e *keyEncoder) required(p *index.Pod) {
+	e.labelMap(p.NodeSelector)
 	if p.HasRequired {
 		e.num(int64(len(p.RequiredTerms)))
 		for i := range p.RequiredTerms {

@@ -318,15 +318,13 @@ func (r *relState) repels(p *index.Pod, out []int32) []int32 {
 	start := len(out)
 	for _, id := range r.repelIdx.candidates(p, nil) {
 		m := &r.counters[id].match[0]
-		if m.sel != nil && m.sel.Matches(labels.Set(p.Labels)) && r.termNS(m, p.Namespace) {
+		if m.match(p) {
 			out = append(out, id)
 		}
 	}
 	slices.Sort(out[start:])
 	return slices.Compact(out)
 }
-
-func (r *relState) termNS(m *matcher, ns string) bool { return m.ns.has(ns) }
 
 // spreadOf returns p's effective spread constraints: its own, or the
 // cluster defaults with p's default selector (nil when that is empty).
@@ -477,16 +475,7 @@ func (e *keyEncoder) selector(ls *index.LabelSelector) {
 		e.num(-1)
 		return
 	}
-	e.keys = e.keys[:0]
-	for k := range ls.MatchLabels {
-		e.keys = append(e.keys, k)
-	}
-	slices.Sort(e.keys)
-	e.num(int64(len(e.keys)))
-	for _, k := range e.keys {
-		e.str(k)
-		e.str(ls.MatchLabels[k])
-	}
+	e.labelMap(ls.MatchLabels)
 	e.reqs(ls.MatchExpressions)
 }
 
