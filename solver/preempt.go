@@ -255,8 +255,9 @@ func (s *Solver) evalNode(cl *class, prio int32, n index.NodeID, exact bool) (ca
 	if lowPods == 0 {
 		return candidate{}, maskNoVictims
 	}
-	// Every lower-priority pod removed: the filters again.
-	if len(d.Ports) > 0 {
+	// Every lower-priority pod removed: the filters again. Without a clash
+	// with the node's ports in use (every bound pod's), no pod clashes.
+	if clash {
 		for _, q := range c.PodsOn[n] {
 			if c.Pods[q].Priority >= prio && s.portsClash(q, d.Ports) {
 				return candidate{}, maskPorts
