@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"cmp"
 	"math"
 	"math/bits"
 	"slices"
@@ -157,14 +156,6 @@ func (ps *preState) setMask(n index.NodeID, m uint64) {
 	ps.maskOf[n] = uint16(id)
 }
 
-// victim is a lower-priority pod considered on one node.
-type victim struct {
-	pod   index.PodID
-	prio  int32
-	start int64 // start time; math.MaxInt64 when unknown ("now")
-	viol  bool
-}
-
 // preemption holds the solver-wide preemption state.
 type preemption struct {
 	pdb *pdbState
@@ -173,8 +164,11 @@ type preemption struct {
 	demOff  []int32
 	demLen  []uint8
 	demVals []index.ResVal
+	// lists holds each node's pods in importance order (see nodePods).
+	lists []nodeList
 	// scratch
-	vs        []victim
+	vs        []index.PodID
+	viol      []bool
 	local     []int32 // per PDB: budget left in one node's evaluation (valid when stamped)
 	stamp     []uint32
 	stampNow  uint32
@@ -326,58 +320,38 @@ func (s *Solver) lowerBound(cl *class, prio int32, n index.NodeID, j int) candid
 }
 
 // selectVictims finds the minimal victims on candidate node n by reprieve
-// and returns the node's criteria; the victims are left in s.pre.vs.
+// and returns the node's criteria; the victims are left in s.pre.vs, in
+// eviction order.
 func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, slackPods int64) candidate {
 	c := s.c
 	d := &cl.demand
 	pr := &s.pre
-	vs := pr.vs[:0]
-	for _, q := range c.PodsOn[n] {
-		pp := &c.Pods[q]
-		if pp.Priority < prio {
-			vs = append(vs, victim{pod: q, prio: pp.Priority, start: startOf(pp)})
-		}
-	}
-	slices.SortFunc(vs, func(a, b victim) int {
-		if a.prio != b.prio {
-			return cmp.Compare(b.prio, a.prio)
-		}
-		if a.start != b.start {
-			return cmp.Compare(a.start, b.start)
-		}
-		return cmp.Compare(a.pod, b.pod)
-	})
+	vic := lowerSuffix(s.nodePods(n), prio) // most important first
 	// PDB split: budgets counted down over the node's victims in order.
+	viol := pr.viol[:0]
 	nviol := 0
 	if pd := s.pdbs(); pd != nil && len(pd.allowed) > 0 {
 		pr.stampNow++
-		for i := range vs {
-			for _, k := range pd.of(s, vs[i].pod) {
-				if pr.stamp[k] != pr.stampNow {
-					pr.stamp[k], pr.local[k] = pr.stampNow, pd.allowed[k]
-				}
-				pr.local[k]--
-				if pr.local[k] < 0 {
-					vs[i].viol = true
+		for i := range vic {
+			v := false
+			if vic[i].pdb {
+				for _, k := range pd.of(s, vic[i].pod) {
+					if pr.stamp[k] != pr.stampNow {
+						pr.stamp[k], pr.local[k] = pr.stampNow, pd.allowed[k]
+					}
+					pr.local[k]--
+					if pr.local[k] < 0 {
+						v = true
+					}
 				}
 			}
-			if vs[i].viol {
+			viol = append(viol, v)
+			if v {
 				nviol++
 			}
 		}
-		if nviol > 0 && nviol < len(vs) {
-			// Violating ones first, each part in importance order.
-			slices.SortStableFunc(vs, func(a, b victim) int {
-				switch {
-				case a.viol == b.viol:
-					return 0
-				case a.viol:
-					return -1
-				}
-				return 1
-			})
-		}
 	}
+	pr.viol = viol
 	// Slack on the node with every lower-priority pod gone and the
 	// preemptor placed, for the resources the preemptor requests (the only
 	// ones NodeResourcesFit checks).
@@ -386,47 +360,58 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 		slack[i] = c.Alloc[rv.Res][n] - (c.Req[rv.Res][n] - c.LowerRequested(j, prio, rv.Res, n)) - rv.Val
 	}
 	out := candidate{node: n, gen: c.Gen[n], maxPrio: math.MinInt32, start: math.MaxInt64, exact: true}
-	k := 0 // victims are compacted to vs[:k]
-	for i := range vs {
-		v := vs[i]
-		fits := slackPods >= 1
-		req := s.podReq(v.pod)
-		for ri, rv := range d.Req {
-			if !fits {
-				break
+	victims := pr.vs[:0]
+	// Reprieve, most important first: the violating victims first when
+	// only some violate, then the others.
+	split := nviol > 0 && nviol < len(vic)
+	for pass := 0; pass < 2; pass++ {
+		for i := range vic {
+			e := &vic[i]
+			isViol := nviol > 0 && viol[i]
+			if split && isViol != (pass == 0) {
+				continue
 			}
-			need := valueOf(req, rv.Res)
-			if ri < len(slack) {
-				fits = need <= slack[ri]
-			} else {
-				fits = c.Req[rv.Res][n]-c.LowerRequested(j, prio, rv.Res, n)+rv.Val+need <= c.Alloc[rv.Res][n]
+			fits := slackPods >= 1
+			req := pr.demVals[e.req : e.req+int32(e.nreq)]
+			for ri, rv := range d.Req {
+				if !fits {
+					break
+				}
+				need := valueOf(req, rv.Res)
+				if ri < len(slack) {
+					fits = need <= slack[ri]
+				} else {
+					fits = c.Req[rv.Res][n]-c.LowerRequested(j, prio, rv.Res, n)+rv.Val+need <= c.Alloc[rv.Res][n]
+				}
+			}
+			if fits && len(d.Ports) > 0 && s.portsClash(e.pod, d.Ports) {
+				fits = false
+			}
+			if fits {
+				slackPods--
+				for ri, rv := range d.Req[:min(len(d.Req), len(slack))] {
+					slack[ri] -= valueOf(req, rv.Res)
+				}
+				continue
+			}
+			victims = append(victims, e.pod)
+			if isViol {
+				out.viol++
+			}
+			out.sum += int64(e.prio) + math.MaxInt32 + 1
+			switch {
+			case e.prio > out.maxPrio:
+				out.maxPrio, out.start = e.prio, e.start
+			case e.prio == out.maxPrio:
+				out.start = min(out.start, e.start)
 			}
 		}
-		if fits && len(d.Ports) > 0 && s.portsClash(v.pod, d.Ports) {
-			fits = false
-		}
-		if fits {
-			slackPods--
-			for ri, rv := range d.Req[:min(len(d.Req), len(slack))] {
-				slack[ri] -= valueOf(req, rv.Res)
-			}
-			continue
-		}
-		vs[k] = v
-		k++
-		if v.viol {
-			out.viol++
-		}
-		out.sum += int64(v.prio) + math.MaxInt32 + 1
-		switch {
-		case v.prio > out.maxPrio:
-			out.maxPrio, out.start = v.prio, v.start
-		case v.prio == out.maxPrio:
-			out.start = min(out.start, v.start)
+		if !split {
+			break
 		}
 	}
-	out.count = int32(k)
-	pr.vs = vs[:k]
+	out.count = int32(len(victims))
+	pr.vs = victims
 	if s.pdb != nil {
 		out.epoch = s.pdb.epoch
 	}
@@ -477,10 +462,7 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (index.NodeID, []index.PodI
 			continue
 		}
 		// s.pre.vs holds the victims of this evaluation.
-		buf := s.pre.victimBuf[:0]
-		for _, v := range s.pre.vs {
-			buf = append(buf, v.pod)
-		}
+		buf := append(s.pre.victimBuf[:0], s.pre.vs...)
 		s.pre.victimBuf = buf
 		return top.node, buf, true
 	}
