@@ -176,7 +176,8 @@ type preemption struct {
 	sample    []index.NodeID
 }
 
-// podReq returns bound pod p's requests by column (cached).
+// podReq returns bound pod p's requests by column (cached): DemandOf's
+// Req, without building the rest of the demand.
 func (s *Solver) podReq(p index.PodID) []index.ResVal {
 	pr := &s.pre
 	if pr.demOff == nil {
@@ -186,11 +187,44 @@ func (s *Solver) podReq(p index.PodID) []index.ResVal {
 	if off := pr.demOff[p]; off > 0 {
 		return pr.demVals[off-1 : int(off-1)+int(pr.demLen[p])]
 	}
-	d := s.c.DemandOf(&s.c.Pods[p])
 	off := len(pr.demVals)
-	pr.demVals = append(pr.demVals, d.Req...)
-	pr.demOff[p], pr.demLen[p] = int32(off+1), uint8(len(d.Req))
-	return pr.demVals[off:]
+	vals := pr.demVals
+	for _, q := range s.c.Pods[p].Requests {
+		if q.Value == 0 {
+			continue
+		}
+		var r int32
+		switch q.Name {
+		case index.NameCPU:
+			r = index.ResCPU
+		case index.NameMemory:
+			r = index.ResMemory
+		default:
+			if !index.Checked(q.Name) {
+				continue
+			}
+			var ok bool
+			if r, ok = s.c.ResIndex[q.Name]; !ok {
+				panic("solver: resource without column: " + q.Name)
+			}
+		}
+		// Insert in column order.
+		i := len(vals)
+		vals = append(vals, index.ResVal{})
+		for ; i > off && vals[i-1].Res > r; i-- {
+			vals[i] = vals[i-1]
+		}
+		if i > off && vals[i-1].Res == r {
+			// A column twice: take DemandOf's order as it is.
+			d := s.c.DemandOf(&s.c.Pods[p])
+			vals = append(vals[:off], d.Req...)
+			break
+		}
+		vals[i] = index.ResVal{Res: r, Val: q.Value}
+	}
+	pr.demVals = vals
+	pr.demOff[p], pr.demLen[p] = int32(off+1), uint8(len(vals)-off)
+	return vals[off:]
 }
 
 // demandOf is bound pod p's whole demand, for Unbind.
@@ -372,25 +406,36 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 				continue
 			}
 			fits := slackPods >= 1
+			// The victim's requests of the preemptor's columns: both lists
+			// are in column order.
+			var need [len(slack)]int64
 			req := pr.demVals[e.req : e.req+int32(e.nreq)]
+			q := 0
 			for ri, rv := range d.Req {
 				if !fits {
 					break
 				}
-				need := valueOf(req, rv.Res)
+				for q < len(req) && req[q].Res < rv.Res {
+					q++
+				}
+				var v int64
+				if q < len(req) && req[q].Res == rv.Res {
+					v = req[q].Val
+				}
 				if ri < len(slack) {
-					fits = need <= slack[ri]
+					need[ri] = v
+					fits = v <= slack[ri]
 				} else {
-					fits = c.Req[rv.Res][n]-c.LowerRequested(j, prio, rv.Res, n)+rv.Val+need <= c.Alloc[rv.Res][n]
+					fits = c.Req[rv.Res][n]-c.LowerRequested(j, prio, rv.Res, n)+rv.Val+v <= c.Alloc[rv.Res][n]
 				}
 			}
-			if fits && len(d.Ports) > 0 && s.portsClash(e.pod, d.Ports) {
+			if fits && e.ports && len(d.Ports) > 0 && s.portsClash(e.pod, d.Ports) {
 				fits = false
 			}
 			if fits {
 				slackPods--
-				for ri, rv := range d.Req[:min(len(d.Req), len(slack))] {
-					slack[ri] -= valueOf(req, rv.Res)
+				for ri := range min(len(d.Req), len(slack)) {
+					slack[ri] -= need[ri]
 				}
 				continue
 			}
@@ -416,16 +461,6 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 		out.epoch = s.pdb.epoch
 	}
 	return out
-}
-
-// valueOf returns the amount of column r in a sorted request list.
-func valueOf(req []index.ResVal, r int32) int64 {
-	for _, rv := range req {
-		if rv.Res == r {
-			return rv.Val
-		}
-	}
-	return 0
 }
 
 // preempt tries to make room for pod pid of class cl by evicting

@@ -17,6 +17,7 @@ type podEnt struct {
 	req   int32 // offset of the pod's requests in preemption.demVals
 	nreq  uint8 // their number
 	pdb   bool  // the pod matches at least one PodDisruptionBudget
+	ports bool  // the pod has host ports
 }
 
 // nodeList is a node's bound pods, most important first (priority
@@ -45,7 +46,7 @@ func (s *Solver) nodePods(n index.NodeID) []podEnt {
 	for _, q := range c.PodsOn[n] {
 		pp := &c.Pods[q]
 		s.podReq(q)
-		e := podEnt{start: startOf(pp), pod: q, prio: pp.Priority, req: pr.demOff[q] - 1, nreq: pr.demLen[q]}
+		e := podEnt{start: startOf(pp), pod: q, prio: pp.Priority, req: pr.demOff[q] - 1, nreq: pr.demLen[q], ports: len(pp.HostPorts) > 0}
 		if pd != nil {
 			e.pdb = len(pd.of(s, q)) > 0
 		}
