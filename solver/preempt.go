@@ -23,10 +23,12 @@ import (
 // sums) and evaluated in full lazily, in bound order, so those four are
 // optimal over every node; among nodes equal on them, evaluated nodes come
 // first and the start time decides between them (a build evaluates the
-// best sampleSize). Nodes changed since the class's last turn (the cluster's
-// change log) are bounded again. PDB budgets only shrink during a batch; a
-// popped candidate evaluated under an older budget is evaluated again
-// before it is used.
+// best sampleSize). Nodes are bounded block by block, only when a block's
+// floor could beat the heap's best (blocks.go), which pops in the same
+// order as bounding every node up front. Nodes changed since the class's
+// last turn (the cluster's change log) are bounded again. PDB budgets only
+// shrink during a batch; a popped candidate evaluated under an older budget
+// is evaluated again before it is used.
 
 // Failure bits of a node for a preemptor (the dry-run status). Bits from
 // maskRes upward name Insufficient resources by column.
@@ -141,6 +143,14 @@ type preState struct {
 	heap   candHeap
 	cursor int // next index.Cluster.Changes entry to replay
 	built  bool
+	// synced counts the feasible nodes' changes replayed since the build.
+	synced int
+	// blocks holds the blocks of the feasible set not bounded yet, by
+	// floor (see blocks.go); open marks the bounded ones (a bitset by
+	// block), ver numbers each block's latest floor.
+	blocks blockHeap
+	open   []uint64
+	ver    []uint32
 	// maskOf[n] indexes masks: node n's failure bits at its last
 	// evaluation (0: a candidate, or outside the group's feasible set).
 	maskOf []uint16
@@ -166,6 +176,7 @@ type preemption struct {
 	demVals []index.ResVal
 	// lists holds each node's pods in importance order (see nodePods).
 	lists []nodeList
+
 	// scratch
 	vs        []index.PodID
 	viol      []bool
@@ -174,6 +185,7 @@ type preemption struct {
 	stampNow  uint32
 	victimBuf []index.PodID
 	sample    []index.NodeID
+	refloor   []int32
 }
 
 // podReq returns bound pod p's requests by column (cached): DemandOf's
@@ -470,7 +482,8 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (index.NodeID, []index.PodI
 	prio := s.c.Pods[pid].Priority
 	ps := cl.pre
 	if ps == nil {
-		ps = &preState{maskOf: make([]uint16, s.c.NumNodes()), masks: []uint64{0}}
+		nb := len(cl.g.denseFeasible(s.c.NumNodes()))
+		ps = &preState{maskOf: make([]uint16, s.c.NumNodes()), masks: []uint64{0}, open: make([]uint64, (nb+63)/64), ver: make([]uint32, nb)}
 		cl.pre = ps
 	}
 	if !ps.built || len(s.c.Changes)-ps.cursor > cl.g.feasCard {
@@ -478,12 +491,8 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (index.NodeID, []index.PodI
 	} else {
 		s.syncCandidates(cl, ps, prio)
 	}
-	for len(ps.heap) > 0 {
+	for s.settle(cl, ps, prio) {
 		top := ps.heap[0]
-		if top.gen != s.c.Gen[top.node] {
-			ps.heap.pop() // stale: sync pushed the node's fresh evaluation
-			continue
-		}
 		ps.heap.pop()
 		fresh, mask := s.evalNode(cl, prio, top.node, true)
 		if mask != 0 {
@@ -504,30 +513,41 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (index.NodeID, []index.PodI
 	return 0, nil, false
 }
 
+// eagerBounds makes every build bound every feasible node, as a reference
+// for tests.
+var eagerBounds bool
+
 // sampleSize is how many of the best nodes by bound a build evaluates in
 // full: kube-scheduler's minimum number of dry-run candidates. Among nodes
 // equal in the first four criteria the latest start decides over the
 // evaluated ones.
 const sampleSize = 100
 
-// buildCandidates bounds every node of the class's feasible set and
-// evaluates the best sampleSize of them.
+// buildCandidates queues every block of the class's feasible set by floor
+// and evaluates the best sampleSize nodes by bound (bounding the blocks
+// that may hold them). A class that has failed before bounds every node
+// now: its failure bits then describe every node as of its last turn, as
+// its reason must (see preemptionMessage).
 func (s *Solver) buildCandidates(cl *class, ps *preState, prio int32) {
+	c := s.c
 	ps.heap = ps.heap[:0]
-	dense := cl.g.denseFeasible(s.c.NumNodes())
-	for wi, word := range dense {
-		for ; word != 0; word &= word - 1 {
-			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
-			cand, mask := s.evalNode(cl, prio, n, false)
-			ps.setMask(n, mask)
-			if mask == 0 {
-				ps.heap = append(ps.heap, cand)
-			}
+	ps.blocks = ps.blocks[:0]
+	clear(ps.open)
+	ps.synced = 0
+	j := c.LowIndex(prio)
+	dense := cl.g.denseFeasible(c.NumNodes())
+	for b, word := range dense {
+		if word == 0 {
+			continue
+		}
+		if cl.failures > 0 || eagerBounds {
+			s.expandBlock(cl, ps, prio, b)
+		} else {
+			s.pushBlock(cl, ps, j, b)
 		}
 	}
-	ps.heap.init()
 	sample := s.pre.sample[:0]
-	for len(sample) < sampleSize && len(ps.heap) > 0 && !ps.heap[0].exact {
+	for len(sample) < sampleSize && s.settle(cl, ps, prio) && !ps.heap[0].exact {
 		sample = append(sample, ps.heap[0].node)
 		ps.heap.pop()
 	}
@@ -537,25 +557,49 @@ func (s *Solver) buildCandidates(cl *class, ps *preState, prio int32) {
 	}
 	s.pre.sample = sample
 	ps.built = true
-	ps.cursor = len(s.c.Changes)
+	ps.cursor = len(c.Changes)
 }
 
-// syncCandidates re-evaluates the nodes changed since the class's last turn.
+// syncCandidates bounds again the nodes changed since the class's last
+// turn, or floors their blocks again when not bounded yet. After more
+// changes than the feasible set could have left entries for (see
+// maxSynced), it builds again.
 func (s *Solver) syncCandidates(cl *class, ps *preState, prio int32) {
 	c := s.c
 	dense := cl.g.dense
+	refloor := s.pre.refloor[:0]
 	for _, ch := range c.Changes[ps.cursor:] {
 		n := ch.Node
 		if ch.Gen != c.Gen[n] || dense[n>>6]&(1<<(n&63)) == 0 {
 			continue
 		}
-		s.evalInto(cl, ps, prio, n)
+		ps.synced++
+		if b := int(n >> 6); ps.opened(b) {
+			s.evalInto(cl, ps, prio, n)
+		} else if len(refloor) == 0 || refloor[len(refloor)-1] != int32(b) {
+			refloor = append(refloor, int32(b))
+		}
 	}
 	ps.cursor = len(c.Changes)
-	if len(ps.heap) > 4*cl.g.feasCard+1024 {
+	if len(refloor) > 0 {
+		// The floors of the blocks not bounded yet may have dropped.
+		slices.Sort(refloor)
+		refloor = slices.Compact(refloor)
+		j := c.LowIndex(prio)
+		for _, b := range refloor {
+			s.pushBlock(cl, ps, j, int(b))
+		}
+	}
+	s.pre.refloor = refloor
+	if ps.synced > maxSynced(cl.g.feasCard) {
 		s.buildCandidates(cl, ps, prio) // mostly stale entries
 	}
 }
+
+// maxSynced is how many changes of a class's feasible nodes a sync replays
+// before the class builds again: the heap then may hold more stale entries
+// than live ones.
+func maxSynced(feasCard int) int { return 3*feasCard + 1024 }
 
 func (s *Solver) evalInto(cl *class, ps *preState, prio int32, n index.NodeID) {
 	cand, mask := s.evalNode(cl, prio, n, false)

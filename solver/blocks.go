@@ -1,0 +1,151 @@
+package solver
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/kplace/kplace/index"
+)
+
+// Lazy bounding. A preempting class's candidates are taken in bound order,
+// but most of them are never popped: bounding every feasible node at each
+// build costs more than the dry runs themselves. Instead, the feasible
+// nodes are split into blocks of 64 (one word of the group's feasible
+// bitset) and a block is bounded, node by node, only when a floor of its
+// nodes' bounds could beat the best entry of the class heap. Pops then
+// follow the same order as with every node bounded up front: an entry is
+// popped only when it beats the floor of every block not yet bounded, so
+// it beats every bound there.
+//
+// A block's floor is found from the nodes' lower-priority sums alone, in
+// a few operations per node (see blockFloor), while bounding a node costs
+// its filters, its bound and a heap push.
+
+// noCandidate is a floor above every candidate: the block has none.
+var noCandidate = candidate{viol: math.MaxInt32}
+
+// blockFloor returns a candidate that no bound of a node of block b beats,
+// for class cl with threshold j (see lowerBound): its highest victim
+// priority is the lowest any node of the block may have: the threshold
+// below the first at which some node fits with the lower-priority pods
+// removed. noCandidate when no node can be a candidate.
+func (s *Solver) blockFloor(cl *class, b int, j int) candidate {
+	c := s.c
+	d := &cl.demand
+	out := candidate{maxPrio: math.MinInt32, count: 1, node: index.NodeID(b * 64)}
+	if j < 0 {
+		return out // lowerBound's weakest bound, for every node
+	}
+	word := cl.g.dense[b]
+	nres := len(c.ResNames)
+	allocPods, reqPods := c.Alloc[index.ResPods], c.Req[index.ResPods]
+	for k := 0; k <= j; k++ {
+		low := c.Low[k*nres : (k+1)*nres]
+		for w := word; w != 0; w &= w - 1 {
+			n := b*64 + bits.TrailingZeros64(w)
+			fits := reqPods[n]-low[index.ResPods][n]+1 <= allocPods[n]
+			for _, rv := range d.Req {
+				if !fits {
+					break
+				}
+				fits = c.Req[rv.Res][n]-low[rv.Res][n]+rv.Val <= c.Alloc[rv.Res][n]
+			}
+			if fits {
+				if k > 0 {
+					out.maxPrio = c.LowPrio[k-1]
+				}
+				out.sum = int64(out.maxPrio) + math.MaxInt32 + 1
+				return out
+			}
+		}
+	}
+	// A candidate fits with every lower-priority pod removed (threshold j).
+	return noCandidate
+}
+
+// blockEnt is a block not yet bounded for a class, keyed by its floor.
+type blockEnt struct {
+	floor candidate
+	block int32
+	ver   uint32
+}
+
+type blockHeap []blockEnt
+
+func (h *blockHeap) push(e blockEnt) {
+	*h = append(*h, e)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !betterCand(&a[i].floor, &a[p].floor) {
+			break
+		}
+		a[i], a[p] = a[p], a[i]
+		i = p
+	}
+}
+
+func (h *blockHeap) pop() {
+	a := *h
+	n := len(a) - 1
+	a[0] = a[n]
+	a = a[:n]
+	*h = a
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && betterCand(&a[r].floor, &a[l].floor) {
+			m = r
+		}
+		if !betterCand(&a[m].floor, &a[i].floor) {
+			return
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+}
+
+// pushBlock queues block b of the class's feasible set with its floor.
+func (s *Solver) pushBlock(cl *class, ps *preState, j int, b int) {
+	ps.ver[b]++
+	ps.blocks.push(blockEnt{floor: s.blockFloor(cl, b, j), block: int32(b), ver: ps.ver[b]})
+}
+
+// expandBlock bounds the feasible nodes of block b into the class heap.
+func (s *Solver) expandBlock(cl *class, ps *preState, prio int32, b int) {
+	ps.open[b>>6] |= 1 << (b & 63)
+	for word := cl.g.denseFeasible(s.c.NumNodes())[b]; word != 0; word &= word - 1 {
+		s.evalInto(cl, ps, prio, index.NodeID(b*64+bits.TrailingZeros64(word)))
+	}
+}
+
+// settle drops stale entries from the top of the class heap and bounds the
+// blocks whose floor beats it, until the top beats every block left (or
+// none is left). It reports whether the heap has an entry.
+func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
+	gen := s.c.Gen
+	for {
+		for len(ps.heap) > 0 && ps.heap[0].gen != gen[ps.heap[0].node] {
+			ps.heap.pop() // stale: sync pushed the node's fresh bound
+		}
+		for len(ps.blocks) > 0 {
+			b := ps.blocks[0]
+			if b.ver != ps.ver[b.block] || ps.opened(int(b.block)) {
+				ps.blocks.pop() // floored again since, or bounded
+				continue
+			}
+			break
+		}
+		if len(ps.blocks) == 0 || len(ps.heap) > 0 && !betterCand(&ps.blocks[0].floor, &ps.heap[0]) {
+			return len(ps.heap) > 0
+		}
+		b := int(ps.blocks[0].block)
+		ps.blocks.pop()
+		s.expandBlock(cl, ps, prio, b)
+	}
+}
+
+func (ps *preState) opened(b int) bool { return ps.open[b>>6]&(1<<(b&63)) != 0 }
