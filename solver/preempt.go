@@ -176,6 +176,10 @@ type preemption struct {
 	demVals []index.ResVal
 	// lists holds each node's pods in importance order (see nodePods).
 	lists []nodeList
+	// onStamp marks pods while a list is brought up to date (onNow and
+	// onNow+1 are the current marks).
+	onStamp []uint32
+	onNow   uint32
 
 	// scratch
 	vs        []index.PodID
@@ -380,8 +384,8 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 		pr.stampNow++
 		for i := range vic {
 			v := false
-			if vic[i].pdb {
-				for _, k := range pd.of(s, vic[i].pod) {
+			if vic[i].npdb > 0 {
+				for _, k := range vic[i].budgets(s) {
 					if pr.stamp[k] != pr.stampNow {
 						pr.stamp[k], pr.local[k] = pr.stampNow, pd.allowed[k]
 					}
@@ -421,18 +425,25 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 			// The victim's requests of the preemptor's columns: both lists
 			// are in column order.
 			var need [len(slack)]int64
-			req := pr.demVals[e.req : e.req+int32(e.nreq)]
 			q := 0
 			for ri, rv := range d.Req {
 				if !fits {
 					break
 				}
-				for q < len(req) && req[q].Res < rv.Res {
-					q++
-				}
 				var v int64
-				if q < len(req) && req[q].Res == rv.Res {
-					v = req[q].Val
+				switch rv.Res {
+				case index.ResCPU:
+					v = e.cpu
+				case index.ResMemory:
+					v = e.mem
+				default:
+					req := pr.demVals[e.req : e.req+int32(e.nreq)]
+					for q < len(req) && req[q].Res < rv.Res {
+						q++
+					}
+					if q < len(req) && req[q].Res == rv.Res {
+						v = req[q].Val
+					}
 				}
 				if ri < len(slack) {
 					need[ri] = v
