@@ -26,6 +26,8 @@ type pdbState struct {
 	// selector requires no label value (expressions only).
 	byLabel map[pdbLabel][]int32
 	scan    map[string][]int32
+	// anchors lists the label keys byLabel uses, each once.
+	anchors []string
 	// of caches each pod's budgets: ofDone marks computed entries.
 	ofPods [][]int32
 	ofDone []bool
@@ -54,6 +56,9 @@ func (s *Solver) pdbs() *pdbState {
 		if k, ok := anchorKey(b.Selector); ok {
 			l := pdbLabel{ns: b.Namespace, key: k, value: b.Selector.MatchLabels[k]}
 			pd.byLabel[l] = append(pd.byLabel[l], int32(i))
+			if !slices.Contains(pd.anchors, k) {
+				pd.anchors = append(pd.anchors, k)
+			}
 		} else {
 			pd.scan[b.Namespace] = append(pd.scan[b.Namespace], int32(i))
 		}
@@ -166,11 +171,16 @@ func (pd *pdbState) match(p *index.Pod, out []int32) []int32 {
 	}
 	set := labels.Set(p.Labels)
 	start := len(out)
-	for k, v := range p.Labels {
-		for _, b := range pd.byLabel[pdbLabel{p.Namespace, k, v}] {
-			if pd.sels[b].Matches(set) {
-				out = append(out, b)
+	// Through the pod's labels that are anchors: look the fewer up.
+	if len(pd.anchors) <= len(p.Labels) {
+		for _, k := range pd.anchors {
+			if v, ok := p.Labels[k]; ok {
+				out = pd.matchAnchor(p, set, k, v, out)
 			}
+		}
+	} else {
+		for k, v := range p.Labels {
+			out = pd.matchAnchor(p, set, k, v, out)
 		}
 	}
 	for _, b := range pd.scan[p.Namespace] {
@@ -179,6 +189,17 @@ func (pd *pdbState) match(p *index.Pod, out []int32) []int32 {
 		}
 	}
 	slices.Sort(out[start:])
+	return out
+}
+
+// matchAnchor appends to out the budgets anchored at pod p's label k=v
+// whose selector matches the pod's labels set.
+func (pd *pdbState) matchAnchor(p *index.Pod, set labels.Set, k, v string, out []int32) []int32 {
+	for _, b := range pd.byLabel[pdbLabel{p.Namespace, k, v}] {
+		if pd.sels[b].Matches(set) {
+			out = append(out, b)
+		}
+	}
 	return out
 }
 

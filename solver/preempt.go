@@ -192,9 +192,12 @@ type preemption struct {
 	refloor   []int32
 }
 
-// podReq returns bound pod p's requests by column (cached): DemandOf's
-// Req, without building the rest of the demand.
+// podReq returns bound pod p's requests by column: those it was bound
+// with, or DemandOf's Req (cached) when the index has not recorded them.
 func (s *Solver) podReq(p index.PodID) []index.ResVal {
+	if req, ok := s.c.BoundRequests(p); ok {
+		return req
+	}
 	pr := &s.pre
 	if pr.demOff == nil {
 		pr.demOff = make([]int32, len(s.c.Pods))
@@ -425,6 +428,7 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 			// The victim's requests of the preemptor's columns: both lists
 			// are in column order.
 			var need [len(slack)]int64
+			var req []index.ResVal // the victim's requests, read past cpu and memory
 			q := 0
 			for ri, rv := range d.Req {
 				if !fits {
@@ -437,7 +441,9 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 				case index.ResMemory:
 					v = e.mem
 				default:
-					req := pr.demVals[e.req : e.req+int32(e.nreq)]
+					if req == nil {
+						req = s.podReq(e.pod)
+					}
 					for q < len(req) && req[q].Res < rv.Res {
 						q++
 					}

@@ -10,8 +10,6 @@ type podEnt struct {
 	cpu, mem int64 // requests of the cpu and memory columns
 	pod      index.PodID
 	prio     int32
-	req      int32 // offset of the pod's requests in preemption.demVals
-	nreq     uint8 // their number
 	npdb     uint8 // budgets the pod matches: pdb[:npdb], or pdbState.of past len(pdb)
 	ports    bool  // the pod has host ports
 	pdb      [2]int32
@@ -101,10 +99,9 @@ func insertEnt(ents []podEnt, e podEnt) []podEnt {
 
 // podEntOf describes bound pod q for nodePods.
 func (s *Solver) podEntOf(q index.PodID) podEnt {
-	pr := &s.pre
 	pp := &s.c.Pods[q]
 	req := s.podReq(q)
-	e := podEnt{start: startOf(pp), pod: q, prio: pp.Priority, req: pr.demOff[q] - 1, nreq: pr.demLen[q], ports: len(pp.HostPorts) > 0}
+	e := podEnt{start: startOf(pp), pod: q, prio: pp.Priority, ports: len(pp.HostPorts) > 0}
 	for _, rv := range req {
 		switch rv.Res {
 		case index.ResCPU:
