@@ -192,6 +192,45 @@ type preemption struct {
 	refloor   []int32
 }
 
+// reprieveSlow is the reprieve test of victim e for a preemptor that
+// requests more columns than selectVictims keeps apart: whether e fits
+// back, given the slack per column of d.Req (slack, taken from when it
+// does).
+func (s *Solver) reprieveSlow(e *podEnt, d *index.Demand, n index.NodeID, j int, prio int32, slack *[8]int64) bool {
+	c := s.c
+	var need [8]int64
+	// The victim's requests of the preemptor's columns: both lists are in
+	// column order.
+	req := s.podReq(e.pod)
+	q := 0
+	for ri, rv := range d.Req {
+		for q < len(req) && req[q].Res < rv.Res {
+			q++
+		}
+		var v int64
+		if q < len(req) && req[q].Res == rv.Res {
+			v = req[q].Val
+		}
+		fits := false
+		if ri < len(slack) {
+			need[ri] = v
+			fits = v <= slack[ri]
+		} else {
+			fits = c.Req[rv.Res][n]-c.LowerRequested(j, prio, rv.Res, n)+rv.Val+v <= c.Alloc[rv.Res][n]
+		}
+		if !fits {
+			return false
+		}
+	}
+	if e.ports && len(d.Ports) > 0 && s.portsClash(e.pod, d.Ports) {
+		return false
+	}
+	for ri := range min(len(d.Req), len(slack)) {
+		slack[ri] -= need[ri]
+	}
+	return true
+}
+
 // podReq returns bound pod p's requests by column: those it was bound
 // with, or DemandOf's Req (cached) when the index has not recorded them.
 func (s *Solver) podReq(p index.PodID) []index.ResVal {
@@ -407,66 +446,67 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 	pr.viol = viol
 	// Slack on the node with every lower-priority pod gone and the
 	// preemptor placed, for the resources the preemptor requests (the only
-	// ones NodeResourcesFit checks).
+	// ones NodeResourcesFit checks). The common case, cpu, memory and at
+	// most one other column, keeps them apart; slack[] serves the others.
 	var slack [8]int64
 	for i, rv := range d.Req[:min(len(d.Req), len(slack))] {
 		slack[i] = c.Alloc[rv.Res][n] - (c.Req[rv.Res][n] - c.LowerRequested(j, prio, rv.Res, n)) - rv.Val
+	}
+	sCPU, sMem, sX := int64(math.MaxInt64), int64(math.MaxInt64), int64(math.MaxInt64)
+	hasCPU, hasMem, xres, fast := false, false, int32(-1), len(d.Req) <= len(slack)
+	for i, rv := range d.Req[:min(len(d.Req), len(slack))] {
+		switch {
+		case rv.Res == index.ResCPU:
+			sCPU, hasCPU = slack[i], true
+		case rv.Res == index.ResMemory:
+			sMem, hasMem = slack[i], true
+		case xres < 0:
+			sX, xres = slack[i], rv.Res
+		default:
+			fast = false
+		}
 	}
 	out := candidate{node: n, gen: c.Gen[n], maxPrio: math.MinInt32, start: math.MaxInt64, exact: true}
 	victims := pr.vs[:0]
 	// Reprieve, most important first: the violating victims first when
 	// only some violate, then the others.
 	split := nviol > 0 && nviol < len(vic)
+	allViol := nviol > 0 && !split
+	ports := d.Ports
 	for pass := 0; pass < 2; pass++ {
 		for i := range vic {
 			e := &vic[i]
-			isViol := nviol > 0 && viol[i]
-			if split && isViol != (pass == 0) {
-				continue
-			}
-			fits := slackPods >= 1
-			// The victim's requests of the preemptor's columns: both lists
-			// are in column order.
-			var need [len(slack)]int64
-			var req []index.ResVal // the victim's requests, read past cpu and memory
-			q := 0
-			for ri, rv := range d.Req {
-				if !fits {
-					break
-				}
-				var v int64
-				switch rv.Res {
-				case index.ResCPU:
-					v = e.cpu
-				case index.ResMemory:
-					v = e.mem
-				default:
-					if req == nil {
-						req = s.podReq(e.pod)
-					}
-					for q < len(req) && req[q].Res < rv.Res {
-						q++
-					}
-					if q < len(req) && req[q].Res == rv.Res {
-						v = req[q].Val
-					}
-				}
-				if ri < len(slack) {
-					need[ri] = v
-					fits = v <= slack[ri]
-				} else {
-					fits = c.Req[rv.Res][n]-c.LowerRequested(j, prio, rv.Res, n)+rv.Val+v <= c.Alloc[rv.Res][n]
+			isViol := allViol
+			if split {
+				if isViol = viol[i]; isViol != (pass == 0) {
+					continue
 				}
 			}
-			if fits && e.ports && len(d.Ports) > 0 && s.portsClash(e.pod, d.Ports) {
-				fits = false
-			}
-			if fits {
-				slackPods--
-				for ri := range min(len(d.Req), len(slack)) {
-					slack[ri] -= need[ri]
+			if slackPods >= 1 {
+				if fast {
+					if e.cpu <= sCPU && e.mem <= sMem {
+						var vx int64
+						if xres >= 0 {
+							vx = e.value(s, xres)
+						}
+						if vx <= sX && !(e.ports && len(ports) > 0 && s.portsClash(e.pod, ports)) {
+							slackPods--
+							if hasCPU {
+								sCPU -= e.cpu
+							}
+							if hasMem {
+								sMem -= e.mem
+							}
+							if xres >= 0 {
+								sX -= vx
+							}
+							continue
+						}
+					}
+				} else if s.reprieveSlow(e, d, n, j, prio, &slack) {
+					slackPods--
+					continue
 				}
-				continue
 			}
 			victims = append(victims, e.pod)
 			if isViol {

@@ -10,9 +10,27 @@ type podEnt struct {
 	cpu, mem int64 // requests of the cpu and memory columns
 	pod      index.PodID
 	prio     int32
+	xval     int64 // request of column xres, the first past cpu and memory (-1: none)
+	xres     int32
+	more     bool  // the pod requests more columns past xres
 	npdb     uint8 // budgets the pod matches: pdb[:npdb], or pdbState.of past len(pdb)
 	ports    bool  // the pod has host ports
 	pdb      [2]int32
+}
+
+// value returns the request of column r (past cpu and memory) of e's pod.
+func (e *podEnt) value(s *Solver, r int32) int64 {
+	switch {
+	case e.xres == r:
+		return e.xval
+	case e.more:
+		for _, rv := range s.podReq(e.pod) {
+			if rv.Res == r {
+				return rv.Val
+			}
+		}
+	}
+	return 0
 }
 
 // moreImportant orders a node's pods as kube-scheduler's victim selection
@@ -102,12 +120,17 @@ func (s *Solver) podEntOf(q index.PodID) podEnt {
 	pp := &s.c.Pods[q]
 	req := s.podReq(q)
 	e := podEnt{start: startOf(pp), pod: q, prio: pp.Priority, ports: len(pp.HostPorts) > 0}
+	e.xres = -1
 	for _, rv := range req {
-		switch rv.Res {
-		case index.ResCPU:
+		switch {
+		case rv.Res == index.ResCPU:
 			e.cpu = rv.Val
-		case index.ResMemory:
+		case rv.Res == index.ResMemory:
 			e.mem = rv.Val
+		case e.xres < 0:
+			e.xres, e.xval = rv.Res, rv.Val
+		default:
+			e.more = true
 		}
 	}
 	if pd := s.pdbs(); pd != nil {
