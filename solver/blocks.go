@@ -21,22 +21,24 @@ import (
 // a few operations per node (see blockFloor), while bounding a node costs
 // its filters, its bound and a heap push.
 
-// noCandidate is a floor above every candidate: the block has none.
+// noCandidate is a floor above every candidate: the nodes have none (they
+// are bounded still, when the heap has nothing better, for their failure
+// bits).
 var noCandidate = candidate{viol: math.MaxInt32}
 
-// blockFloor returns a candidate that no bound of a node of block b beats,
-// for class cl with threshold j (see lowerBound): its highest victim
-// priority is the lowest any node of the block may have: the threshold
-// below the first at which some node fits with the lower-priority pods
-// removed. noCandidate when no node can be a candidate.
-func (s *Solver) blockFloor(cl *class, b int, j int) candidate {
+// blockFloor returns a candidate that no bound of the nodes of word (of
+// block b) beats, for class cl with threshold j (see lowerBound): its
+// highest victim priority is the lowest any of the nodes may have: the
+// threshold below the first at which one of them fits with the
+// lower-priority pods removed; its node is the first of them.
+// noCandidate when none can be a candidate.
+func (s *Solver) blockFloor(cl *class, b int, word uint64, j int) candidate {
 	c := s.c
 	d := &cl.demand
-	out := candidate{maxPrio: math.MinInt32, count: 1, node: index.NodeID(b * 64)}
+	out := candidate{maxPrio: math.MinInt32, count: 1, node: index.NodeID(b*64 + bits.TrailingZeros64(word))}
 	if j < 0 {
 		return out // lowerBound's weakest bound, for every node
 	}
-	word := cl.g.dense[b]
 	nres := len(c.ResNames)
 	allocPods, reqPods := c.Alloc[index.ResPods], c.Req[index.ResPods]
 	for k := 0; k <= j; k++ {
@@ -60,7 +62,9 @@ func (s *Solver) blockFloor(cl *class, b int, j int) candidate {
 		}
 	}
 	// A candidate fits with every lower-priority pod removed (threshold j).
-	return noCandidate
+	out = noCandidate
+	out.node = index.NodeID(b*64 + bits.TrailingZeros64(word))
+	return out
 }
 
 // blockEnt is a block not yet bounded for a class, keyed by its floor.
@@ -108,44 +112,80 @@ func (h *blockHeap) pop() {
 	}
 }
 
-// pushBlock queues block b of the class's feasible set with its floor.
-func (s *Solver) pushBlock(cl *class, ps *preState, j int, b int) {
-	ps.ver[b]++
-	ps.blocks.push(blockEnt{floor: s.blockFloor(cl, b, j), block: int32(b), ver: ps.ver[b]})
-}
-
-// expandBlock bounds the feasible nodes of block b into the class heap.
-func (s *Solver) expandBlock(cl *class, ps *preState, prio int32, b int) {
-	ps.open[b>>6] |= 1 << (b & 63)
-	for word := cl.g.denseFeasible(s.c.NumNodes())[b]; word != 0; word &= word - 1 {
-		s.evalInto(cl, ps, prio, index.NodeID(b*64+bits.TrailingZeros64(word)))
+// fixTop restores the heap order after the top's floor grew.
+func (h blockHeap) fixTop() {
+	a, n := h, len(h)
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && betterCand(&a[r].floor, &a[l].floor) {
+			m = r
+		}
+		if !betterCand(&a[m].floor, &a[i].floor) {
+			return
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
 	}
 }
 
-// settle drops stale entries from the top of the class heap and bounds the
-// blocks whose floor beats it, until the top beats every block left (or
-// none is left). It reports whether the heap has an entry.
+// pushBlock queues the nodes of block b of the class's feasible set not
+// bounded yet, with their floor (replacing the block's former entry).
+func (s *Solver) pushBlock(cl *class, ps *preState, j int, b int) {
+	ps.ver[b]++
+	if word := cl.g.dense[b] &^ ps.bounded[b]; word != 0 {
+		ps.blocks.push(blockEnt{floor: s.blockFloor(cl, b, word, j), block: int32(b), ver: ps.ver[b]})
+	}
+}
+
+// boundAll bounds every node of the class's feasible set not bounded yet.
+func (s *Solver) boundAll(cl *class, ps *preState, prio int32) {
+	for b, word := range cl.g.dense {
+		word &^= ps.bounded[b]
+		ps.bounded[b] |= word
+		ps.ver[b]++
+		for ; word != 0; word &= word - 1 {
+			s.evalInto(cl, ps, prio, index.NodeID(b*64+bits.TrailingZeros64(word)))
+		}
+	}
+	ps.blocks = ps.blocks[:0]
+}
+
+// settle drops stale entries from the top of the class heap and bounds,
+// one by one in floor order, the nodes of the blocks whose floor beats it,
+// until the top beats every block left (or none is left). It reports
+// whether the heap has an entry.
 func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 	gen := s.c.Gen
+	dense := cl.g.dense
 	for {
 		for len(ps.heap) > 0 && ps.heap[0].gen != gen[ps.heap[0].node] {
 			ps.heap.pop() // stale: sync pushed the node's fresh bound
 		}
-		for len(ps.blocks) > 0 {
-			b := ps.blocks[0]
-			if b.ver != ps.ver[b.block] || ps.opened(int(b.block)) {
-				ps.blocks.pop() // floored again since, or bounded
-				continue
-			}
-			break
+		for len(ps.blocks) > 0 && ps.blocks[0].ver != ps.ver[ps.blocks[0].block] {
+			ps.blocks.pop() // floored again since
 		}
 		if len(ps.blocks) == 0 || len(ps.heap) > 0 && !betterCand(&ps.blocks[0].floor, &ps.heap[0]) {
 			return len(ps.heap) > 0
 		}
-		b := int(ps.blocks[0].block)
-		ps.blocks.pop()
-		s.expandBlock(cl, ps, prio, b)
+		// Bound the block's first node left; the floor holds for the
+		// others, from the next one.
+		top := &ps.blocks[0]
+		b := int(top.block)
+		n := top.floor.node
+		ps.bounded[b] |= 1 << (n & 63)
+		if rest := dense[b] &^ ps.bounded[b]; rest != 0 {
+			top.floor.node = index.NodeID(b*64 + bits.TrailingZeros64(rest))
+			ps.blocks.fixTop()
+		} else {
+			ps.ver[b]++
+			ps.blocks.pop()
+		}
+		s.evalInto(cl, ps, prio, n)
 	}
 }
 
-func (ps *preState) opened(b int) bool { return ps.open[b>>6]&(1<<(b&63)) != 0 }
+func (ps *preState) isBounded(n index.NodeID) bool { return ps.bounded[n>>6]&(1<<(n&63)) != 0 }

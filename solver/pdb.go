@@ -20,6 +20,9 @@ import (
 type pdbState struct {
 	pdbs    []index.PDB
 	sels    []labels.Selector // nil: matches nothing (nil, empty or invalid selector)
+	// single marks the valid selectors made of one matchLabels pair: a pod
+	// found through that anchor label matches them.
+	single []bool
 	allowed []int32
 	// byLabel finds budgets through one label their selector requires
 	// (namespace, key, value); scan lists, per namespace, those whose
@@ -50,6 +53,7 @@ func (s *Solver) pdbs() *pdbState {
 			sel = selectorOf(b.Selector)
 		}
 		pd.sels = append(pd.sels, sel)
+		pd.single = append(pd.single, sel != nil && len(b.Selector.MatchLabels) == 1 && len(b.Selector.MatchExpressions) == 0)
 		if sel == nil {
 			continue // matches nothing
 		}
@@ -196,7 +200,7 @@ func (pd *pdbState) match(p *index.Pod, out []int32) []int32 {
 // whose selector matches the pod's labels set.
 func (pd *pdbState) matchAnchor(p *index.Pod, set labels.Set, k, v string, out []int32) []int32 {
 	for _, b := range pd.byLabel[pdbLabel{p.Namespace, k, v}] {
-		if pd.sels[b].Matches(set) {
+		if pd.single[b] || pd.sels[b].Matches(set) {
 			out = append(out, b)
 		}
 	}

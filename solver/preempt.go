@@ -145,12 +145,13 @@ type preState struct {
 	built  bool
 	// synced counts the feasible nodes' changes replayed since the build.
 	synced int
-	// blocks holds the blocks of the feasible set not bounded yet, by
-	// floor (see blocks.go); open marks the bounded ones (a bitset by
-	// block), ver numbers each block's latest floor.
-	blocks blockHeap
-	open   []uint64
-	ver    []uint32
+	// blocks holds the blocks of the feasible set with nodes not bounded
+	// yet, by floor (see blocks.go); bounded marks the bounded nodes (a
+	// bitset like the group's dense), ver numbers each block's latest
+	// entry.
+	blocks  blockHeap
+	bounded []uint64
+	ver     []uint32
 	// maskOf[n] indexes masks: node n's failure bits at its last
 	// evaluation (0: a candidate, or outside the group's feasible set).
 	maskOf []uint16
@@ -540,7 +541,7 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (index.NodeID, []index.PodI
 	ps := cl.pre
 	if ps == nil {
 		nb := len(cl.g.denseFeasible(s.c.NumNodes()))
-		ps = &preState{maskOf: make([]uint16, s.c.NumNodes()), masks: []uint64{0}, open: make([]uint64, (nb+63)/64), ver: make([]uint32, nb)}
+		ps = &preState{maskOf: make([]uint16, s.c.NumNodes()), masks: []uint64{0}, bounded: make([]uint64, nb), ver: make([]uint32, nb)}
 		cl.pre = ps
 	}
 	if !ps.built || len(s.c.Changes)-ps.cursor > cl.g.feasCard {
@@ -589,17 +590,14 @@ func (s *Solver) buildCandidates(cl *class, ps *preState, prio int32) {
 	c := s.c
 	ps.heap = ps.heap[:0]
 	ps.blocks = ps.blocks[:0]
-	clear(ps.open)
+	clear(ps.bounded)
 	ps.synced = 0
-	j := c.LowIndex(prio)
-	dense := cl.g.denseFeasible(c.NumNodes())
-	for b, word := range dense {
-		if word == 0 {
-			continue
-		}
-		if cl.failures > 0 || eagerBounds {
-			s.expandBlock(cl, ps, prio, b)
-		} else {
+	cl.g.denseFeasible(c.NumNodes())
+	if cl.failures > 0 || eagerBounds {
+		s.boundAll(cl, ps, prio)
+	} else {
+		j := c.LowIndex(prio)
+		for b := range cl.g.dense {
 			s.pushBlock(cl, ps, j, b)
 		}
 	}
@@ -631,10 +629,10 @@ func (s *Solver) syncCandidates(cl *class, ps *preState, prio int32) {
 			continue
 		}
 		ps.synced++
-		if b := int(n >> 6); ps.opened(b) {
+		if ps.isBounded(n) {
 			s.evalInto(cl, ps, prio, n)
-		} else if len(refloor) == 0 || refloor[len(refloor)-1] != int32(b) {
-			refloor = append(refloor, int32(b))
+		} else if b := int32(n >> 6); len(refloor) == 0 || refloor[len(refloor)-1] != b {
+			refloor = append(refloor, b)
 		}
 	}
 	ps.cursor = len(c.Changes)
