@@ -67,11 +67,39 @@ func (s *Solver) blockFloor(cl *class, b int, word uint64, j int) candidate {
 	return out
 }
 
-// blockEnt is a block not yet bounded for a class, keyed by its floor.
+// blockEnt is a block with nodes not yet bounded for a class, keyed by
+// its floor. A block is refined when its floor first beats the heap's
+// top: its nodes' bounds are computed alone (lowerBound, without the
+// filters, the failure bits or a heap push), and its floor becomes the
+// least of them, so that only nodes whose own bound beats the top are
+// bounded into the heap.
 type blockEnt struct {
 	floor candidate
 	block int32
 	ver   uint32
+	// keys is, for a refined block, the offset in preState.keys of its
+	// nodes' bounds in heap order, from next on; -1 if not refined.
+	keys, next int32
+}
+
+// nodeKey is a node's bound on the first four criteria (viol is 0), kept
+// in a refined block.
+type nodeKey struct {
+	sum     int64
+	maxPrio int32
+	count   int32
+	off     int32 // the node's offset in the block
+}
+
+// keyLess orders node keys as betterCand orders bounds.
+func keyLess(a, b *nodeKey) bool {
+	switch {
+	case a.maxPrio != b.maxPrio:
+		return a.maxPrio < b.maxPrio
+	case a.sum != b.sum:
+		return a.sum < b.sum
+	}
+	return a.count < b.count
 }
 
 type blockHeap []blockEnt
@@ -137,7 +165,7 @@ func (h blockHeap) fixTop() {
 func (s *Solver) pushBlock(cl *class, ps *preState, j int, b int) {
 	ps.ver[b]++
 	if word := cl.g.dense[b] &^ ps.bounded[b]; word != 0 {
-		ps.blocks.push(blockEnt{floor: s.blockFloor(cl, b, word, j), block: int32(b), ver: ps.ver[b]})
+		ps.blocks.push(blockEnt{floor: s.blockFloor(cl, b, word, j), block: int32(b), ver: ps.ver[b], keys: -1})
 	}
 }
 
@@ -155,12 +183,13 @@ func (s *Solver) boundAll(cl *class, ps *preState, prio int32) {
 }
 
 // settle drops stale entries from the top of the class heap and bounds,
-// one by one in floor order, the nodes of the blocks whose floor beats it,
-// until the top beats every block left (or none is left). It reports
-// whether the heap has an entry.
+// in floor order, the nodes of the blocks whose floor beats it, until the
+// top beats every block left (or none is left). It reports whether the
+// heap has an entry.
 func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 	gen := s.c.Gen
 	dense := cl.g.dense
+	j := s.c.LowIndex(prio)
 	for {
 		for len(ps.heap) > 0 && ps.heap[0].gen != gen[ps.heap[0].node] {
 			ps.heap.pop() // stale: sync pushed the node's fresh bound
@@ -171,21 +200,112 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 		if len(ps.blocks) == 0 || len(ps.heap) > 0 && !betterCand(&ps.blocks[0].floor, &ps.heap[0]) {
 			return len(ps.heap) > 0
 		}
-		// Bound the block's first node left; the floor holds for the
-		// others, from the next one.
 		top := &ps.blocks[0]
 		b := int(top.block)
+		if top.keys < 0 && j >= 0 && top.floor.viol == 0 {
+			// Refine: the floor can only grow.
+			top.keys = int32(len(ps.keys))
+			ps.keys = s.blockKeys(cl, b, dense[b]&^ps.bounded[b], j, ps.keys)
+			top.next = top.keys
+			s.refloorRefined(ps, top)
+			continue
+		}
+		// Bound the floor's node: the first left in a block not refined
+		// (the floor holds for the others, from the next one), the least
+		// in a refined one.
 		n := top.floor.node
 		ps.bounded[b] |= 1 << (n & 63)
-		if rest := dense[b] &^ ps.bounded[b]; rest != 0 {
-			top.floor.node = index.NodeID(b*64 + bits.TrailingZeros64(rest))
-			ps.blocks.fixTop()
-		} else {
+		switch {
+		case dense[b]&^ps.bounded[b] == 0:
 			ps.ver[b]++
 			ps.blocks.pop()
+		case top.keys >= 0:
+			top.next++
+			s.refloorRefined(ps, top)
+		default:
+			top.floor.node = index.NodeID(b*64 + bits.TrailingZeros64(dense[b]&^ps.bounded[b]))
+			ps.blocks.fixTop()
 		}
 		s.evalInto(cl, ps, prio, n)
 	}
+}
+
+// blockKeys appends to keys lowerBound's bound of each node of word (of
+// block b), computed column by column rather than node by node, in heap
+// order (bound, then node).
+func (s *Solver) blockKeys(cl *class, b int, word uint64, j int, out []nodeKey) []nodeKey {
+	var keys [64]nodeKey
+	c := s.c
+	d := &cl.demand
+	nres := len(c.ResNames)
+	allocPods, reqPods := c.Alloc[index.ResPods][b*64:], c.Req[index.ResPods][b*64:]
+	allocPods, reqPods = allocPods[:min(64, len(allocPods))], reqPods[:len(allocPods)]
+	// The highest victim priority: the first threshold at which the node
+	// fits with the lower-priority pods removed.
+	left := word
+	for k := 0; k <= j && left != 0; k++ {
+		low := c.Low[k*nres : (k+1)*nres]
+		lowPods := low[index.ResPods][b*64:]
+		maxPrio := int32(math.MinInt32)
+		if k > 0 {
+			maxPrio = c.LowPrio[k-1]
+		}
+		for w := left; w != 0; w &= w - 1 {
+			o := bits.TrailingZeros64(w)
+			fits := reqPods[o]-lowPods[o]+1 <= allocPods[o]
+			for _, rv := range d.Req {
+				if !fits {
+					break
+				}
+				n := b*64 + o
+				fits = c.Req[rv.Res][n]-low[rv.Res][n]+rv.Val <= c.Alloc[rv.Res][n]
+			}
+			if fits {
+				keys[o].maxPrio = maxPrio
+				left &^= 1 << o
+			}
+		}
+	}
+	for w := left; w != 0; w &= w - 1 {
+		keys[bits.TrailingZeros64(w)].maxPrio = math.MinInt32 // fits nowhere: as lowerBound
+	}
+	// The victims: at least what one resource's deficit needs.
+	for w := word; w != 0; w &= w - 1 {
+		o := bits.TrailingZeros64(w)
+		n := b*64 + o
+		count := reqPods[o] + 1 - allocPods[o]
+		for _, rv := range d.Req {
+			if deficit := c.Req[rv.Res][n] + rv.Val - c.Alloc[rv.Res][n]; deficit > 0 {
+				if one := c.MaxRequest(j, rv.Res, index.NodeID(n)); one > 0 {
+					count = max(count, (deficit+one-1)/one)
+				}
+			}
+		}
+		k := &keys[o]
+		k.count = int32(max(1, min(count, math.MaxInt32)))
+		k.sum = int64(k.maxPrio) + math.MaxInt32 + 1 + int64(k.count-1)*(int64(s.minPrio)+math.MaxInt32+1)
+		k.off = int32(o)
+	}
+	// Insertion sort, stable: nodes come in offset order.
+	start := len(out)
+	for w := word; w != 0; w &= w - 1 {
+		k := keys[bits.TrailingZeros64(w)]
+		i := len(out)
+		out = append(out, k)
+		for ; i > start && keyLess(&k, &out[i-1]); i-- {
+			out[i] = out[i-1]
+		}
+		out[i] = k
+	}
+	return out
+}
+
+// refloorRefined sets the floor of refined block entry top (the heap's
+// top) to its next node's bound and restores the heap order.
+func (s *Solver) refloorRefined(ps *preState, top *blockEnt) {
+	k := &ps.keys[top.next]
+	top.floor = candidate{sum: k.sum, maxPrio: k.maxPrio, count: k.count, node: index.NodeID(int(top.block)*64 + int(k.off))}
+	ps.blocks.fixTop()
 }
 
 func (ps *preState) isBounded(n index.NodeID) bool { return ps.bounded[n>>6]&(1<<(n&63)) != 0 }

@@ -18,11 +18,11 @@ import (
 // matching pod (bound or pending) as the expected ones. Evicting a victim
 // takes one disruption from every budget it matches.
 type pdbState struct {
-	pdbs    []index.PDB
-	sels    []labels.Selector // nil: matches nothing (nil, empty or invalid selector)
+	pdbs []index.PDB
+	sels []labels.Selector // nil: matches nothing (nil, empty or invalid selector)
 	// single marks the valid selectors made of one matchLabels pair: a pod
 	// found through that anchor label matches them.
-	single []bool
+	single  []bool
 	allowed []int32
 	// byLabel finds budgets through one label their selector requires
 	// (namespace, key, value); scan lists, per namespace, those whose

@@ -152,6 +152,7 @@ type preState struct {
 	blocks  blockHeap
 	bounded []uint64
 	ver     []uint32
+	keys    []nodeKey // the refined blocks' node bounds (see blockEnt)
 	// maskOf[n] indexes masks: node n's failure bits at its last
 	// evaluation (0: a candidate, or outside the group's feasible set).
 	maskOf []uint16
@@ -590,6 +591,7 @@ func (s *Solver) buildCandidates(cl *class, ps *preState, prio int32) {
 	c := s.c
 	ps.heap = ps.heap[:0]
 	ps.blocks = ps.blocks[:0]
+	ps.keys = ps.keys[:0]
 	clear(ps.bounded)
 	ps.synced = 0
 	cl.g.denseFeasible(c.NumNodes())
