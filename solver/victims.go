@@ -69,6 +69,9 @@ func (s *Solver) nodePods(n index.NodeID) []podEnt {
 	}
 	on := c.PodsOn[n]
 	ents := l.ents[:0]
+	if cap(ents) < len(on) {
+		ents = make([]podEnt, 0, len(on)+len(on)/4+2)
+	}
 	if !l.valid {
 		for _, q := range on {
 			ents = insertEnt(ents, s.podEntOf(q))
