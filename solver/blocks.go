@@ -80,7 +80,15 @@ type blockEnt struct {
 	// keys is, for a refined block, the offset in preState.keys of its
 	// nodes' bounds in heap order, from next on; -1 if not refined.
 	keys, next int32
+	// loose counts the nodes bounded in node order since the entry was
+	// made whose bound is above the floor (possibly bounded for nothing).
+	loose int32
 }
+
+// refineAfter is how many nodes of a block are bounded above its floor,
+// in node order, before the block is refined: refining costs a bound per
+// node left, worth it when most of them are not needed.
+const refineAfter = 8
 
 // nodeKey is a node's bound on the first four criteria (viol is 0), kept
 // in a refined block.
@@ -202,7 +210,7 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 		}
 		top := &ps.blocks[0]
 		b := int(top.block)
-		if top.keys < 0 && j >= 0 && top.floor.viol == 0 {
+		if top.keys < 0 && j >= 0 && top.floor.viol == 0 && top.loose >= refineAfter {
 			// Refine: the floor can only grow.
 			top.keys = int32(len(ps.keys))
 			ps.keys = s.blockKeys(cl, b, dense[b]&^ps.bounded[b], j, ps.keys)
@@ -215,6 +223,7 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 		// in a refined one.
 		n := top.floor.node
 		ps.bounded[b] |= 1 << (n & 63)
+		cand, mask := s.evalNode(cl, prio, n, false)
 		switch {
 		case dense[b]&^ps.bounded[b] == 0:
 			ps.ver[b]++
@@ -223,11 +232,31 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 			top.next++
 			s.refloorRefined(ps, top)
 		default:
+			if mask == 0 && keyAbove(&cand, &top.floor) {
+				top.loose++
+			}
 			top.floor.node = index.NodeID(b*64 + bits.TrailingZeros64(dense[b]&^ps.bounded[b]))
 			ps.blocks.fixTop()
 		}
-		s.evalInto(cl, ps, prio, n)
+		ps.setMask(n, mask)
+		if mask == 0 {
+			ps.heap.push(cand)
+		}
 	}
+}
+
+// keyAbove reports whether bound a is above floor f on the first four
+// criteria.
+func keyAbove(a, f *candidate) bool {
+	switch {
+	case a.viol != f.viol:
+		return a.viol > f.viol
+	case a.maxPrio != f.maxPrio:
+		return a.maxPrio > f.maxPrio
+	case a.sum != f.sum:
+		return a.sum > f.sum
+	}
+	return a.count > f.count
 }
 
 // blockKeys appends to keys lowerBound's bound of each node of word (of

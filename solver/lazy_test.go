@@ -15,8 +15,13 @@ import (
 // time), and deployments of higher-priority pending pods, some restricted
 // to a zone.
 func preemptionInput(r *rand.Rand) *index.Input {
+	return preemptionInputSized(r, 64+r.IntN(200), 10+r.IntN(30))
+}
+
+// preemptionInputSized is preemptionInput with nNodes nodes and nDeploy
+// deployments.
+func preemptionInputSized(r *rand.Rand, nNodes, nDeploy int) *index.Input {
 	zones := []string{"a", "b", "c"}
-	nNodes := 64 + r.IntN(200)
 	var nodes []index.Node
 	for i := range nNodes {
 		b := makeNode(fmt.Sprintf("n%d", i)).alloc("cpu", int64(2000+r.IntN(4)*1000)).alloc("memory", int64(2+r.IntN(4))<<30).
@@ -52,7 +57,7 @@ func preemptionInput(r *rand.Rand) *index.Input {
 			pods = append(pods, b.obj())
 		}
 	}
-	for d := range 10 + r.IntN(30) {
+	for d := range nDeploy {
 		spec := makePod("spec").req("cpu", int64(200+r.IntN(12)*150)).req("memory", int64(1+r.IntN(8))<<27).priority([]int32{10, 50, 500, 2000}[r.IntN(4)])
 		if r.IntN(3) == 0 {
 			spec.selector("zone", zones[r.IntN(3)])

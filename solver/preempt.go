@@ -543,7 +543,7 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (index.NodeID, []index.PodI
 	if ps == nil {
 		nb := len(cl.g.denseFeasible(s.c.NumNodes()))
 		ps = &preState{maskOf: make([]uint16, s.c.NumNodes()), masks: []uint64{0}, bounded: make([]uint64, nb), ver: make([]uint32, nb),
-			blocks: make(blockHeap, 0, nb), keys: make([]nodeKey, 0, 1024), heap: make(candHeap, 0, 1024)}
+			blocks: make(blockHeap, 0, nb)}
 		cl.pre = ps
 	}
 	if !ps.built || len(s.c.Changes)-ps.cursor > cl.g.feasCard {
