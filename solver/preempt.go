@@ -192,6 +192,7 @@ type preemption struct {
 	victimBuf []index.PodID
 	sample    []index.NodeID
 	refloor   []int32
+	pdbBuf    []int32
 }
 
 // reprieveSlow is the reprieve test of victim e for a preemptor that

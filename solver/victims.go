@@ -137,7 +137,9 @@ func (s *Solver) podEntOf(q index.PodID) podEnt {
 		}
 	}
 	if pd := s.pdbs(); pd != nil {
-		ks := pd.of(s, q)
+		// The entry keeps two budgets; budgets looks more up again.
+		ks := pd.match(pp, s.pre.pdbBuf[:0])
+		s.pre.pdbBuf = ks
 		e.npdb = uint8(min(len(ks), 255))
 		copy(e.pdb[:], ks)
 	}
