@@ -11,15 +11,17 @@ import (
 // but most of them are never popped: bounding every feasible node at each
 // build costs more than the dry runs themselves. Instead, the feasible
 // nodes are split into blocks of 64 (one word of the group's feasible
-// bitset) and a block is bounded, node by node, only when a floor of its
-// nodes' bounds could beat the best entry of the class heap. Pops then
-// follow the same order as with every node bounded up front: an entry is
-// popped only when it beats the floor of every block not yet bounded, so
-// it beats every bound there.
+// bitset), each queued by a floor of its unbounded nodes' bounds (node:
+// the first of them), and a block's next node is bounded into the class
+// heap only when the floor beats the heap's top. Pops then follow the same
+// order as with every node bounded up front: an entry is popped only when
+// it beats the floor of every block, so it beats every bound not yet made.
 //
 // A block's floor is found from the nodes' lower-priority sums alone, in
 // a few operations per node (see blockFloor), while bounding a node costs
-// its filters, its bound and a heap push.
+// its filters, its bound and a heap push. A block from which several nodes
+// came out above the floor is refined: its nodes' bounds are computed alone
+// and sorted, and its floor follows them (see blockEnt).
 
 // noCandidate is a floor above every candidate: the nodes have none (they
 // are bounded still, when the heap has nothing better, for their failure
