@@ -43,7 +43,8 @@ func (s *Solver) blockFloor(cl *class, b int, word uint64, j int) candidate {
 	}
 	nres := len(c.ResNames)
 	allocPods, reqPods := c.Alloc[index.ResPods], c.Req[index.ResPods]
-	for k := 0; k <= j; k++ {
+	// fitsAt reports whether some node of word fits at threshold k.
+	fitsAt := func(k int) bool {
 		low := c.Low[k*nres : (k+1)*nres]
 		for w := word; w != 0; w &= w - 1 {
 			n := b*64 + bits.TrailingZeros64(w)
@@ -55,17 +56,26 @@ func (s *Solver) blockFloor(cl *class, b int, word uint64, j int) candidate {
 				fits = c.Req[rv.Res][n]-low[rv.Res][n]+rv.Val <= c.Alloc[rv.Res][n]
 			}
 			if fits {
-				if k > 0 {
-					out.maxPrio = c.LowPrio[k-1]
-				}
-				out.sum = int64(out.maxPrio) + math.MaxInt32 + 1
-				return out
+				return true
 			}
 		}
+		return false
 	}
-	// A candidate fits with every lower-priority pod removed (threshold j).
-	out = noCandidate
-	out.node = index.NodeID(b*64 + bits.TrailingZeros64(word))
+	// A candidate fits with every lower-priority pod removed (threshold
+	// j): without one, the block has none.
+	if !fitsAt(j) {
+		out = noCandidate
+		out.node = index.NodeID(b*64 + bits.TrailingZeros64(word))
+		return out
+	}
+	k := 0
+	for k < j && !fitsAt(k) {
+		k++
+	}
+	if k > 0 {
+		out.maxPrio = c.LowPrio[k-1]
+	}
+	out.sum = int64(out.maxPrio) + math.MaxInt32 + 1
 	return out
 }
 
@@ -209,6 +219,12 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 		}
 		if len(ps.blocks) == 0 || len(ps.heap) > 0 && !betterCand(&ps.blocks[0].floor, &ps.heap[0]) {
 			return len(ps.heap) > 0
+		}
+		if len(ps.heap) == 0 && ps.blocks[0].floor.viol == noCandidate.viol {
+			// Nothing but blocks without candidates: bound them all, for
+			// their failure bits.
+			s.boundAll(cl, ps, prio)
+			continue
 		}
 		top := &ps.blocks[0]
 		b := int(top.block)
