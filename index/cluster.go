@@ -120,6 +120,9 @@ type Cluster struct {
 	// MaxOne[j*len(ResNames)+r][n] bounds from above the largest request
 	// of resource r by one pod of priority below LowPrio[j] on node n.
 	MaxOne [][]int64
+	// bound records the requests each pod was bound with (see
+	// BoundRequests).
+	bound boundReqs
 
 	// Gen is each node's generation, bumped on every Bind or Unbind.
 	Gen []uint32

@@ -55,6 +55,9 @@ func (c *Cluster) initLow() {
 		c.MaxOne[i] = make([]int64, len(c.Nodes))
 	}
 	c.lowFrom = make([]uint8, len(c.Pods))
+	c.bound.off = make([]int32, len(c.Pods))
+	c.bound.n = make([]uint8, len(c.Pods))
+	c.bound.vals = make([]ResVal, 0, 2*len(c.Pods))
 	for i := range c.Pods {
 		pr := c.Pods[i].Priority
 		c.lowFrom[i] = uint8(sort.Search(len(prios), func(j int) bool { return prios[j] > pr }))
@@ -66,6 +69,9 @@ func (c *Cluster) initLow() {
 func (c *Cluster) addLow(p PodID, n NodeID, d *Demand, sign int64) {
 	if c.Low == nil {
 		return
+	}
+	if sign > 0 {
+		c.bound.record(p, d.Req)
 	}
 	nres := len(c.ResNames)
 	for j := int(c.lowFrom[p]); j < len(c.LowPrio); j++ {
@@ -120,4 +126,32 @@ func (c *Cluster) LowerRequested(j int, prio int32, r int32, n NodeID) int64 {
 		}
 	}
 	return sum
+}
+
+// boundReqs holds, when some pod may preempt, the requests each pod was
+// last bound with: vals[off[p]-1:][:n[p]] (off 0: never bound).
+type boundReqs struct {
+	off  []int32
+	n    []uint8
+	vals []ResVal
+}
+
+func (b *boundReqs) record(p PodID, req []ResVal) {
+	if len(req) > 255 || len(b.vals)+len(req) >= 1<<31-1 {
+		b.off[p] = 0
+		return
+	}
+	b.off[p], b.n[p] = int32(len(b.vals)+1), uint8(len(req))
+	b.vals = append(b.vals, req...)
+}
+
+// BoundRequests returns the requests, by column, that pod p was last bound
+// with (the Demand's Req), when recorded: they are recorded when some
+// pending pod may preempt.
+func (c *Cluster) BoundRequests(p PodID) ([]ResVal, bool) {
+	if c.bound.off == nil || c.bound.off[p] == 0 {
+		return nil, false
+	}
+	off := c.bound.off[p] - 1
+	return c.bound.vals[off : off+int32(c.bound.n[p])], true
 }

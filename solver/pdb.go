@@ -18,14 +18,19 @@ import (
 // matching pod (bound or pending) as the expected ones. Evicting a victim
 // takes one disruption from every budget it matches.
 type pdbState struct {
-	pdbs    []index.PDB
-	sels    []labels.Selector // nil: matches nothing (nil, empty or invalid selector)
+	pdbs []index.PDB
+	sels []labels.Selector // nil: matches nothing (nil, empty or invalid selector)
+	// single marks the valid selectors made of one matchLabels pair: a pod
+	// found through that anchor label matches them.
+	single  []bool
 	allowed []int32
 	// byLabel finds budgets through one label their selector requires
 	// (namespace, key, value); scan lists, per namespace, those whose
 	// selector requires no label value (expressions only).
 	byLabel map[pdbLabel][]int32
 	scan    map[string][]int32
+	// anchors lists the label keys byLabel uses, each once.
+	anchors []string
 	// of caches each pod's budgets: ofDone marks computed entries.
 	ofPods [][]int32
 	ofDone []bool
@@ -48,12 +53,16 @@ func (s *Solver) pdbs() *pdbState {
 			sel = selectorOf(b.Selector)
 		}
 		pd.sels = append(pd.sels, sel)
+		pd.single = append(pd.single, sel != nil && len(b.Selector.MatchLabels) == 1 && len(b.Selector.MatchExpressions) == 0)
 		if sel == nil {
 			continue // matches nothing
 		}
 		if k, ok := anchorKey(b.Selector); ok {
 			l := pdbLabel{ns: b.Namespace, key: k, value: b.Selector.MatchLabels[k]}
 			pd.byLabel[l] = append(pd.byLabel[l], int32(i))
+			if !slices.Contains(pd.anchors, k) {
+				pd.anchors = append(pd.anchors, k)
+			}
 		} else {
 			pd.scan[b.Namespace] = append(pd.scan[b.Namespace], int32(i))
 		}
@@ -166,11 +175,16 @@ func (pd *pdbState) match(p *index.Pod, out []int32) []int32 {
 	}
 	set := labels.Set(p.Labels)
 	start := len(out)
-	for k, v := range p.Labels {
-		for _, b := range pd.byLabel[pdbLabel{p.Namespace, k, v}] {
-			if pd.sels[b].Matches(set) {
-				out = append(out, b)
+	// Through the pod's labels that are anchors: look the fewer up.
+	if len(pd.anchors) <= len(p.Labels) {
+		for _, k := range pd.anchors {
+			if v, ok := p.Labels[k]; ok {
+				out = pd.matchAnchor(p, set, k, v, out)
 			}
+		}
+	} else {
+		for k, v := range p.Labels {
+			out = pd.matchAnchor(p, set, k, v, out)
 		}
 	}
 	for _, b := range pd.scan[p.Namespace] {
@@ -179,6 +193,17 @@ func (pd *pdbState) match(p *index.Pod, out []int32) []int32 {
 		}
 	}
 	slices.Sort(out[start:])
+	return out
+}
+
+// matchAnchor appends to out the budgets anchored at pod p's label k=v
+// whose selector matches the pod's labels set.
+func (pd *pdbState) matchAnchor(p *index.Pod, set labels.Set, k, v string, out []int32) []int32 {
+	for _, b := range pd.byLabel[pdbLabel{p.Namespace, k, v}] {
+		if pd.single[b] || pd.sels[b].Matches(set) {
+			out = append(out, b)
+		}
+	}
 	return out
 }
 

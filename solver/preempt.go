@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"cmp"
 	"math"
 	"math/bits"
 	"slices"
@@ -24,10 +23,12 @@ import (
 // sums) and evaluated in full lazily, in bound order, so those four are
 // optimal over every node; among nodes equal on them, evaluated nodes come
 // first and the start time decides between them (a build evaluates the
-// best sampleSize). Nodes changed since the class's last turn (the cluster's
-// change log) are bounded again. PDB budgets only shrink during a batch; a
-// popped candidate evaluated under an older budget is evaluated again
-// before it is used.
+// best sampleSize). Nodes are bounded block by block, only when a block's
+// floor could beat the heap's best (blocks.go), which pops in the same
+// order as bounding every node up front. Nodes changed since the class's
+// last turn (the cluster's change log) are bounded again. PDB budgets only
+// shrink during a batch; a popped candidate evaluated under an older budget
+// is evaluated again before it is used.
 
 // Failure bits of a node for a preemptor (the dry-run status). Bits from
 // maskRes upward name Insufficient resources by column.
@@ -142,6 +143,16 @@ type preState struct {
 	heap   candHeap
 	cursor int // next index.Cluster.Changes entry to replay
 	built  bool
+	// synced counts the feasible nodes' changes replayed since the build.
+	synced int
+	// blocks holds the blocks of the feasible set with nodes not bounded
+	// yet, by floor (see blocks.go); bounded marks the bounded nodes (a
+	// bitset like the group's dense), ver numbers each block's latest
+	// entry.
+	blocks  blockHeap
+	bounded []uint64
+	ver     []uint32
+	keys    []nodeKey // the refined blocks' node bounds (see blockEnt)
 	// maskOf[n] indexes masks: node n's failure bits at its last
 	// evaluation (0: a candidate, or outside the group's feasible set).
 	maskOf []uint16
@@ -157,14 +168,6 @@ func (ps *preState) setMask(n index.NodeID, m uint64) {
 	ps.maskOf[n] = uint16(id)
 }
 
-// victim is a lower-priority pod considered on one node.
-type victim struct {
-	pod   index.PodID
-	prio  int32
-	start int64 // start time; math.MaxInt64 when unknown ("now")
-	viol  bool
-}
-
 // preemption holds the solver-wide preemption state.
 type preemption struct {
 	pdb *pdbState
@@ -173,17 +176,70 @@ type preemption struct {
 	demOff  []int32
 	demLen  []uint8
 	demVals []index.ResVal
+	// lists holds each node's pods in importance order (see nodePods).
+	lists []nodeList
+	// onStamp marks pods while a list is brought up to date (onNow and
+	// onNow+1 are the current marks).
+	onStamp []uint32
+	onNow   uint32
+
 	// scratch
-	vs        []victim
+	vs        []index.PodID
+	viol      []bool
 	local     []int32 // per PDB: budget left in one node's evaluation (valid when stamped)
 	stamp     []uint32
 	stampNow  uint32
 	victimBuf []index.PodID
 	sample    []index.NodeID
+	refloor   []int32
+	pdbBuf    []int32
 }
 
-// podReq returns bound pod p's requests by column (cached).
+// reprieveSlow is the reprieve test of victim e for a preemptor that
+// requests more columns than selectVictims keeps apart: whether e fits
+// back, given the slack per column of d.Req (slack, taken from when it
+// does).
+func (s *Solver) reprieveSlow(e *podEnt, d *index.Demand, n index.NodeID, j int, prio int32, slack *[8]int64) bool {
+	c := s.c
+	var need [8]int64
+	// The victim's requests of the preemptor's columns: both lists are in
+	// column order.
+	req := s.podReq(e.pod)
+	q := 0
+	for ri, rv := range d.Req {
+		for q < len(req) && req[q].Res < rv.Res {
+			q++
+		}
+		var v int64
+		if q < len(req) && req[q].Res == rv.Res {
+			v = req[q].Val
+		}
+		fits := false
+		if ri < len(slack) {
+			need[ri] = v
+			fits = v <= slack[ri]
+		} else {
+			fits = c.Req[rv.Res][n]-c.LowerRequested(j, prio, rv.Res, n)+rv.Val+v <= c.Alloc[rv.Res][n]
+		}
+		if !fits {
+			return false
+		}
+	}
+	if e.ports && len(d.Ports) > 0 && s.portsClash(e.pod, d.Ports) {
+		return false
+	}
+	for ri := range min(len(d.Req), len(slack)) {
+		slack[ri] -= need[ri]
+	}
+	return true
+}
+
+// podReq returns bound pod p's requests by column: those it was bound
+// with, or DemandOf's Req (cached) when the index has not recorded them.
 func (s *Solver) podReq(p index.PodID) []index.ResVal {
+	if req, ok := s.c.BoundRequests(p); ok {
+		return req
+	}
 	pr := &s.pre
 	if pr.demOff == nil {
 		pr.demOff = make([]int32, len(s.c.Pods))
@@ -192,11 +248,44 @@ func (s *Solver) podReq(p index.PodID) []index.ResVal {
 	if off := pr.demOff[p]; off > 0 {
 		return pr.demVals[off-1 : int(off-1)+int(pr.demLen[p])]
 	}
-	d := s.c.DemandOf(&s.c.Pods[p])
 	off := len(pr.demVals)
-	pr.demVals = append(pr.demVals, d.Req...)
-	pr.demOff[p], pr.demLen[p] = int32(off+1), uint8(len(d.Req))
-	return pr.demVals[off:]
+	vals := pr.demVals
+	for _, q := range s.c.Pods[p].Requests {
+		if q.Value == 0 {
+			continue
+		}
+		var r int32
+		switch q.Name {
+		case index.NameCPU:
+			r = index.ResCPU
+		case index.NameMemory:
+			r = index.ResMemory
+		default:
+			if !index.Checked(q.Name) {
+				continue
+			}
+			var ok bool
+			if r, ok = s.c.ResIndex[q.Name]; !ok {
+				panic("solver: resource without column: " + q.Name)
+			}
+		}
+		// Insert in column order.
+		i := len(vals)
+		vals = append(vals, index.ResVal{})
+		for ; i > off && vals[i-1].Res > r; i-- {
+			vals[i] = vals[i-1]
+		}
+		if i > off && vals[i-1].Res == r {
+			// A column twice: take DemandOf's order as it is.
+			d := s.c.DemandOf(&s.c.Pods[p])
+			vals = append(vals[:off], d.Req...)
+			break
+		}
+		vals[i] = index.ResVal{Res: r, Val: q.Value}
+	}
+	pr.demVals = vals
+	pr.demOff[p], pr.demLen[p] = int32(off+1), uint8(len(vals)-off)
+	return vals[off:]
 }
 
 // demandOf is bound pod p's whole demand, for Unbind.
@@ -255,8 +344,9 @@ func (s *Solver) evalNode(cl *class, prio int32, n index.NodeID, exact bool) (ca
 	if lowPods == 0 {
 		return candidate{}, maskNoVictims
 	}
-	// Every lower-priority pod removed: the filters again.
-	if len(d.Ports) > 0 {
+	// Every lower-priority pod removed: the filters again. Without a clash
+	// with the node's ports in use (every bound pod's), no pod clashes.
+	if clash {
 		for _, q := range c.PodsOn[n] {
 			if c.Pods[q].Priority >= prio && s.portsClash(q, d.Ports) {
 				return candidate{}, maskPorts
@@ -325,121 +415,124 @@ func (s *Solver) lowerBound(cl *class, prio int32, n index.NodeID, j int) candid
 }
 
 // selectVictims finds the minimal victims on candidate node n by reprieve
-// and returns the node's criteria; the victims are left in s.pre.vs.
+// and returns the node's criteria; the victims are left in s.pre.vs, in
+// eviction order.
 func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, slackPods int64) candidate {
 	c := s.c
 	d := &cl.demand
 	pr := &s.pre
-	vs := pr.vs[:0]
-	for _, q := range c.PodsOn[n] {
-		pp := &c.Pods[q]
-		if pp.Priority < prio {
-			vs = append(vs, victim{pod: q, prio: pp.Priority, start: startOf(pp)})
-		}
-	}
-	slices.SortFunc(vs, func(a, b victim) int {
-		if a.prio != b.prio {
-			return cmp.Compare(b.prio, a.prio)
-		}
-		if a.start != b.start {
-			return cmp.Compare(a.start, b.start)
-		}
-		return cmp.Compare(a.pod, b.pod)
-	})
+	vic := lowerSuffix(s.nodePods(n), prio) // most important first
 	// PDB split: budgets counted down over the node's victims in order.
+	viol := pr.viol[:0]
 	nviol := 0
 	if pd := s.pdbs(); pd != nil && len(pd.allowed) > 0 {
 		pr.stampNow++
-		for i := range vs {
-			for _, k := range pd.of(s, vs[i].pod) {
-				if pr.stamp[k] != pr.stampNow {
-					pr.stamp[k], pr.local[k] = pr.stampNow, pd.allowed[k]
-				}
-				pr.local[k]--
-				if pr.local[k] < 0 {
-					vs[i].viol = true
+		for i := range vic {
+			v := false
+			if vic[i].npdb > 0 {
+				for _, k := range vic[i].budgets(s) {
+					if pr.stamp[k] != pr.stampNow {
+						pr.stamp[k], pr.local[k] = pr.stampNow, pd.allowed[k]
+					}
+					pr.local[k]--
+					if pr.local[k] < 0 {
+						v = true
+					}
 				}
 			}
-			if vs[i].viol {
+			viol = append(viol, v)
+			if v {
 				nviol++
 			}
 		}
-		if nviol > 0 && nviol < len(vs) {
-			// Violating ones first, each part in importance order.
-			slices.SortStableFunc(vs, func(a, b victim) int {
-				switch {
-				case a.viol == b.viol:
-					return 0
-				case a.viol:
-					return -1
-				}
-				return 1
-			})
-		}
 	}
+	pr.viol = viol
 	// Slack on the node with every lower-priority pod gone and the
 	// preemptor placed, for the resources the preemptor requests (the only
-	// ones NodeResourcesFit checks).
+	// ones NodeResourcesFit checks). The common case, cpu, memory and at
+	// most one other column, keeps them apart; slack[] serves the others.
 	var slack [8]int64
 	for i, rv := range d.Req[:min(len(d.Req), len(slack))] {
 		slack[i] = c.Alloc[rv.Res][n] - (c.Req[rv.Res][n] - c.LowerRequested(j, prio, rv.Res, n)) - rv.Val
 	}
-	out := candidate{node: n, gen: c.Gen[n], maxPrio: math.MinInt32, start: math.MaxInt64, exact: true}
-	k := 0 // victims are compacted to vs[:k]
-	for i := range vs {
-		v := vs[i]
-		fits := slackPods >= 1
-		req := s.podReq(v.pod)
-		for ri, rv := range d.Req {
-			if !fits {
-				break
-			}
-			need := valueOf(req, rv.Res)
-			if ri < len(slack) {
-				fits = need <= slack[ri]
-			} else {
-				fits = c.Req[rv.Res][n]-c.LowerRequested(j, prio, rv.Res, n)+rv.Val+need <= c.Alloc[rv.Res][n]
-			}
-		}
-		if fits && len(d.Ports) > 0 && s.portsClash(v.pod, d.Ports) {
-			fits = false
-		}
-		if fits {
-			slackPods--
-			for ri, rv := range d.Req[:min(len(d.Req), len(slack))] {
-				slack[ri] -= valueOf(req, rv.Res)
-			}
-			continue
-		}
-		vs[k] = v
-		k++
-		if v.viol {
-			out.viol++
-		}
-		out.sum += int64(v.prio) + math.MaxInt32 + 1
+	sCPU, sMem, sX := int64(math.MaxInt64), int64(math.MaxInt64), int64(math.MaxInt64)
+	hasCPU, hasMem, xres, fast := false, false, int32(-1), len(d.Req) <= len(slack)
+	for i, rv := range d.Req[:min(len(d.Req), len(slack))] {
 		switch {
-		case v.prio > out.maxPrio:
-			out.maxPrio, out.start = v.prio, v.start
-		case v.prio == out.maxPrio:
-			out.start = min(out.start, v.start)
+		case rv.Res == index.ResCPU:
+			sCPU, hasCPU = slack[i], true
+		case rv.Res == index.ResMemory:
+			sMem, hasMem = slack[i], true
+		case xres < 0:
+			sX, xres = slack[i], rv.Res
+		default:
+			fast = false
 		}
 	}
-	out.count = int32(k)
-	pr.vs = vs[:k]
+	out := candidate{node: n, gen: c.Gen[n], maxPrio: math.MinInt32, start: math.MaxInt64, exact: true}
+	victims := pr.vs[:0]
+	// Reprieve, most important first: the violating victims first when
+	// only some violate, then the others.
+	split := nviol > 0 && nviol < len(vic)
+	allViol := nviol > 0 && !split
+	ports := d.Ports
+	for pass := 0; pass < 2; pass++ {
+		for i := range vic {
+			e := &vic[i]
+			isViol := allViol
+			if split {
+				if isViol = viol[i]; isViol != (pass == 0) {
+					continue
+				}
+			}
+			if slackPods >= 1 {
+				if fast {
+					if e.cpu <= sCPU && e.mem <= sMem {
+						var vx int64
+						if xres >= 0 {
+							vx = e.value(s, xres)
+						}
+						if vx <= sX && !(e.ports && len(ports) > 0 && s.portsClash(e.pod, ports)) {
+							slackPods--
+							if hasCPU {
+								sCPU -= e.cpu
+							}
+							if hasMem {
+								sMem -= e.mem
+							}
+							if xres >= 0 {
+								sX -= vx
+							}
+							continue
+						}
+					}
+				} else if s.reprieveSlow(e, d, n, j, prio, &slack) {
+					slackPods--
+					continue
+				}
+			}
+			victims = append(victims, e.pod)
+			if isViol {
+				out.viol++
+			}
+			out.sum += int64(e.prio) + math.MaxInt32 + 1
+			switch {
+			case e.prio > out.maxPrio:
+				out.maxPrio, out.start = e.prio, e.start
+			case e.prio == out.maxPrio:
+				out.start = min(out.start, e.start)
+			}
+		}
+		if !split {
+			break
+		}
+	}
+	out.count = int32(len(victims))
+	pr.vs = victims
 	if s.pdb != nil {
 		out.epoch = s.pdb.epoch
 	}
 	return out
-}
-
-// valueOf returns the amount of column r in a sorted request list.
-func valueOf(req []index.ResVal, r int32) int64 {
-	for _, rv := range req {
-		if rv.Res == r {
-			return rv.Val
-		}
-	}
-	return 0
 }
 
 // preempt tries to make room for pod pid of class cl by evicting
@@ -449,7 +542,9 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (index.NodeID, []index.PodI
 	prio := s.c.Pods[pid].Priority
 	ps := cl.pre
 	if ps == nil {
-		ps = &preState{maskOf: make([]uint16, s.c.NumNodes()), masks: []uint64{0}}
+		nb := len(cl.g.denseFeasible(s.c.NumNodes()))
+		ps = &preState{maskOf: make([]uint16, s.c.NumNodes()), masks: []uint64{0}, bounded: make([]uint64, nb), ver: make([]uint32, nb),
+			blocks: make(blockHeap, 0, nb)}
 		cl.pre = ps
 	}
 	if !ps.built || len(s.c.Changes)-ps.cursor > cl.g.feasCard {
@@ -457,12 +552,8 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (index.NodeID, []index.PodI
 	} else {
 		s.syncCandidates(cl, ps, prio)
 	}
-	for len(ps.heap) > 0 {
+	for s.settle(cl, ps, prio) {
 		top := ps.heap[0]
-		if top.gen != s.c.Gen[top.node] {
-			ps.heap.pop() // stale: sync pushed the node's fresh evaluation
-			continue
-		}
 		ps.heap.pop()
 		fresh, mask := s.evalNode(cl, prio, top.node, true)
 		if mask != 0 {
@@ -476,10 +567,7 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (index.NodeID, []index.PodI
 			continue
 		}
 		// s.pre.vs holds the victims of this evaluation.
-		buf := s.pre.victimBuf[:0]
-		for _, v := range s.pre.vs {
-			buf = append(buf, v.pod)
-		}
+		buf := append(s.pre.victimBuf[:0], s.pre.vs...)
 		s.pre.victimBuf = buf
 		if cl.rel != nil && !s.relAfterEvict(cl.rel, top.node, buf) {
 			ps.setMask(top.node, maskNoVictims) // the pod-relative filters still fail
@@ -490,30 +578,39 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (index.NodeID, []index.PodI
 	return 0, nil, false
 }
 
+// eagerBounds makes every build bound every feasible node, as a reference
+// for tests.
+var eagerBounds bool
+
 // sampleSize is how many of the best nodes by bound a build evaluates in
 // full: kube-scheduler's minimum number of dry-run candidates. Among nodes
 // equal in the first four criteria the latest start decides over the
 // evaluated ones.
 const sampleSize = 100
 
-// buildCandidates bounds every node of the class's feasible set and
-// evaluates the best sampleSize of them.
+// buildCandidates queues every block of the class's feasible set by floor
+// and evaluates the best sampleSize nodes by bound (bounding the blocks
+// that may hold them). A class that has failed before bounds every node
+// now: its failure bits then describe every node as of its last turn, as
+// its reason must (see preemptionMessage).
 func (s *Solver) buildCandidates(cl *class, ps *preState, prio int32) {
+	c := s.c
 	ps.heap = ps.heap[:0]
-	dense := cl.g.denseFeasible(s.c.NumNodes())
-	for wi, word := range dense {
-		for ; word != 0; word &= word - 1 {
-			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
-			cand, mask := s.evalNode(cl, prio, n, false)
-			ps.setMask(n, mask)
-			if mask == 0 {
-				ps.heap = append(ps.heap, cand)
-			}
+	ps.blocks = ps.blocks[:0]
+	ps.keys = ps.keys[:0]
+	clear(ps.bounded)
+	ps.synced = 0
+	cl.g.denseFeasible(c.NumNodes())
+	if cl.failures > 0 || eagerBounds {
+		s.boundAll(cl, ps, prio)
+	} else {
+		j := c.LowIndex(prio)
+		for b := range cl.g.dense {
+			s.pushBlock(cl, ps, j, b)
 		}
 	}
-	ps.heap.init()
 	sample := s.pre.sample[:0]
-	for len(sample) < sampleSize && len(ps.heap) > 0 && !ps.heap[0].exact {
+	for len(sample) < sampleSize && s.settle(cl, ps, prio) && !ps.heap[0].exact {
 		sample = append(sample, ps.heap[0].node)
 		ps.heap.pop()
 	}
@@ -523,25 +620,49 @@ func (s *Solver) buildCandidates(cl *class, ps *preState, prio int32) {
 	}
 	s.pre.sample = sample
 	ps.built = true
-	ps.cursor = len(s.c.Changes)
+	ps.cursor = len(c.Changes)
 }
 
-// syncCandidates re-evaluates the nodes changed since the class's last turn.
+// syncCandidates bounds again the nodes changed since the class's last
+// turn, or floors their blocks again when not bounded yet. After more
+// changes than the feasible set could have left entries for (see
+// maxSynced), it builds again.
 func (s *Solver) syncCandidates(cl *class, ps *preState, prio int32) {
 	c := s.c
 	dense := cl.g.dense
+	refloor := s.pre.refloor[:0]
 	for _, ch := range c.Changes[ps.cursor:] {
 		n := ch.Node
 		if ch.Gen != c.Gen[n] || dense[n>>6]&(1<<(n&63)) == 0 {
 			continue
 		}
-		s.evalInto(cl, ps, prio, n)
+		ps.synced++
+		if ps.isBounded(n) {
+			s.evalInto(cl, ps, prio, n)
+		} else if b := int32(n >> 6); len(refloor) == 0 || refloor[len(refloor)-1] != b {
+			refloor = append(refloor, b)
+		}
 	}
 	ps.cursor = len(c.Changes)
-	if len(ps.heap) > 4*cl.g.feasCard+1024 {
+	if len(refloor) > 0 {
+		// The floors of the blocks not bounded yet may have dropped.
+		slices.Sort(refloor)
+		refloor = slices.Compact(refloor)
+		j := c.LowIndex(prio)
+		for _, b := range refloor {
+			s.pushBlock(cl, ps, j, int(b))
+		}
+	}
+	s.pre.refloor = refloor
+	if ps.synced > maxSynced(cl.g.feasCard) {
 		s.buildCandidates(cl, ps, prio) // mostly stale entries
 	}
 }
+
+// maxSynced is how many changes of a class's feasible nodes a sync replays
+// before the class builds again: the heap then may hold more stale entries
+// than live ones.
+func maxSynced(feasCard int) int { return 3*feasCard + 1024 }
 
 func (s *Solver) evalInto(cl *class, ps *preState, prio int32, n index.NodeID) {
 	cand, mask := s.evalNode(cl, prio, n, false)

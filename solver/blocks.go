@@ -1,0 +1,358 @@
+package solver
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/kplace/kplace/index"
+)
+
+// Lazy bounding. A preempting class's candidates are taken in bound order,
+// but most of them are never popped: bounding every feasible node at each
+// build costs more than the dry runs themselves. Instead, the feasible
+// nodes are split into blocks of 64 (one word of the group's feasible
+// bitset), each queued by a floor of its unbounded nodes' bounds (node:
+// the first of them), and a block's next node is bounded into the class
+// heap only when the floor beats the heap's top. Pops then follow the same
+// order as with every node bounded up front: an entry is popped only when
+// it beats the floor of every block, so it beats every bound not yet made.
+//
+// A block's floor is found from the nodes' lower-priority sums alone, in
+// a few operations per node (see blockFloor), while bounding a node costs
+// its filters, its bound and a heap push. A block from which several nodes
+// came out above the floor is refined: its nodes' bounds are computed alone
+// and sorted, and its floor follows them (see blockEnt).
+
+// noCandidate is a floor above every candidate: the nodes have none (they
+// are bounded still, when the heap has nothing better, for their failure
+// bits).
+var noCandidate = candidate{viol: math.MaxInt32}
+
+// blockFloor returns a candidate that no bound of the nodes of word (of
+// block b) beats, for class cl with threshold j (see lowerBound): its
+// highest victim priority is the lowest any of the nodes may have: the
+// threshold below the first at which one of them fits with the
+// lower-priority pods removed; its node is the first of them.
+// noCandidate when none can be a candidate.
+func (s *Solver) blockFloor(cl *class, b int, word uint64, j int) candidate {
+	c := s.c
+	d := &cl.demand
+	out := candidate{maxPrio: math.MinInt32, count: 1, node: index.NodeID(b*64 + bits.TrailingZeros64(word))}
+	if j < 0 {
+		return out // lowerBound's weakest bound, for every node
+	}
+	nres := len(c.ResNames)
+	allocPods, reqPods := c.Alloc[index.ResPods], c.Req[index.ResPods]
+	// fitsAt reports whether some node of word fits at threshold k.
+	fitsAt := func(k int) bool {
+		low := c.Low[k*nres : (k+1)*nres]
+		for w := word; w != 0; w &= w - 1 {
+			n := b*64 + bits.TrailingZeros64(w)
+			fits := reqPods[n]-low[index.ResPods][n]+1 <= allocPods[n]
+			for _, rv := range d.Req {
+				if !fits {
+					break
+				}
+				fits = c.Req[rv.Res][n]-low[rv.Res][n]+rv.Val <= c.Alloc[rv.Res][n]
+			}
+			if fits {
+				return true
+			}
+		}
+		return false
+	}
+	// A candidate fits with every lower-priority pod removed (threshold
+	// j): without one, the block has none.
+	if !fitsAt(j) {
+		out = noCandidate
+		out.node = index.NodeID(b*64 + bits.TrailingZeros64(word))
+		return out
+	}
+	k := 0
+	for k < j && !fitsAt(k) {
+		k++
+	}
+	if k > 0 {
+		out.maxPrio = c.LowPrio[k-1]
+	}
+	out.sum = int64(out.maxPrio) + math.MaxInt32 + 1
+	return out
+}
+
+// blockEnt is a block with nodes not yet bounded for a class, keyed by
+// its floor. A block is refined when its floor first beats the heap's
+// top: its nodes' bounds are computed alone (lowerBound, without the
+// filters, the failure bits or a heap push), and its floor becomes the
+// least of them, so that only nodes whose own bound beats the top are
+// bounded into the heap.
+type blockEnt struct {
+	floor candidate
+	block int32
+	ver   uint32
+	// keys is, for a refined block, the offset in preState.keys of its
+	// nodes' bounds in heap order, from next on; -1 if not refined.
+	keys, next int32
+	// loose counts the nodes bounded in node order since the entry was
+	// made whose bound is above the floor (possibly bounded for nothing).
+	loose int32
+}
+
+// refineAfter is how many nodes of a block are bounded above its floor,
+// in node order, before the block is refined: refining costs a bound per
+// node left, worth it when most of them are not needed.
+const refineAfter = 8
+
+// nodeKey is a node's bound on the first four criteria (viol is 0), kept
+// in a refined block.
+type nodeKey struct {
+	sum     int64
+	maxPrio int32
+	count   int32
+	off     int32 // the node's offset in the block
+}
+
+// keyLess orders node keys as betterCand orders bounds.
+func keyLess(a, b *nodeKey) bool {
+	switch {
+	case a.maxPrio != b.maxPrio:
+		return a.maxPrio < b.maxPrio
+	case a.sum != b.sum:
+		return a.sum < b.sum
+	}
+	return a.count < b.count
+}
+
+type blockHeap []blockEnt
+
+func (h *blockHeap) push(e blockEnt) {
+	*h = append(*h, e)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !betterCand(&a[i].floor, &a[p].floor) {
+			break
+		}
+		a[i], a[p] = a[p], a[i]
+		i = p
+	}
+}
+
+func (h *blockHeap) pop() {
+	a := *h
+	n := len(a) - 1
+	a[0] = a[n]
+	a = a[:n]
+	*h = a
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && betterCand(&a[r].floor, &a[l].floor) {
+			m = r
+		}
+		if !betterCand(&a[m].floor, &a[i].floor) {
+			return
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+}
+
+// fixTop restores the heap order after the top's floor grew.
+func (h blockHeap) fixTop() {
+	a, n := h, len(h)
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && betterCand(&a[r].floor, &a[l].floor) {
+			m = r
+		}
+		if !betterCand(&a[m].floor, &a[i].floor) {
+			return
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+}
+
+// pushBlock queues the nodes of block b of the class's feasible set not
+// bounded yet, with their floor (replacing the block's former entry).
+func (s *Solver) pushBlock(cl *class, ps *preState, j int, b int) {
+	ps.ver[b]++
+	if word := cl.g.dense[b] &^ ps.bounded[b]; word != 0 {
+		ps.blocks.push(blockEnt{floor: s.blockFloor(cl, b, word, j), block: int32(b), ver: ps.ver[b], keys: -1})
+	}
+}
+
+// boundAll bounds every node of the class's feasible set not bounded yet.
+func (s *Solver) boundAll(cl *class, ps *preState, prio int32) {
+	for b, word := range cl.g.dense {
+		word &^= ps.bounded[b]
+		ps.bounded[b] |= word
+		ps.ver[b]++
+		for ; word != 0; word &= word - 1 {
+			s.evalInto(cl, ps, prio, index.NodeID(b*64+bits.TrailingZeros64(word)))
+		}
+	}
+	ps.blocks = ps.blocks[:0]
+}
+
+// settle drops stale entries from the top of the class heap and bounds,
+// in floor order, the nodes of the blocks whose floor beats it, until the
+// top beats every block left (or none is left). It reports whether the
+// heap has an entry.
+func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
+	gen := s.c.Gen
+	dense := cl.g.dense
+	j := s.c.LowIndex(prio)
+	for {
+		for len(ps.heap) > 0 && ps.heap[0].gen != gen[ps.heap[0].node] {
+			ps.heap.pop() // stale: sync pushed the node's fresh bound
+		}
+		for len(ps.blocks) > 0 && ps.blocks[0].ver != ps.ver[ps.blocks[0].block] {
+			ps.blocks.pop() // floored again since
+		}
+		if len(ps.blocks) == 0 || len(ps.heap) > 0 && !betterCand(&ps.blocks[0].floor, &ps.heap[0]) {
+			return len(ps.heap) > 0
+		}
+		if len(ps.heap) == 0 && ps.blocks[0].floor.viol == noCandidate.viol {
+			// Nothing but blocks without candidates: bound them all, for
+			// their failure bits.
+			s.boundAll(cl, ps, prio)
+			continue
+		}
+		top := &ps.blocks[0]
+		b := int(top.block)
+		if top.keys < 0 && j >= 0 && top.floor.viol == 0 && top.loose >= refineAfter {
+			// Refine: the floor can only grow.
+			top.keys = int32(len(ps.keys))
+			ps.keys = s.blockKeys(cl, b, dense[b]&^ps.bounded[b], j, ps.keys)
+			top.next = top.keys
+			s.refloorRefined(ps, top)
+			continue
+		}
+		// Bound the floor's node: the first left in a block not refined
+		// (the floor holds for the others, from the next one), the least
+		// in a refined one.
+		n := top.floor.node
+		ps.bounded[b] |= 1 << (n & 63)
+		cand, mask := s.evalNode(cl, prio, n, false)
+		switch {
+		case dense[b]&^ps.bounded[b] == 0:
+			ps.ver[b]++
+			ps.blocks.pop()
+		case top.keys >= 0:
+			top.next++
+			s.refloorRefined(ps, top)
+		default:
+			if mask == 0 && keyAbove(&cand, &top.floor) {
+				top.loose++
+			}
+			top.floor.node = index.NodeID(b*64 + bits.TrailingZeros64(dense[b]&^ps.bounded[b]))
+			ps.blocks.fixTop()
+		}
+		ps.setMask(n, mask)
+		if mask == 0 {
+			ps.heap.push(cand)
+		}
+	}
+}
+
+// keyAbove reports whether bound a is above floor f on the first four
+// criteria.
+func keyAbove(a, f *candidate) bool {
+	switch {
+	case a.viol != f.viol:
+		return a.viol > f.viol
+	case a.maxPrio != f.maxPrio:
+		return a.maxPrio > f.maxPrio
+	case a.sum != f.sum:
+		return a.sum > f.sum
+	}
+	return a.count > f.count
+}
+
+// blockKeys appends to keys lowerBound's bound of each node of word (of
+// block b), computed column by column rather than node by node, in heap
+// order (bound, then node).
+func (s *Solver) blockKeys(cl *class, b int, word uint64, j int, out []nodeKey) []nodeKey {
+	var keys [64]nodeKey
+	c := s.c
+	d := &cl.demand
+	nres := len(c.ResNames)
+	allocPods, reqPods := c.Alloc[index.ResPods][b*64:], c.Req[index.ResPods][b*64:]
+	allocPods, reqPods = allocPods[:min(64, len(allocPods))], reqPods[:len(allocPods)]
+	// The highest victim priority: the first threshold at which the node
+	// fits with the lower-priority pods removed.
+	left := word
+	for k := 0; k <= j && left != 0; k++ {
+		low := c.Low[k*nres : (k+1)*nres]
+		lowPods := low[index.ResPods][b*64:]
+		maxPrio := int32(math.MinInt32)
+		if k > 0 {
+			maxPrio = c.LowPrio[k-1]
+		}
+		for w := left; w != 0; w &= w - 1 {
+			o := bits.TrailingZeros64(w)
+			fits := reqPods[o]-lowPods[o]+1 <= allocPods[o]
+			for _, rv := range d.Req {
+				if !fits {
+					break
+				}
+				n := b*64 + o
+				fits = c.Req[rv.Res][n]-low[rv.Res][n]+rv.Val <= c.Alloc[rv.Res][n]
+			}
+			if fits {
+				keys[o].maxPrio = maxPrio
+				left &^= 1 << o
+			}
+		}
+	}
+	for w := left; w != 0; w &= w - 1 {
+		keys[bits.TrailingZeros64(w)].maxPrio = math.MinInt32 // fits nowhere: as lowerBound
+	}
+	// The victims: at least what one resource's deficit needs.
+	for w := word; w != 0; w &= w - 1 {
+		o := bits.TrailingZeros64(w)
+		n := b*64 + o
+		count := reqPods[o] + 1 - allocPods[o]
+		for _, rv := range d.Req {
+			if deficit := c.Req[rv.Res][n] + rv.Val - c.Alloc[rv.Res][n]; deficit > 0 {
+				if one := c.MaxRequest(j, rv.Res, index.NodeID(n)); one > 0 {
+					count = max(count, (deficit+one-1)/one)
+				}
+			}
+		}
+		k := &keys[o]
+		k.count = int32(max(1, min(count, math.MaxInt32)))
+		k.sum = int64(k.maxPrio) + math.MaxInt32 + 1 + int64(k.count-1)*(int64(s.minPrio)+math.MaxInt32+1)
+		k.off = int32(o)
+	}
+	// Insertion sort, stable: nodes come in offset order.
+	start := len(out)
+	for w := word; w != 0; w &= w - 1 {
+		k := keys[bits.TrailingZeros64(w)]
+		i := len(out)
+		out = append(out, k)
+		for ; i > start && keyLess(&k, &out[i-1]); i-- {
+			out[i] = out[i-1]
+		}
+		out[i] = k
+	}
+	return out
+}
+
+// refloorRefined sets the floor of refined block entry top (the heap's
+// top) to its next node's bound and restores the heap order.
+func (s *Solver) refloorRefined(ps *preState, top *blockEnt) {
+	k := &ps.keys[top.next]
+	top.floor = candidate{sum: k.sum, maxPrio: k.maxPrio, count: k.count, node: index.NodeID(int(top.block)*64 + int(k.off))}
+	ps.blocks.fixTop()
+}
+
+func (ps *preState) isBounded(n index.NodeID) bool { return ps.bounded[n>>6]&(1<<(n&63)) != 0 }

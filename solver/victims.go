@@ -1,0 +1,170 @@
+package solver
+
+import "github.com/kplace/kplace/index"
+
+// podEnt is one bound pod in a node's importance-ordered list (see
+// nodePods): what the preemption dry run reads of it, kept beside its
+// neighbours so that a dry run does not chase the pods' records.
+type podEnt struct {
+	start    int64 // startOf
+	cpu, mem int64 // requests of the cpu and memory columns
+	pod      index.PodID
+	prio     int32
+	xval     int64 // request of column xres, the first past cpu and memory (-1: none)
+	xres     int32
+	more     bool  // the pod requests more columns past xres
+	npdb     uint8 // budgets the pod matches: pdb[:npdb], or pdbState.of past len(pdb)
+	ports    bool  // the pod has host ports
+	pdb      [2]int32
+}
+
+// value returns the request of column r (past cpu and memory) of e's pod.
+func (e *podEnt) value(s *Solver, r int32) int64 {
+	switch {
+	case e.xres == r:
+		return e.xval
+	case e.more:
+		for _, rv := range s.podReq(e.pod) {
+			if rv.Res == r {
+				return rv.Val
+			}
+		}
+	}
+	return 0
+}
+
+// moreImportant orders a node's pods as kube-scheduler's victim selection
+// does: priority descending, then start ascending (then pod id, for a
+// total order).
+func moreImportant(a, b *podEnt) bool {
+	if a.prio != b.prio {
+		return a.prio > b.prio
+	}
+	if a.start != b.start {
+		return a.start < b.start
+	}
+	return a.pod < b.pod
+}
+
+// nodeList is a node's bound pods, most important first, as of generation
+// gen.
+type nodeList struct {
+	ents  []podEnt
+	gen   uint32
+	valid bool
+}
+
+// nodePods returns node n's bound pods, most important first, brought up
+// to date when the node changed since. Pods of priority below a
+// preemptor's are a suffix of it, in the order selectVictims wants them.
+func (s *Solver) nodePods(n index.NodeID) []podEnt {
+	pr := &s.pre
+	if pr.lists == nil {
+		pr.lists = make([]nodeList, s.c.NumNodes())
+	}
+	c := s.c
+	l := &pr.lists[n]
+	if l.valid && l.gen == c.Gen[n] {
+		return l.ents
+	}
+	on := c.PodsOn[n]
+	ents := l.ents[:0]
+	if cap(ents) < len(on) {
+		ents = make([]podEnt, 0, len(on)+len(on)/4+2)
+	}
+	if !l.valid {
+		for _, q := range on {
+			ents = insertEnt(ents, s.podEntOf(q))
+		}
+	} else {
+		// Keep the entries of the pods still bound here (stamped now), and
+		// add the pods not kept (still stamped after the kept ones are
+		// stamped again).
+		if pr.onStamp == nil {
+			pr.onStamp = make([]uint32, len(c.Pods))
+		}
+		if pr.onNow += 2; pr.onNow < 2 {
+			clear(pr.onStamp) // wrapped around
+			pr.onNow = 2
+		}
+		now := pr.onNow
+		for _, q := range on {
+			pr.onStamp[q] = now
+		}
+		for _, e := range l.ents {
+			if pr.onStamp[e.pod] == now {
+				pr.onStamp[e.pod] = now + 1
+				ents = append(ents, e)
+			}
+		}
+		for _, q := range on {
+			if pr.onStamp[q] == now {
+				ents = insertEnt(ents, s.podEntOf(q))
+			}
+		}
+	}
+	l.ents, l.gen, l.valid = ents, c.Gen[n], true
+	return ents
+}
+
+// insertEnt inserts e into ents in importance order.
+func insertEnt(ents []podEnt, e podEnt) []podEnt {
+	i := len(ents)
+	ents = append(ents, e)
+	for ; i > 0 && moreImportant(&e, &ents[i-1]); i-- {
+		ents[i] = ents[i-1]
+	}
+	ents[i] = e
+	return ents
+}
+
+// podEntOf describes bound pod q for nodePods.
+func (s *Solver) podEntOf(q index.PodID) podEnt {
+	pp := &s.c.Pods[q]
+	req := s.podReq(q)
+	e := podEnt{start: startOf(pp), pod: q, prio: pp.Priority, ports: len(pp.HostPorts) > 0}
+	e.xres = -1
+	for _, rv := range req {
+		switch {
+		case rv.Res == index.ResCPU:
+			e.cpu = rv.Val
+		case rv.Res == index.ResMemory:
+			e.mem = rv.Val
+		case e.xres < 0:
+			e.xres, e.xval = rv.Res, rv.Val
+		default:
+			e.more = true
+		}
+	}
+	if pd := s.pdbs(); pd != nil {
+		// The entry keeps two budgets; budgets looks more up again.
+		ks := pd.match(pp, s.pre.pdbBuf[:0])
+		s.pre.pdbBuf = ks
+		e.npdb = uint8(min(len(ks), 255))
+		copy(e.pdb[:], ks)
+	}
+	return e
+}
+
+// budgets returns the budgets e's pod matches.
+func (e *podEnt) budgets(s *Solver) []int32 {
+	if int(e.npdb) <= len(e.pdb) {
+		return e.pdb[:e.npdb]
+	}
+	return s.pdb.of(s, e.pod)
+}
+
+// lowerSuffix returns the pods of ents (most important first) with
+// priority below prio.
+func lowerSuffix(ents []podEnt, prio int32) []podEnt {
+	lo, hi := 0, len(ents)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if ents[m].prio >= prio {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return ents[lo:]
+}
