@@ -141,23 +141,8 @@ func (h *blockHeap) pop() {
 	a := *h
 	n := len(a) - 1
 	a[0] = a[n]
-	a = a[:n]
-	*h = a
-	for i := 0; ; {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		m := l
-		if r := l + 1; r < n && betterCand(&a[r].floor, &a[l].floor) {
-			m = r
-		}
-		if !betterCand(&a[m].floor, &a[i].floor) {
-			return
-		}
-		a[i], a[m] = a[m], a[i]
-		i = m
-	}
+	*h = a[:n]
+	h.fixTop()
 }
 
 // fixTop restores the heap order after the top's floor grew.
