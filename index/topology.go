@@ -16,6 +16,16 @@ type Topology struct {
 	Values []string
 	// Size[d] is the number of nodes in domain d.
 	Size []int32
+	// members lists the nodes of each domain, domain d's in
+	// members[start[d]:start[d+1]], ascending (see Members).
+	start   []int32
+	members []NodeID
+}
+
+// Members returns the nodes of domain d in ascending id order. The slice is
+// shared and read-only.
+func (t *Topology) Members(d int32) []NodeID {
+	return t.members[t.start[d]:t.start[d+1]]
 }
 
 // topologies memoises Topology per key (see Cluster.Topology).
@@ -59,6 +69,23 @@ func (c *Cluster) Topology(key string) *Topology {
 			for it.HasNext() {
 				t.Of[it.Next()] = int32(d)
 			}
+		}
+	}
+	t.start = make([]int32, len(t.Values)+1)
+	for _, d := range t.Of {
+		if d >= 0 {
+			t.start[d+1]++
+		}
+	}
+	for d := range t.Values {
+		t.start[d+1] += t.start[d]
+	}
+	t.members = make([]NodeID, t.start[len(t.Values)])
+	next := slices.Clone(t.start[:len(t.Values)])
+	for n, d := range t.Of {
+		if d >= 0 {
+			t.members[next[d]] = NodeID(n)
+			next[d]++
 		}
 	}
 	c.topo.m[key] = t

@@ -25,9 +25,9 @@ const minParallelNodes = 1024
 
 // scanner is one worker's state for a build.
 type scanner struct {
-	heap         []entry // min-heap of the best entries seen, worst on top
-	cut          entry   // best entry dropped
-	truncated    bool
+	topK // the best entries seen
+	// doms holds the best entries per domain of a domain-split class.
+	doms         []topK
 	ttMax, naMax int64
 	// parked holds the fitting nodes a pod-relative filter rejected.
 	parked []parkedEntry
@@ -40,35 +40,8 @@ type parkedEntry struct {
 }
 
 func (w *scanner) reset() {
-	w.heap = w.heap[:0]
+	w.topK.reset()
 	w.parked = w.parked[:0]
-	w.truncated = false
-}
-
-// offer keeps e if it is among the best keep entries seen.
-func (w *scanner) offer(e entry, keep int) {
-	h := w.heap
-	if len(h) < keep {
-		h = append(h, e)
-		if len(h) == keep {
-			minHeapInit(h)
-		}
-		w.heap = h
-		return
-	}
-	if better(&e, &h[0]) {
-		e, h[0] = h[0], e
-		minHeapDown(h, 0)
-	}
-	w.drop(e)
-}
-
-// drop records e as left out.
-func (w *scanner) drop(e entry) {
-	if !w.truncated || better(&e, &w.cut) {
-		w.cut = e
-	}
-	w.truncated = true
 }
 
 // build fills the class heap from scratch.
@@ -82,8 +55,30 @@ func (s *Solver) build(cl *class) {
 	dense := g.denseFeasible(c.NumNodes())
 	workers := s.scanners(g.feasCard)
 	s.prepareStatic(cl)
-	s.parallel(workers, dense, func(w *scanner, lo, hi int) { s.scanScore(cl, dense, w, lo, hi, keep) })
-	// Merge: the first worker's heap absorbs the others'.
+	if rc := cl.rel; rc != nil {
+		rc.unpark()
+	}
+	if cl.rel != nil && !cl.scanOnly && !s.cfg.plain && s.buildTwin(cl, keep) {
+		return
+	}
+	if cl.dom != nil {
+		s.buildDom(cl, dense, workers, keep)
+		s.parkAll(cl, workers)
+		return
+	}
+	s.parallel(workers, dense, func(w *scanner, lo, hi int) { s.scanScore(cl, dense, w, lo, hi, keep, cl.rel) })
+	m := s.mergeScanners(workers, keep)
+	cl.heap = append(cl.heap[:0], m.heap...)
+	if cap(cl.heap) > 4*len(cl.heap)+64 {
+		cl.heap = append(nodeHeap(nil), cl.heap...) // do not hold on to a big buffer
+	}
+	cl.heap.init()
+	cl.cut, cl.truncated = m.cut, m.truncated
+	s.parkAll(cl, workers)
+}
+
+// mergeScanners merges the workers' best entries into the first worker's.
+func (s *Solver) mergeScanners(workers []scanner, keep int) *scanner {
 	m := &workers[0]
 	for i := 1; i < len(workers); i++ {
 		w := &workers[i]
@@ -94,14 +89,12 @@ func (s *Solver) build(cl *class) {
 			m.drop(w.cut)
 		}
 	}
-	cl.heap = append(cl.heap[:0], m.heap...)
-	if cap(cl.heap) > 4*len(cl.heap)+64 {
-		cl.heap = append(nodeHeap(nil), cl.heap...) // do not hold on to a big buffer
-	}
-	cl.heap.init()
-	cl.cut, cl.truncated = m.cut, m.truncated
+	return m
+}
+
+// parkAll parks the entries the workers' pod-relative filters rejected.
+func (s *Solver) parkAll(cl *class, workers []scanner) {
 	if rc := cl.rel; rc != nil {
-		rc.unpark()
 		for i := range workers {
 			for _, pe := range workers[i].parked {
 				rc.park(s, pe.dep, pe.e)
@@ -152,7 +145,10 @@ func (s *Solver) parallel(ws []scanner, dense []uint64, f func(w *scanner, lo, h
 // bound cannot beat the heap's worst entry is skipped without the fit check
 // or the exact score: first the class-independent nodeBound.bound, then the
 // class's own (upper); both add the class's static scores.
-func (s *Solver) scanScore(cl *class, dense []uint64, w *scanner, lo, hi, keep int) {
+//
+// rc is the class's pod-relative part, whose filters park the nodes they
+// reject; nil scans without them (a template).
+func (s *Solver) scanScore(cl *class, dense []uint64, w *scanner, lo, hi, keep int, rc *relClass) {
 	gen := s.c.Gen
 	hot := s.hot
 	bound, rawTT, rawNA, ttTab, naTab := s.bound, cl.rawTT, cl.rawNA, cl.ttScore, cl.naScore
@@ -200,8 +196,8 @@ func (s *Solver) scanScore(cl *class, dense []uint64, w *scanner, lo, hi, keep i
 			if !s.fits(n, cl) {
 				continue
 			}
-			if cl.rel != nil {
-				if f, j := s.check(cl.rel, n); f != relOK {
+			if rc != nil {
+				if f, j := s.check(rc, n); f != relOK {
 					if j >= 0 {
 						w.parked = append(w.parked, parkedEntry{dep: j, e: entry{score: s.score(cl, n), tie: hot[n].tie, node: n, gen: gen[n]}})
 					}

@@ -43,6 +43,8 @@ type group struct {
 	ttTop, naTop int32
 	pods         int // pods of the group still to be placed
 	failures     int // pods of the group left unschedulable
+	// tmpl holds the group's templates by twin key (template.go).
+	tmpl map[string]*template
 	// ready is closed once init has filled the group (see initGroups).
 	ready chan struct{}
 }
@@ -75,10 +77,16 @@ type class struct {
 	// truncated): while the heap's top beats it, the top is the best node.
 	cut       entry
 	truncated bool
-	cursor    int // next index.Cluster.Changes entry to replay
-	built     bool
-	reason    string // unschedulable message
-	failures  int
+	// dom replaces heap for a class split by a spread constraint's
+	// domains (see domains.go).
+	dom    *domSplit
+	cursor int // next index.Cluster.Changes entry to replay
+	// scanOnly: the class's heap ran dry while truncated, so its builds
+	// scan the nodes rather than take a twin's template (template.go).
+	scanOnly bool
+	built    bool
+	reason   string // unschedulable message
+	failures int
 	// pre is the preemption state, made on the class's first preemption.
 	pre *preState
 	// rel is the pod-relative part (nil when the class has none).
@@ -107,6 +115,24 @@ func (e *keyEncoder) str(s string) {
 }
 
 func (e *keyEncoder) num(v int64) { e.buf = binary.AppendVarint(e.buf, v) }
+
+// demand writes what decides where p fits and how a node scores for it:
+// requests, scoring requests and host ports.
+func (e *keyEncoder) demand(p *index.Pod) {
+	e.num(int64(len(p.Requests)))
+	for _, q := range p.Requests { // ingest emits requests in a stable order
+		e.str(q.Name)
+		e.num(q.Value)
+	}
+	e.num(p.ScoreCPU)
+	e.num(p.ScoreMemory)
+	e.num(int64(len(p.HostPorts)))
+	for _, hp := range p.HostPorts {
+		e.str(hp.HostIP)
+		e.str(hp.Protocol)
+		e.num(int64(hp.Port))
+	}
+}
 
 func (e *keyEncoder) reqs(rs []index.Requirement) {
 	e.num(int64(len(rs)))
@@ -175,19 +201,7 @@ func (e *keyEncoder) encode(p *index.Pod) ([]byte, int) {
 		e.term(&p.PreferredTerms[i].Term)
 	}
 	static := len(e.buf)
-	e.num(int64(len(p.Requests)))
-	for _, q := range p.Requests { // ingest emits requests in a stable order
-		e.str(q.Name)
-		e.num(q.Value)
-	}
-	e.num(p.ScoreCPU)
-	e.num(p.ScoreMemory)
-	e.num(int64(len(p.HostPorts)))
-	for _, hp := range p.HostPorts {
-		e.str(hp.HostIP)
-		e.str(hp.Protocol)
-		e.num(int64(hp.Port))
-	}
+	e.demand(p)
 	// Preemption depends on both: the victims, and whether to try.
 	e.num(int64(p.Priority))
 	e.str(p.PreemptionPolicy)

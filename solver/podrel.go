@@ -80,7 +80,8 @@ type counter struct {
 	domains int32   // eligible domains
 	hist    []int32 // hist[k]: eligible domains holding k pods
 	min     int32
-	eligDom []bool
+	eligDom []bool // shared by counters of equal topology and eligKey
+	eligKey string // names elig
 	// relax counts changes that may let a node rejected by this counter
 	// pass now.
 	relax uint32
@@ -573,7 +574,7 @@ func (s *Solver) setupClass(cl *class) {
 			track := action == index.DoNotSchedule
 			ref.hostname = hostname
 			ref.ctr = r.counterFor(key, func() *counter {
-				k := &counter{kind: kSpread, elig: elig, track: track}
+				k := &counter{kind: kSpread, elig: elig, eligKey: eligKey, track: track}
 				if hostname {
 					k.topo = s.perNode()
 				} else {
@@ -728,17 +729,32 @@ func (s *Solver) countExisting() {
 			s.relBind(index.PodID(p), index.NodeID(n), 1, nil)
 		}
 	}
+	type eligDoms struct {
+		dom []bool
+		n   int32
+	}
+	shared := map[string]eligDoms{} // by topology key and eligKey
 	for i, k := range r.counters {
 		k.relax = 0
 		if k.track = tracked[i]; !k.track {
 			continue
 		}
-		k.eligDom = make([]bool, len(k.counts))
-		for n, d := range k.topo.Of {
-			if d >= 0 && k.eligible(index.NodeID(n)) && !k.eligDom[d] {
-				k.eligDom[d] = true
-				k.domains++
+		key := k.topo.Key + "\x00" + k.eligKey
+		if e, ok := shared[key]; ok {
+			k.eligDom, k.domains = e.dom, e.n
+		} else {
+			k.eligDom = make([]bool, len(k.counts))
+			for n, d := range k.topo.Of {
+				if d >= 0 && k.eligible(index.NodeID(n)) && !k.eligDom[d] {
+					k.eligDom[d] = true
+					k.domains++
+				}
 			}
+			shared[key] = eligDoms{k.eligDom, k.domains}
+		}
+		if k.total == 0 { // no pod counted yet: every eligible domain at 0
+			k.hist, k.min = append(k.hist[:0], k.domains), 0
+			continue
 		}
 		k.min = math.MaxInt32
 		for d, e := range k.eligDom {
@@ -804,9 +820,19 @@ func (s *Solver) relBind(p index.PodID, n index.NodeID, delta int32, carries []i
 // failing filter and the index of the counter in rc.deps (-1 when the
 // failure is static: a missing label).
 func (s *Solver) check(rc *relClass, n index.NodeID) (int, int) {
+	return s.checkSkip(rc, n, -1)
+}
+
+// checkSkip is check without the hard spread constraint rc.hard[skip]
+// (none when skip < 0), which the caller has checked.
+func (s *Solver) checkSkip(rc *relClass, n index.NodeID, skip int) (int, int) {
 	r := s.rel
 	j := 0
-	for _, h := range rc.hard {
+	for i, h := range rc.hard {
+		if i == skip {
+			j++
+			continue
+		}
 		k := r.counters[h.ctr]
 		d := k.topo.Of[n]
 		if d < 0 {
@@ -879,7 +905,12 @@ func (s *Solver) wake(cl *class) {
 		}
 		if k := s.rel.counters[id]; k.relax != rc.seen[j] {
 			for _, e := range rc.parked[j] {
-				if e.gen == gen[e.node] {
+				if e.gen != gen[e.node] {
+					continue
+				}
+				if cl.dom != nil {
+					cl.dom.push(e)
+				} else {
 					cl.heap.push(e)
 				}
 			}

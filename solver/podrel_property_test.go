@@ -119,52 +119,7 @@ func (st *naiveState) naiveAntiOK(p *index.Pod, n int) bool {
 // node at the end.
 func TestPropertySpreadSkew(t *testing.T) {
 	for seed := range uint64(30) {
-		r := rand.New(rand.NewPCG(seed, 7))
-		zones := []string{"a", "b", "c", "d"}[:2+r.IntN(3)]
-		var nodes []index.Node
-		for i := range 10 + r.IntN(40) {
-			b := makeNode(fmt.Sprintf("n%d", i)).alloc("cpu", int64(2000+r.IntN(4)*1000)).alloc("pods", int64(4+r.IntN(8)))
-			if r.IntN(12) != 0 {
-				b.label("zone", zones[r.IntN(len(zones))])
-			}
-			if r.IntN(3) == 0 {
-				b.label("disk", "ssd")
-			}
-			nodes = append(nodes, b.obj())
-		}
-		apps := []string{"web", "api", "db", "cache", "batch"}
-		var pods []index.Pod
-		for i := range len(nodes) {
-			pods = append(pods, makePod(fmt.Sprintf("run%d", i)).label("app", apps[r.IntN(len(apps))]).req("cpu", 100).on(nodes[r.IntN(len(nodes))].Name).obj())
-		}
-		for i := range 100 + r.IntN(400) {
-			app := apps[r.IntN(len(apps))]
-			b := makePod(fmt.Sprintf("p%d", i)).label("app", app).req("cpu", int64(100+100*r.IntN(5))).created(int64(i))
-			if r.IntN(8) == 0 {
-				b.ns("other")
-			}
-			for range 1 + r.IntN(2) {
-				key := []string{"zone", "kubernetes.io/hostname"}[r.IntN(2)]
-				sc := spread(key, int32(1+r.IntN(3)), DNS, sel("app", app))
-				if r.IntN(6) == 0 {
-					sc.Selector = sel("app", apps[r.IntN(len(apps))]) // may not match itself
-				}
-				if r.IntN(5) == 0 {
-					sc.MinDomains = int32(1 + r.IntN(6))
-				}
-				if r.IntN(4) == 0 {
-					sc.NodeAffinityPolicy = index.PolicyIgnore
-				}
-				b.spread(sc)
-			}
-			if r.IntN(5) == 0 {
-				b.selector("disk", "ssd")
-			}
-			if app == "db" && r.IntN(2) == 0 {
-				b.anti(term("kubernetes.io/hostname", sel("app", "db"), b.p.Namespace))
-			}
-			pods = append(pods, b.obj())
-		}
+		nodes, pods := randomSpreadCluster(seed, 10, 40)
 		c := cluster(t, nodes, pods)
 		res := Solve(c, Config{Seed: seed, NoPreemption: true})
 
@@ -222,4 +177,58 @@ func TestPropertySpreadSkew(t *testing.T) {
 			t.Logf("seed %d: %d placed, %d pending", seed, len(res.Commits), pending)
 		}
 	}
+}
+
+// randomSpreadCluster makes a random cluster for the spread property tests:
+// minNodes to minNodes+spanNodes nodes in 2 to 4 zones (a few without a
+// zone), running pods, and pending pods of five apps with random
+// DoNotSchedule constraints, nodeSelectors and hostname anti-affinity.
+func randomSpreadCluster(seed uint64, minNodes, spanNodes int) ([]index.Node, []index.Pod) {
+	r := rand.New(rand.NewPCG(seed, 7))
+	zones := []string{"a", "b", "c", "d"}[:2+r.IntN(3)]
+	var nodes []index.Node
+	for i := range minNodes + r.IntN(spanNodes) {
+		b := makeNode(fmt.Sprintf("n%d", i)).alloc("cpu", int64(2000+r.IntN(4)*1000)).alloc("pods", int64(4+r.IntN(8)))
+		if r.IntN(12) != 0 {
+			b.label("zone", zones[r.IntN(len(zones))])
+		}
+		if r.IntN(3) == 0 {
+			b.label("disk", "ssd")
+		}
+		nodes = append(nodes, b.obj())
+	}
+	apps := []string{"web", "api", "db", "cache", "batch"}
+	var pods []index.Pod
+	for i := range len(nodes) {
+		pods = append(pods, makePod(fmt.Sprintf("run%d", i)).label("app", apps[r.IntN(len(apps))]).req("cpu", 100).on(nodes[r.IntN(len(nodes))].Name).obj())
+	}
+	for i := range 100 + r.IntN(400) {
+		app := apps[r.IntN(len(apps))]
+		b := makePod(fmt.Sprintf("p%d", i)).label("app", app).req("cpu", int64(100+100*r.IntN(5))).created(int64(i))
+		if r.IntN(8) == 0 {
+			b.ns("other")
+		}
+		for range 1 + r.IntN(2) {
+			key := []string{"zone", "kubernetes.io/hostname"}[r.IntN(2)]
+			sc := spread(key, int32(1+r.IntN(3)), DNS, sel("app", app))
+			if r.IntN(6) == 0 {
+				sc.Selector = sel("app", apps[r.IntN(len(apps))]) // may not match itself
+			}
+			if r.IntN(5) == 0 {
+				sc.MinDomains = int32(1 + r.IntN(6))
+			}
+			if r.IntN(4) == 0 {
+				sc.NodeAffinityPolicy = index.PolicyIgnore
+			}
+			b.spread(sc)
+		}
+		if r.IntN(5) == 0 {
+			b.selector("disk", "ssd")
+		}
+		if app == "db" && r.IntN(2) == 0 {
+			b.anti(term("kubernetes.io/hostname", sel("app", "db"), b.p.Namespace))
+		}
+		pods = append(pods, b.obj())
+	}
+	return nodes, pods
 }

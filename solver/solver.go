@@ -35,6 +35,9 @@ type Config struct {
 	// (then soft constraints do not ignore nodes lacking a key).
 	DefaultSpread       []index.SpreadConstraint
 	SystemDefaultSpread bool
+	// plain turns off domain-split heaps and templates (for the tests that
+	// compare them with the one-heap scan).
+	plain bool
 }
 
 // BuiltinDefaultSpread are kube-scheduler's built-in default constraints.
@@ -108,6 +111,9 @@ type Result struct {
 	// have held the best node; Builds counts every heap build (each one
 	// scans the class's feasible nodes).
 	Rebuilds, Builds int
+	// splitClasses and twinBuilds count the classes with domain-split heaps
+	// and the builds taken from a template (for tests).
+	splitClasses, twinBuilds int
 	// Preemptions counts pods bound after evicting lower-priority pods;
 	// Retried counts pods placed on their second turn (see retry).
 	Preemptions, Retried int
@@ -122,8 +128,10 @@ type Solver struct {
 	// rebuilds counts heap rebuilds forced by truncation; builds counts
 	// every heap build.
 	rebuilds, builds int
-	buf              []uint32
-	scan             []scanner
+	// splitClasses and twinBuilds: see Result.
+	splitClasses, twinBuilds int
+	buf                      []uint32
+	scan                     []scanner
 	// hot holds each node's scoring record (see nodeHot).
 	hot []nodeHot
 	// bounds holds each node's pruning record (see nodeBound) and bound
@@ -147,6 +155,10 @@ type Solver struct {
 	rel      *relState
 	nodeTopo *index.Topology
 	relCand  []scored
+	// tmplEntries counts the entries of all templates; popped is
+	// take's scratch (template.go).
+	tmplEntries int
+	popped      []entry
 }
 
 // newSolver prepares a solver over c.
@@ -228,13 +240,13 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 			res.Pending = append(res.Pending, Pending{Pod: pid, Kind: Unschedulable})
 		}
 		if cl.pods == 0 && cl.failures == 0 {
-			cl.heap, cl.rawTT, cl.rawNA = nil, nil, nil // release: the class has no pod left
+			cl.heap, cl.dom, cl.rawTT, cl.rawNA = nil, nil, nil, nil // release: the class has no pod left
 			if cl.pre != nil {
 				cl.pre.heap = nil // the failure bits stay for the reason
 			}
 		}
 		if cl.g.pods == 0 && cl.g.failures == 0 {
-			cl.g.rawTT, cl.g.rawNA, cl.g.dense = nil, nil, nil
+			cl.g.rawTT, cl.g.rawNA, cl.g.dense, cl.g.tmpl = nil, nil, nil, nil
 		}
 	}
 	if res.Preemptions > 0 {
@@ -245,6 +257,7 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 		cfg.Progress(len(queue), len(queue))
 	}
 	res.Groups, res.Rebuilds, res.Builds = s.groups, s.rebuilds, s.builds
+	res.splitClasses, res.twinBuilds = s.splitClasses, s.twinBuilds
 
 	// Reasons reflect the final state: pods left pending fit nowhere now.
 	// Reasons only read the cluster: compute them on every processor.
@@ -525,12 +538,21 @@ func (s *Solver) place(cl *class, pid index.PodID) (index.NodeID, int64, bool) {
 		return n, score, ok
 	}
 	if !cl.built {
+		s.splitDomains(cl)
 		s.build(cl)
 	} else {
 		s.sync(cl)
 		if rc != nil {
 			s.wake(cl)
 		}
+	}
+	if cl.dom != nil {
+		top, ok := s.placeDom(cl)
+		if !ok {
+			return 0, 0, false
+		}
+		s.bindTop(cl, pid, top)
+		return top.node, top.score, true
 	}
 	gen := s.c.Gen
 	for {
@@ -540,6 +562,7 @@ func (s *Solver) place(cl *class, pid index.PodID) (index.NodeID, int64, bool) {
 		if cl.truncated && (len(cl.heap) == 0 || better(&cl.cut, &cl.heap[0])) {
 			// A node left out of the truncated heap may be the best now.
 			s.rebuilds++
+			cl.scanOnly = true
 			s.build(cl)
 			continue
 		}
@@ -559,12 +582,17 @@ func (s *Solver) place(cl *class, pid index.PodID) (index.NodeID, int64, bool) {
 	}
 	top := cl.heap[0]
 	cl.heap.pop()
+	s.bindTop(cl, pid, top)
+	return top.node, top.score, true
+}
+
+// bindTop binds pid to the node of its class's chosen entry.
+func (s *Solver) bindTop(cl *class, pid index.PodID, top entry) {
 	s.c.Bind(pid, top.node, &cl.demand)
 	s.refreshNode(top.node)
 	if s.rel != nil {
 		s.relPlaced(cl, pid, top.node, 1)
 	}
-	return top.node, top.score, true
 }
 
 // sync re-scores the class's nodes changed since its last turn.
@@ -576,7 +604,11 @@ func (s *Solver) sync(cl *class) {
 	}
 	// Replaying more changes than the class has nodes costs more than
 	// starting over; so does a heap grown mostly stale.
-	if feas := cl.g.feasCard; len(changes) > feas || len(cl.heap) > 2*feas+1024 {
+	held := len(cl.heap)
+	if cl.dom != nil {
+		held = cl.dom.entries
+	}
+	if feas := cl.g.feasCard; len(changes) > feas || held > 2*feas+1024 {
 		s.build(cl)
 		return
 	}
@@ -592,8 +624,14 @@ func (s *Solver) sync(cl *class) {
 			s.build(cl)
 			return
 		}
-		if fits {
-			cl.heap.push(entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: ch.Gen})
+		if !fits {
+			continue
+		}
+		e := entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: ch.Gen}
+		if cl.dom == nil {
+			cl.heap.push(e)
+		} else if cl.dom.topo.Of[n] >= 0 {
+			cl.dom.push(e)
 		}
 	}
 	cl.cursor = len(c.Changes)

@@ -1,0 +1,73 @@
+package solver
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/kplace/kplace/index"
+)
+
+// TestSplitAndTemplatesMatchPlain solves random spread clusters twice, with
+// the domain-split heaps and templates and with one scanned heap per class,
+// and asserts the same commits (node, victims, order) and the same pending
+// reasons: both must pick the best node that passes every filter. Larger
+// clusters make classes split by zone (8 or more nodes per zone) and many
+// twins; priorities make some pods preempt.
+func TestSplitAndTemplatesMatchPlain(t *testing.T) {
+	split, twins := 0, 0
+	for seed := range uint64(40) {
+		minNodes, span := 10, 40
+		if seed%2 == 1 {
+			minNodes, span = 60, 200
+		}
+		nodes, pods := randomSpreadCluster(seed, minNodes, span)
+		r := rand.New(rand.NewPCG(seed, 99))
+		for i := range pods {
+			if pods[i].NodeName == "" && r.IntN(3) == 0 {
+				pods[i].Priority = int32(100 * (1 + r.IntN(3)))
+			}
+		}
+		c := cluster(t, nodes, pods)
+		res := Solve(c, Config{Seed: seed})
+		plain := Solve(cluster(t, nodes, pods), Config{Seed: seed, plain: true})
+		if !slices.Equal(res.Commits, plain.Commits) {
+			for i := range min(len(res.Commits), len(plain.Commits)) {
+				if res.Commits[i] != plain.Commits[i] {
+					t.Fatalf("seed %d: commit %d differs: %+v, plain %+v", seed, i, res.Commits[i], plain.Commits[i])
+				}
+			}
+			t.Fatalf("seed %d: %d commits, plain %d", seed, len(res.Commits), len(plain.Commits))
+		}
+		if fmt.Sprint(res.Pending) != fmt.Sprint(plain.Pending) {
+			t.Fatalf("seed %d: pending differs:\n%v\nplain:\n%v", seed, res.Pending, plain.Pending)
+		}
+		split += res.splitClasses
+		twins += res.twinBuilds
+	}
+	// The comparison means something only if both mechanisms ran.
+	if split == 0 || twins == 0 {
+		t.Fatalf("split classes %d, template builds %d: the test no longer exercises them", split, twins)
+	}
+	t.Logf("split classes %d, template builds %d", split, twins)
+}
+
+// TestTopologyMembers checks the per-domain node lists the split heaps
+// rebuild from.
+func TestTopologyMembers(t *testing.T) {
+	c := cluster(t, []index.Node{
+		makeNode("n0").label("zone", "b").obj(), makeNode("n1").obj(),
+		makeNode("n2").label("zone", "a").obj(), makeNode("n3").label("zone", "b").obj(),
+	}, nil)
+	tp := c.Topology("zone")
+	if !slices.Equal(tp.Values, []string{"a", "b"}) {
+		t.Fatalf("values %v", tp.Values)
+	}
+	if got := tp.Members(0); !slices.Equal(got, []index.NodeID{2}) {
+		t.Fatalf("zone a: %v", got)
+	}
+	if got := tp.Members(1); !slices.Equal(got, []index.NodeID{0, 3}) {
+		t.Fatalf("zone b: %v", got)
+	}
+}
