@@ -112,8 +112,9 @@ type Result struct {
 	// scans the class's feasible nodes).
 	Rebuilds, Builds int
 	// splitClasses and twinBuilds count the classes with domain-split heaps
-	// and the builds taken from a template (for tests).
-	splitClasses, twinBuilds int
+	// and the builds taken from a template (for tests); templates the
+	// templates made.
+	splitClasses, twinBuilds, templates int
 	// Preemptions counts pods bound after evicting lower-priority pods;
 	// Retried counts pods placed on their second turn (see retry).
 	Preemptions, Retried int
@@ -128,8 +129,8 @@ type Solver struct {
 	// rebuilds counts heap rebuilds forced by truncation; builds counts
 	// every heap build.
 	rebuilds, builds int
-	// splitClasses and twinBuilds: see Result.
-	splitClasses, twinBuilds int
+	// splitClasses, twinBuilds and templates: see Result.
+	splitClasses, twinBuilds, templates int
 	buf                      []uint32
 	scan                     []scanner
 	// hot holds each node's scoring record (see nodeHot).
@@ -257,7 +258,7 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 		cfg.Progress(len(queue), len(queue))
 	}
 	res.Groups, res.Rebuilds, res.Builds = s.groups, s.rebuilds, s.builds
-	res.splitClasses, res.twinBuilds = s.splitClasses, s.twinBuilds
+	res.splitClasses, res.twinBuilds, res.templates = s.splitClasses, s.twinBuilds, s.templates
 
 	// Reasons reflect the final state: pods left pending fit nowhere now.
 	// Reasons only read the cluster: compute them on every processor.

@@ -78,6 +78,7 @@ func (s *Solver) buildTwin(cl *class, keep int) bool {
 			return false
 		}
 		t = s.makeTemplate(cl)
+		s.templates++
 		g.tmpl[key] = t
 	}
 	s.tmplEntries -= t.entries
@@ -91,10 +92,13 @@ func (s *Solver) buildTwin(cl *class, keep int) bool {
 // pod-relative filters.
 func (s *Solver) makeTemplate(cl *class) *template {
 	t := &template{cursor: len(s.c.Changes), ttMax: cl.ttMax, naMax: cl.naMax}
-	t.heaps = []nodeHeap{nil}
+	t.heaps = []nodeHeap{make(nodeHeap, 0, cl.g.feasCard)}
 	if ds := cl.dom; ds != nil {
 		t.of = ds.topo.Of
 		t.heaps = make([]nodeHeap, len(ds.heaps))
+		for d := range t.heaps {
+			t.heaps[d] = make(nodeHeap, 0, ds.topo.Size[d])
+		}
 	}
 	gen := s.c.Gen
 	for wi, word := range cl.g.dense {
