@@ -131,8 +131,8 @@ type Solver struct {
 	rebuilds, builds int
 	// splitClasses, twinBuilds and templates: see Result.
 	splitClasses, twinBuilds, templates int
-	buf                      []uint32
-	scan                     []scanner
+	buf                                 []uint32
+	scan                                []scanner
 	// hot holds each node's scoring record (see nodeHot).
 	hot []nodeHot
 	// bounds holds each node's pruning record (see nodeBound) and bound
