@@ -175,7 +175,11 @@ func (s *Solver) derive(cl *class, t *template, keep int) {
 		}
 		return
 	}
-	cl.heap, cl.cut, cl.truncated = s.take(&t.heaps[0], &t.entries, cl.heap[:0], keep, func(e entry) (int, int) { return s.check(rc, e.node) }, rc)
+	check := func(e entry) (int, int) { return relOK, 0 }
+	if rc != nil {
+		check = func(e entry) (int, int) { return s.check(rc, e.node) }
+	}
+	cl.heap, cl.cut, cl.truncated = s.take(&t.heaps[0], &t.entries, cl.heap[:0], keep, check, rc)
 }
 
 // take pops the template heap src until dst holds keep entries that pass
