@@ -92,9 +92,18 @@ func (k *counter) eligible(n index.NodeID) bool {
 
 // apply adds delta (+1 or -1) pods on node n.
 func (k *counter) apply(n index.NodeID, delta int32) {
+	if k.move(n, delta) {
+		k.relax++
+	}
+}
+
+// move adds delta (+1 or -1) pods on node n and reports whether a node
+// this counter rejected may pass now; apply counts that in relax, a
+// preemption dry run does not (it restores the counts before it ends).
+func (k *counter) move(n index.NodeID, delta int32) bool {
 	d := k.topo.Of[n]
 	if d < 0 || !k.eligible(n) {
-		return
+		return false
 	}
 	old := k.counts[d]
 	now := old + delta
@@ -102,6 +111,7 @@ func (k *counter) apply(n index.NodeID, delta int32) {
 	k.total += int64(delta)
 	switch k.kind {
 	case kSpread:
+		relaxed := delta < 0
 		if k.track {
 			for int(now) >= len(k.hist) {
 				k.hist = append(k.hist, 0)
@@ -110,24 +120,17 @@ func (k *counter) apply(n index.NodeID, delta int32) {
 			k.hist[now]++
 			if delta > 0 && old == k.min && k.hist[old] == 0 {
 				k.min = now
-				k.relax++
+				relaxed = true
 			}
 			if delta < 0 {
 				k.min = min(k.min, now)
 			}
 		}
-		if delta < 0 {
-			k.relax++
-		}
+		return relaxed
 	case kAffinity:
-		if (delta > 0 && old == 0) || (delta < 0 && k.total == 0) {
-			k.relax++
-		}
-	default:
-		if delta < 0 && now == 0 {
-			k.relax++
-		}
+		return (delta > 0 && old == 0) || (delta < 0 && k.total == 0)
 	}
+	return delta < 0 && now == 0
 }
 
 // spreadRef is a spread constraint of a class.
@@ -194,6 +197,9 @@ type relState struct {
 	owners   map[string]*index.Workload // kind/ns/name
 	enc      keyEncoder
 	buf      []int32
+	// fed caches podCounters (fedOK marks computed entries).
+	fed   [][]int32
+	fedOK []bool
 }
 
 // anchorIndex finds counters through one label their (first) selector
@@ -771,8 +777,23 @@ func domainCount(t *index.Topology) int {
 func (s *Solver) relBind(p index.PodID, n index.NodeID, delta int32, carries []int32) {
 	r := s.rel
 	pod := &s.c.Pods[p]
-	r.buf = r.feed.candidates(pod, r.buf[:0])
+	r.buf = r.matching(pod, r.buf[:0])
+	if carries == nil {
+		r.buf = r.carried(pod, r.buf)
+	} else {
+		r.buf = append(r.buf, carries...)
+	}
 	for _, id := range r.buf {
+		r.counters[id].apply(n, delta)
+	}
+}
+
+// matching appends to out the label-matching counters pod feeds.
+func (r *relState) matching(pod *index.Pod, out []int32) []int32 {
+	start := len(out)
+	out = r.feed.candidates(pod, out)
+	keep := out[:start]
+	for _, id := range out[start:] {
 		k := r.counters[id]
 		ok := true
 		for i := range k.match {
@@ -782,22 +803,63 @@ func (s *Solver) relBind(p index.PodID, n index.NodeID, delta int32, carries []i
 			}
 		}
 		if ok {
-			k.apply(n, delta)
+			keep = append(keep, id)
 		}
 	}
-	if carries == nil {
-		for t := range pod.AntiAffinity {
-			r.enc.buf = r.enc.buf[:0]
-			r.enc.affinityTerm(&pod.AntiAffinity[t])
-			if id, ok := r.repelOf[string(r.enc.buf)]; ok {
-				r.counters[id].apply(n, delta)
-			}
+	return keep
+}
+
+// carried appends to out the repel counters of pod's own required
+// anti-affinity terms.
+func (r *relState) carried(pod *index.Pod, out []int32) []int32 {
+	for t := range pod.AntiAffinity {
+		r.enc.buf = r.enc.buf[:0]
+		r.enc.affinityTerm(&pod.AntiAffinity[t])
+		if id, ok := r.repelOf[string(r.enc.buf)]; ok {
+			out = append(out, id)
 		}
-		return
 	}
-	for _, id := range carries {
-		r.counters[id].apply(n, delta)
+	return out
+}
+
+// podCounters returns every counter bound pod p moves (matching and
+// carried), computed once per pod: the preemption dry runs move the same
+// pods again and again.
+func (s *Solver) podCounters(p index.PodID) []int32 {
+	r := s.rel
+	if r.fed == nil {
+		r.fed = make([][]int32, len(s.c.Pods))
+		r.fedOK = make([]bool, len(s.c.Pods))
 	}
+	if !r.fedOK[p] {
+		pod := &s.c.Pods[p]
+		ids := r.carried(pod, r.matching(pod, nil))
+		if len(ids) == 0 {
+			ids = nil
+		}
+		r.fed[p], r.fedOK[p] = ids, true
+	}
+	return r.fed[p]
+}
+
+// relMove moves bound pod p's counts on node n by delta without relaxing
+// any counter: a preemption dry run, undone before it ends.
+func (s *Solver) relMove(p index.PodID, n index.NodeID, delta int32) {
+	for _, id := range s.podCounters(p) {
+		s.rel.counters[id].move(n, delta)
+	}
+}
+
+// relReprieve adds victim p back on node n for a dry run of class rc and
+// reports whether the node still passes rc's pod-relative filters; if not,
+// it takes p out again.
+func (s *Solver) relReprieve(rc *relClass, p index.PodID, n index.NodeID) bool {
+	s.relMove(p, n, 1)
+	if f, _ := s.check(rc, n); f != relOK {
+		s.relMove(p, n, -1)
+		return false
+	}
+	return true
 }
 
 // check runs the pod-relative filters of rc on node n: relOK, or the
@@ -1085,16 +1147,3 @@ const (
 	msgPodAnti      = "node(s) didn't match pod anti-affinity rules"
 	msgExistingAnti = "node(s) didn't satisfy existing pods anti-affinity rules"
 )
-
-// relAfterEvict reports whether node n passes rc's pod-relative filters once
-// the victims are gone (the counters are restored after).
-func (s *Solver) relAfterEvict(rc *relClass, n index.NodeID, victims []index.PodID) bool {
-	for _, v := range victims {
-		s.relBind(v, index.NodeID(s.c.PodNode[v]), -1, nil)
-	}
-	f, _ := s.check(rc, n)
-	for _, v := range victims {
-		s.relBind(v, index.NodeID(s.c.PodNode[v]), 1, nil)
-	}
-	return f == relOK
-}

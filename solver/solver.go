@@ -202,7 +202,9 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 		n, score, ok := s.place(cl, pid)
 		if !ok && !cfg.NoPreemption && p.PreemptionPolicy != index.PreemptNever && !cl.g.conflict {
 			var victims []index.PodID
-			if n, victims, ok = s.preempt(cl, pid); ok {
+			var cand candidate
+			if cand, victims, ok = s.preempt(cl, pid); ok {
+				n = cand.node
 				for _, v := range victims {
 					res.Commits = append(res.Commits, Commit{Action: Evict, Pod: v, Node: n, Preemptor: pid})
 					s.evict(v)
