@@ -719,48 +719,72 @@ func (s *Solver) spreadEligible(p *index.Pod, sc *index.SpreadConstraint, keys [
 
 // countExisting fills every counter from the bound pods and readies the
 // spread minima. Run once, after every class is set up.
-func (s *Solver) countExisting() {
+func (s *Solver) countExisting() { s.countFrom(0) }
+
+// countFrom fills the counters from index from on (those made since the
+// others were filled: see classOfEvicted) from the pods bound now, and
+// readies their spread minima.
+func (s *Solver) countFrom(from int) {
 	r := s.rel
-	for _, k := range r.counters {
+	fresh := r.counters[from:]
+	for _, k := range fresh {
 		k.counts = make([]int32, domainCount(k.topo))
 	}
 	c := s.c
-	tracked := make([]bool, len(r.counters))
-	for i, k := range r.counters {
+	tracked := make([]bool, len(fresh))
+	for i, k := range fresh {
 		tracked[i], k.track = k.track, false // the histograms are made below
 	}
+	var ids []int32
 	for p := range c.Pods {
-		if n := c.PodNode[p]; n != index.NoNode {
-			s.relBind(index.PodID(p), index.NodeID(n), 1, nil)
-		}
-	}
-	for i, k := range r.counters {
-		k.relax = 0
-		if k.track = tracked[i]; !k.track {
+		n := c.PodNode[p]
+		if n == index.NoNode {
 			continue
 		}
-		k.eligDom = make([]bool, len(k.counts))
-		for n, d := range k.topo.Of {
-			if d >= 0 && k.eligible(index.NodeID(n)) && !k.eligDom[d] {
-				k.eligDom[d] = true
-				k.domains++
+		pod := &c.Pods[p]
+		ids = r.carried(pod, r.matching(pod, ids[:0]))
+		for _, id := range ids {
+			if int(id) >= from {
+				r.counters[id].apply(index.NodeID(n), 1)
 			}
 		}
-		k.min = math.MaxInt32
-		for d, e := range k.eligDom {
-			if !e {
-				continue
-			}
-			v := k.counts[d]
-			for int(v) >= len(k.hist) {
-				k.hist = append(k.hist, 0)
-			}
-			k.hist[v]++
-			k.min = min(k.min, v)
+	}
+	if from > 0 && r.fedOK != nil {
+		clear(r.fedOK) // pods may feed the new counters
+	}
+	for i, k := range fresh {
+		k.relax = 0
+		if k.track = tracked[i]; k.track {
+			k.readyMin()
 		}
-		if k.domains == 0 {
-			k.min = 0
+	}
+}
+
+// readyMin makes a spread counter's histogram and minimum over its
+// eligible domains from its counts.
+func (k *counter) readyMin() {
+	k.domains, k.hist = 0, k.hist[:0]
+	k.eligDom = make([]bool, len(k.counts))
+	for n, d := range k.topo.Of {
+		if d >= 0 && k.eligible(index.NodeID(n)) && !k.eligDom[d] {
+			k.eligDom[d] = true
+			k.domains++
 		}
+	}
+	k.min = math.MaxInt32
+	for d, e := range k.eligDom {
+		if !e {
+			continue
+		}
+		v := k.counts[d]
+		for int(v) >= len(k.hist) {
+			k.hist = append(k.hist, 0)
+		}
+		k.hist[v]++
+		k.min = min(k.min, v)
+	}
+	if k.domains == 0 {
+		k.min = 0
 	}
 }
 

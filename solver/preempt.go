@@ -78,6 +78,21 @@ type candidate struct {
 	exact bool
 }
 
+// add counts victim e (viol: its eviction violates a budget) into c's
+// criteria.
+func (c *candidate) add(e *podEnt, viol bool) {
+	if viol {
+		c.viol++
+	}
+	c.sum += int64(e.prio) + math.MaxInt32 + 1
+	switch {
+	case e.prio > c.maxPrio:
+		c.maxPrio, c.start = e.prio, e.start
+	case e.prio == c.maxPrio:
+		c.start = min(c.start, e.start)
+	}
+}
+
 // betterCand orders candidates, best first.
 func betterCand(a, b *candidate) bool {
 	switch {
@@ -584,16 +599,7 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 				}
 			}
 			victims = append(victims, e.pod)
-			if isViol {
-				out.viol++
-			}
-			out.sum += int64(e.prio) + math.MaxInt32 + 1
-			switch {
-			case e.prio > out.maxPrio:
-				out.maxPrio, out.start = e.prio, e.start
-			case e.prio == out.maxPrio:
-				out.start = min(out.start, e.start)
-			}
+			out.add(e, isViol)
 		}
 		if !split {
 			break
@@ -818,4 +824,31 @@ func (s *Solver) preemptionMessage(cl *class) string {
 		counts[msgNotHelpful] += n - tried
 	}
 	return msgNoClaims + ", preemption: " + FitMessage(n, counts)
+}
+
+// preemptFor makes room for pod pid of class cl by preemption:
+// kube-scheduler's (preempt) or, with Config.CrossNodePreemption, a
+// cross-node one when it is strictly better (crossPreempt). It evicts the
+// victims, records their commits (each with the node it leaves), puts them
+// back in the queue with Config.RequeueEvicted, and returns the node.
+func (s *Solver) preemptFor(cl *class, pid index.PodID, res *Result, rq *requeueHeap) (index.NodeID, bool) {
+	cand, victims, ok := s.preempt(cl, pid)
+	if s.cfg.CrossNodePreemption && cl.rel != nil {
+		if xc, xv, xok := s.crossPreempt(cl, pid); xok && (!ok || !sameCand(&xc, &cand) && betterCand(&xc, &cand)) {
+			cand, victims, ok = xc, xv, true
+			res.CrossNode++
+		}
+	}
+	if !ok {
+		return 0, false
+	}
+	for _, v := range victims {
+		res.Commits = append(res.Commits, Commit{Action: Evict, Pod: v, Node: index.NodeID(s.c.PodNode[v]), Preemptor: pid})
+		s.evict(v)
+		if s.cfg.RequeueEvicted {
+			rq.push(&s.c.Pods[v], v, res.Requeued)
+			res.Requeued++
+		}
+	}
+	return cand.node, true
 }

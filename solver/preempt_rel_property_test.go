@@ -97,26 +97,39 @@ func replayChecked(t *testing.T, seed uint64, nodes []index.Node, pods []index.P
 	return st
 }
 
+func randFor(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 11)) }
+
 // TestPropertyPreemptPodRelative: with preemption onto nodes failing
-// spread or anti-affinity, every Binding still passes the filters once the
-// evictions before it are done, every victim has lower priority than its
-// preemptor, and the output is the same run after run.
+// spread or anti-affinity, with and without requeue and cross-node
+// preemption, every Binding still passes the filters once the evictions
+// before it are done, every victim has lower priority than its
+// preemptor, an evicted pod is bound again only with requeue, and the
+// output is the same run after run.
 func TestPropertyPreemptPodRelative(t *testing.T) {
-	preempted := 0
-	for seed := range uint64(40) {
-		r := rand.New(rand.NewPCG(seed, 11))
-		nodes, pods := randomRelCluster(r)
-		c := cluster(t, nodes, pods)
-		res := Solve(c, Config{Seed: seed})
-		preempted += res.Preemptions
-		replayChecked(t, seed, nodes, pods, res, false)
-		again := Solve(cluster(t, nodes, pods), Config{Seed: seed})
-		if fmt.Sprint(trace(c, res), res.Pending) != fmt.Sprint(trace(c, again), again.Pending) {
-			t.Fatalf("seed %d: two runs differ", seed)
+	for _, cfg := range []Config{{}, {RequeueEvicted: true}, {CrossNodePreemption: true}, {RequeueEvicted: true, CrossNodePreemption: true}} {
+		preempted, replaced, cross := 0, 0, 0
+		for seed := range uint64(40) {
+			nodes, pods := randomRelCluster(randFor(seed))
+			c := cluster(t, nodes, pods)
+			cfg.Seed = seed
+			res := Solve(c, cfg)
+			preempted += res.Preemptions
+			replaced += res.Replaced
+			cross += res.CrossNode
+			replayChecked(t, seed, nodes, pods, res, cfg.RequeueEvicted)
+			again := Solve(cluster(t, nodes, pods), cfg)
+			if fmt.Sprint(trace(c, res), res.Pending) != fmt.Sprint(trace(c, again), again.Pending) {
+				t.Fatalf("seed %d: two runs differ", seed)
+			}
 		}
+		switch {
+		case preempted == 0:
+			t.Fatal("no preemption in any case: the generator no longer exercises it")
+		case cfg.RequeueEvicted && replaced == 0:
+			t.Fatal("no evicted pod placed again: the generator no longer exercises requeue")
+		case cfg.CrossNodePreemption && cross == 0:
+			t.Fatal("no cross-node preemption: the generator no longer exercises it")
+		}
+		t.Logf("requeue %v cross %v: %d preemptions, %d cross-node, %d replaced", cfg.RequeueEvicted, cfg.CrossNodePreemption, preempted, cross, replaced)
 	}
-	if preempted == 0 {
-		t.Fatal("no preemption in any case: the generator no longer exercises it")
-	}
-	t.Logf("%d preemptions", preempted)
 }
