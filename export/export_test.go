@@ -105,3 +105,45 @@ func TestReportCounts(t *testing.T) {
 		t.Errorf("top reasons %v", top)
 	}
 }
+
+func TestReportRequeued(t *testing.T) {
+	c, err := index.Build(&index.Input{
+		Nodes: []index.Node{{Name: "n1"}, {Name: "n2"}},
+		Pods: []index.Pod{
+			{Namespace: "ns", Name: "low", NodeName: "n1"},
+			{Namespace: "ns", Name: "other", NodeName: "n1"},
+			{Namespace: "ns", Name: "high"},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &solver.Result{Commits: []solver.Commit{
+		{Action: solver.Evict, Pod: 0, Node: 0, Preemptor: 2},
+		{Action: solver.Evict, Pod: 1, Node: 0, Preemptor: 2},
+		{Action: solver.Bind, Pod: 2, Node: 0},
+		{Action: solver.Bind, Pod: 0, Node: 1},
+	}, Pending: []solver.Pending{{Pod: 1, Kind: solver.Unschedulable, Reason: "r"}}, Requeued: 2, Replaced: 1, Preemptions: 1}
+	r := NewReport(c, res, 2, Timings{})
+	want := []EvictedPod{
+		{Namespace: "ns", Name: "low", Node: "n1", Preemptor: "ns/high", PlacedOn: "n2"},
+		{Namespace: "ns", Name: "other", Node: "n1", Preemptor: "ns/high"},
+	}
+	if len(r.Evicted) != 2 || r.Evicted[0] != want[0] || r.Evicted[1] != want[1] {
+		t.Errorf("evicted %+v\nwant %+v", r.Evicted, want)
+	}
+	if r.Counts.Requeued != 2 || r.Counts.Replaced != 1 || r.Counts.Placed != 2 || r.Counts.Evicted != 2 || r.Counts.Unschedulable != 1 {
+		t.Errorf("counts %+v", r.Counts)
+	}
+	// Without requeue the report keeps its former shape.
+	res.Requeued, res.Replaced = 0, 0
+	var b bytes.Buffer
+	if err := NewReport(c, res, 2, Timings{}).Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, field := range []string{`"evicted": [`, `"requeued"`, `"replaced"`, `"cross_node"`} {
+		if strings.Contains(b.String(), field) {
+			t.Errorf("report without requeue has %s:\n%s", field, b.String())
+		}
+	}
+}

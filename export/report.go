@@ -27,6 +27,26 @@ type Counts struct {
 	Groups         int `json:"groups"`
 	Rebuilds       int `json:"heap_rebuilds"`
 	Builds         int `json:"heap_builds"`
+	// CrossNode counts the preemptions that evicted pods on other nodes
+	// (--cross-node-preemption); Requeued the evicted pods put back in the
+	// queue (--requeue-evicted), Replaced those of them placed again (also
+	// counted in Placed; those left pending are in Unschedulable and the
+	// pending list). Omitted when zero.
+	CrossNode int `json:"cross_node,omitempty"`
+	Requeued  int `json:"requeued,omitempty"`
+	Replaced  int `json:"replaced,omitempty"`
+}
+
+// EvictedPod is one preemption victim and, with --requeue-evicted, what
+// became of it.
+type EvictedPod struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Node      string `json:"node"`      // the node it was evicted from
+	Preemptor string `json:"preemptor"` // namespace/name
+	// PlacedOn is the node it was bound to again; empty when it stayed
+	// pending (then it is in the pending list, with its reason).
+	PlacedOn string `json:"placed_on"`
 }
 
 // Timings are phase durations in milliseconds.
@@ -48,10 +68,13 @@ type PodReason struct {
 
 // Report is the JSON report of a run.
 type Report struct {
-	Counts       Counts         `json:"counts"`
-	Timings      Timings        `json:"timings"`
-	Pending      []PodReason    `json:"pending"`
-	Rejected     []PodReason    `json:"rejected"`
+	Counts   Counts      `json:"counts"`
+	Timings  Timings     `json:"timings"`
+	Pending  []PodReason `json:"pending"`
+	Rejected []PodReason `json:"rejected"`
+	// Evicted lists every eviction, in commit order, when evicted pods were
+	// put back in the queue (--requeue-evicted); omitted otherwise.
+	Evicted      []EvictedPod   `json:"evicted,omitempty"`
 	SkippedKinds map[string]int `json:"skipped_kinds,omitempty"`
 	Warnings     []string       `json:"warnings,omitempty"`
 }
@@ -72,6 +95,9 @@ func NewReport(c *index.Cluster, res *solver.Result, bound int, t Timings) *Repo
 			Rebuilds:       res.Rebuilds,
 			Builds:         res.Builds,
 			Preemptors:     res.Preemptions,
+			CrossNode:      res.CrossNode,
+			Requeued:       res.Requeued,
+			Replaced:       res.Replaced,
 		},
 		Timings:      t,
 		Pending:      make([]PodReason, 0, len(res.Pending)),
@@ -79,12 +105,25 @@ func NewReport(c *index.Cluster, res *solver.Result, bound int, t Timings) *Repo
 		SkippedKinds: c.SkippedKinds,
 		Warnings:     c.Warnings,
 	}
+	var evictedAt map[index.PodID]int // index in r.Evicted
+	if res.Requeued > 0 {
+		evictedAt = map[index.PodID]int{}
+	}
 	for _, cm := range res.Commits {
 		switch cm.Action {
 		case solver.Bind:
 			r.Counts.Placed++
+			if i, ok := evictedAt[cm.Pod]; ok {
+				r.Evicted[i].PlacedOn = c.Nodes[cm.Node].Name
+			}
 		case solver.Evict:
 			r.Counts.Evicted++
+			if evictedAt != nil {
+				p, pre := &c.Pods[cm.Pod], &c.Pods[cm.Preemptor]
+				evictedAt[cm.Pod] = len(r.Evicted)
+				r.Evicted = append(r.Evicted, EvictedPod{Namespace: p.Namespace, Name: p.Name, Node: c.Nodes[cm.Node].Name,
+					Preemptor: pre.Namespace + "/" + pre.Name})
+			}
 		}
 	}
 	for _, pd := range res.Pending {

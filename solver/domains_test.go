@@ -14,7 +14,8 @@ import (
 // and asserts the same commits (node, victims, order) and the same pending
 // reasons: both must pick the best node that passes every filter. Larger
 // clusters make classes split by zone (8 or more nodes per zone) and many
-// twins; priorities make some pods preempt.
+// twins; priorities make some pods preempt, some runs requeue evicted pods
+// or preempt across nodes.
 func TestSplitAndTemplatesMatchPlain(t *testing.T) {
 	split, twins := 0, 0
 	for seed := range uint64(40) {
@@ -29,9 +30,10 @@ func TestSplitAndTemplatesMatchPlain(t *testing.T) {
 				pods[i].Priority = int32(100 * (1 + r.IntN(3)))
 			}
 		}
-		c := cluster(t, nodes, pods)
-		res := Solve(c, Config{Seed: seed})
-		plain := Solve(cluster(t, nodes, pods), Config{Seed: seed, plain: true})
+		cfg := Config{Seed: seed, RequeueEvicted: seed%4 == 3, CrossNodePreemption: seed%3 == 2}
+		res := Solve(cluster(t, nodes, pods), cfg)
+		cfg.plain = true
+		plain := Solve(cluster(t, nodes, pods), cfg)
 		if !slices.Equal(res.Commits, plain.Commits) {
 			for i := range min(len(res.Commits), len(plain.Commits)) {
 				if res.Commits[i] != plain.Commits[i] {

@@ -93,9 +93,18 @@ func (k *counter) eligible(n index.NodeID) bool {
 
 // apply adds delta (+1 or -1) pods on node n.
 func (k *counter) apply(n index.NodeID, delta int32) {
+	if k.move(n, delta) {
+		k.relax++
+	}
+}
+
+// move adds delta (+1 or -1) pods on node n and reports whether a node
+// this counter rejected may pass now; apply counts that in relax, a
+// preemption dry run does not (it restores the counts before it ends).
+func (k *counter) move(n index.NodeID, delta int32) bool {
 	d := k.topo.Of[n]
 	if d < 0 || !k.eligible(n) {
-		return
+		return false
 	}
 	old := k.counts[d]
 	now := old + delta
@@ -103,6 +112,7 @@ func (k *counter) apply(n index.NodeID, delta int32) {
 	k.total += int64(delta)
 	switch k.kind {
 	case kSpread:
+		relaxed := delta < 0
 		if k.track {
 			for int(now) >= len(k.hist) {
 				k.hist = append(k.hist, 0)
@@ -111,24 +121,17 @@ func (k *counter) apply(n index.NodeID, delta int32) {
 			k.hist[now]++
 			if delta > 0 && old == k.min && k.hist[old] == 0 {
 				k.min = now
-				k.relax++
+				relaxed = true
 			}
 			if delta < 0 {
 				k.min = min(k.min, now)
 			}
 		}
-		if delta < 0 {
-			k.relax++
-		}
+		return relaxed
 	case kAffinity:
-		if (delta > 0 && old == 0) || (delta < 0 && k.total == 0) {
-			k.relax++
-		}
-	default:
-		if delta < 0 && now == 0 {
-			k.relax++
-		}
+		return (delta > 0 && old == 0) || (delta < 0 && k.total == 0)
 	}
+	return delta < 0 && now == 0
 }
 
 // spreadRef is a spread constraint of a class.
@@ -187,14 +190,19 @@ type relState struct {
 	// repel counters whose term may match an incoming pod.
 	feed, repelIdx anchorIndex
 	repelOf        map[string]int32 // repel counter by term key
-	nsLabels       map[string]map[string]string
-	defaults       []index.SpreadConstraint
-	systemDefault  bool
+	// eligDoms by topology key and eligKey (see readyMin).
+	eligDoms      map[string]eligDoms
+	nsLabels      map[string]map[string]string
+	defaults      []index.SpreadConstraint
+	systemDefault bool
 	// workloads by namespace and kind/name, for default selectors.
 	services map[string][]*index.Workload
 	owners   map[string]*index.Workload // kind/ns/name
 	enc      keyEncoder
 	buf      []int32
+	// fed caches podCounters (fedOK marks computed entries).
+	fed   [][]int32
+	fedOK []bool
 }
 
 // anchorIndex finds counters through one label their (first) selector
@@ -714,63 +722,95 @@ func (s *Solver) spreadEligible(p *index.Pod, sc *index.SpreadConstraint, keys [
 
 // countExisting fills every counter from the bound pods and readies the
 // spread minima. Run once, after every class is set up.
-func (s *Solver) countExisting() {
+func (s *Solver) countExisting() { s.countFrom(0) }
+
+// countFrom fills the counters from index from on (those made since the
+// others were filled: see classOfEvicted) from the pods bound now, and
+// readies their spread minima.
+func (s *Solver) countFrom(from int) {
 	r := s.rel
-	for _, k := range r.counters {
+	fresh := r.counters[from:]
+	for _, k := range fresh {
 		k.counts = make([]int32, domainCount(k.topo))
 	}
 	c := s.c
-	tracked := make([]bool, len(r.counters))
-	for i, k := range r.counters {
+	tracked := make([]bool, len(fresh))
+	for i, k := range fresh {
 		tracked[i], k.track = k.track, false // the histograms are made below
 	}
+	var ids []int32
 	for p := range c.Pods {
-		if n := c.PodNode[p]; n != index.NoNode {
-			s.relBind(index.PodID(p), index.NodeID(n), 1, nil)
-		}
-	}
-	type eligDoms struct {
-		dom []bool
-		n   int32
-	}
-	shared := map[string]eligDoms{} // by topology key and eligKey
-	for i, k := range r.counters {
-		k.relax = 0
-		if k.track = tracked[i]; !k.track {
+		n := c.PodNode[p]
+		if n == index.NoNode {
 			continue
 		}
-		key := k.topo.Key + "\x00" + k.eligKey
-		if e, ok := shared[key]; ok {
-			k.eligDom, k.domains = e.dom, e.n
-		} else {
-			k.eligDom = make([]bool, len(k.counts))
-			for n, d := range k.topo.Of {
-				if d >= 0 && k.eligible(index.NodeID(n)) && !k.eligDom[d] {
-					k.eligDom[d] = true
-					k.domains++
-				}
+		pod := &c.Pods[p]
+		ids = r.carried(pod, r.matching(pod, ids[:0]))
+		for _, id := range ids {
+			if int(id) >= from {
+				r.counters[id].apply(index.NodeID(n), 1)
 			}
+		}
+	}
+	if from > 0 && r.fedOK != nil {
+		clear(r.fedOK) // pods may feed the new counters
+	}
+	if r.eligDoms == nil {
+		r.eligDoms = map[string]eligDoms{}
+	}
+	for i, k := range fresh {
+		k.relax = 0
+		if k.track = tracked[i]; k.track {
+			k.readyMin(r.eligDoms)
+		}
+	}
+}
+
+// eligDoms is which domains of a topology hold an eligible node, and how
+// many; shared (read-only) by the counters of equal topology and eligKey.
+type eligDoms struct {
+	dom []bool
+	n   int32
+}
+
+// readyMin makes a spread counter's histogram and minimum over its
+// eligible domains from its counts.
+func (k *counter) readyMin(shared map[string]eligDoms) {
+	key := k.topo.Key + "\x00" + k.eligKey
+	if e, ok := shared[key]; ok {
+		k.eligDom, k.domains = e.dom, e.n
+	} else {
+		k.domains = 0
+		k.eligDom = make([]bool, len(k.counts))
+		for n, d := range k.topo.Of {
+			if d >= 0 && k.eligible(index.NodeID(n)) && !k.eligDom[d] {
+				k.eligDom[d] = true
+				k.domains++
+			}
+		}
+		if shared != nil {
 			shared[key] = eligDoms{k.eligDom, k.domains}
 		}
-		if k.total == 0 { // no pod counted yet: every eligible domain at 0
-			k.hist, k.min = append(k.hist[:0], k.domains), 0
+	}
+	k.hist = k.hist[:0]
+	if k.total == 0 { // no pod counted: every eligible domain at 0
+		k.hist, k.min = append(k.hist, k.domains), 0
+		return
+	}
+	k.min = math.MaxInt32
+	for d, e := range k.eligDom {
+		if !e {
 			continue
 		}
-		k.min = math.MaxInt32
-		for d, e := range k.eligDom {
-			if !e {
-				continue
-			}
-			v := k.counts[d]
-			for int(v) >= len(k.hist) {
-				k.hist = append(k.hist, 0)
-			}
-			k.hist[v]++
-			k.min = min(k.min, v)
+		v := k.counts[d]
+		for int(v) >= len(k.hist) {
+			k.hist = append(k.hist, 0)
 		}
-		if k.domains == 0 {
-			k.min = 0
-		}
+		k.hist[v]++
+		k.min = min(k.min, v)
+	}
+	if k.domains == 0 {
+		k.min = 0
 	}
 }
 
@@ -787,8 +827,23 @@ func domainCount(t *index.Topology) int {
 func (s *Solver) relBind(p index.PodID, n index.NodeID, delta int32, carries []int32) {
 	r := s.rel
 	pod := &s.c.Pods[p]
-	r.buf = r.feed.candidates(pod, r.buf[:0])
+	r.buf = r.matching(pod, r.buf[:0])
+	if carries == nil {
+		r.buf = r.carried(pod, r.buf)
+	} else {
+		r.buf = append(r.buf, carries...)
+	}
 	for _, id := range r.buf {
+		r.counters[id].apply(n, delta)
+	}
+}
+
+// matching appends to out the label-matching counters pod feeds.
+func (r *relState) matching(pod *index.Pod, out []int32) []int32 {
+	start := len(out)
+	out = r.feed.candidates(pod, out)
+	keep := out[:start]
+	for _, id := range out[start:] {
 		k := r.counters[id]
 		ok := true
 		for i := range k.match {
@@ -798,22 +853,63 @@ func (s *Solver) relBind(p index.PodID, n index.NodeID, delta int32, carries []i
 			}
 		}
 		if ok {
-			k.apply(n, delta)
+			keep = append(keep, id)
 		}
 	}
-	if carries == nil {
-		for t := range pod.AntiAffinity {
-			r.enc.buf = r.enc.buf[:0]
-			r.enc.affinityTerm(&pod.AntiAffinity[t])
-			if id, ok := r.repelOf[string(r.enc.buf)]; ok {
-				r.counters[id].apply(n, delta)
-			}
+	return keep
+}
+
+// carried appends to out the repel counters of pod's own required
+// anti-affinity terms.
+func (r *relState) carried(pod *index.Pod, out []int32) []int32 {
+	for t := range pod.AntiAffinity {
+		r.enc.buf = r.enc.buf[:0]
+		r.enc.affinityTerm(&pod.AntiAffinity[t])
+		if id, ok := r.repelOf[string(r.enc.buf)]; ok {
+			out = append(out, id)
 		}
-		return
 	}
-	for _, id := range carries {
-		r.counters[id].apply(n, delta)
+	return out
+}
+
+// podCounters returns every counter bound pod p moves (matching and
+// carried), computed once per pod: the preemption dry runs move the same
+// pods again and again.
+func (s *Solver) podCounters(p index.PodID) []int32 {
+	r := s.rel
+	if r.fed == nil {
+		r.fed = make([][]int32, len(s.c.Pods))
+		r.fedOK = make([]bool, len(s.c.Pods))
 	}
+	if !r.fedOK[p] {
+		pod := &s.c.Pods[p]
+		ids := r.carried(pod, r.matching(pod, nil))
+		if len(ids) == 0 {
+			ids = nil
+		}
+		r.fed[p], r.fedOK[p] = ids, true
+	}
+	return r.fed[p]
+}
+
+// relMove moves bound pod p's counts on node n by delta without relaxing
+// any counter: a preemption dry run, undone before it ends.
+func (s *Solver) relMove(p index.PodID, n index.NodeID, delta int32) {
+	for _, id := range s.podCounters(p) {
+		s.rel.counters[id].move(n, delta)
+	}
+}
+
+// relReprieve adds victim p back on node n for a dry run of class rc and
+// reports whether the node still passes rc's pod-relative filters; if not,
+// it takes p out again.
+func (s *Solver) relReprieve(rc *relClass, p index.PodID, n index.NodeID) bool {
+	s.relMove(p, n, 1)
+	if f, _ := s.check(rc, n); f != relOK {
+		s.relMove(p, n, -1)
+		return false
+	}
+	return true
 }
 
 // check runs the pod-relative filters of rc on node n: relOK, or the
@@ -1116,16 +1212,3 @@ const (
 	msgPodAnti      = "node(s) didn't match pod anti-affinity rules"
 	msgExistingAnti = "node(s) didn't satisfy existing pods anti-affinity rules"
 )
-
-// relAfterEvict reports whether node n passes rc's pod-relative filters once
-// the victims are gone (the counters are restored after).
-func (s *Solver) relAfterEvict(rc *relClass, n index.NodeID, victims []index.PodID) bool {
-	for _, v := range victims {
-		s.relBind(v, index.NodeID(s.c.PodNode[v]), -1, nil)
-	}
-	f, _ := s.check(rc, n)
-	for _, v := range victims {
-		s.relBind(v, index.NodeID(s.c.PodNode[v]), 1, nil)
-	}
-	return f == relOK
-}

@@ -33,14 +33,26 @@ import (
 // Failure bits of a node for a preemptor (the dry-run status). Bits from
 // maskRes upward name Insufficient resources by column.
 const (
-	maskNotHelpful uint64 = 1 << iota // not tried: a static filter, or a request above allocatable
+	maskNotHelpful uint64 = 1 << iota // not tried: an unresolvable filter failed (see evalNode)
 	maskNoVictims                     // no pod of lower priority
 	maskPorts                         // host ports still taken after removing them all
 	maskTooMany                       // Too many pods, even after removing them all
-	maskRes                           // first "Insufficient <resource>" bit
+	maskRel                           // first pod-relative failure bit, after removing them all (relFailMask)
+	_
+	_
+	_
+	_
+	maskRes // first "Insufficient <resource>" bit
 )
 
-const maxMaskRes = 64 - 4 // resource columns a mask can name
+const maxMaskRes = 64 - 9 // resource columns a mask can name
+
+// relFailMask is the failure bit of pod-relative filter result f
+// (relMissingLabel to relExisting).
+func relFailMask(f int) uint64 { return maskRel << (f - relMissingLabel) }
+
+// relFailMsgs are the pod-relative filters' reasons, by failure bit.
+var relFailMsgs = [...]string{msgSpreadLabel, msgSpread, msgPodAffinity, msgPodAnti, msgExistingAnti}
 
 // Reasons of the preemption dry run, as kube-scheduler v1.36 words them.
 const (
@@ -64,6 +76,21 @@ type candidate struct {
 	// exact is false for a lower bound on the first four criteria (start
 	// unknown), found in O(1) from the node's lower-priority sums.
 	exact bool
+}
+
+// add counts victim e (viol: its eviction violates a budget) into c's
+// criteria.
+func (c *candidate) add(e *podEnt, viol bool) {
+	if viol {
+		c.viol++
+	}
+	c.sum += int64(e.prio) + math.MaxInt32 + 1
+	switch {
+	case e.prio > c.maxPrio:
+		c.maxPrio, c.start = e.prio, e.start
+	case e.prio == c.maxPrio:
+		c.start = min(c.start, e.start)
+	}
 }
 
 // betterCand orders candidates, best first.
@@ -157,6 +184,22 @@ type preState struct {
 	// evaluation (0: a candidate, or outside the group's feasible set).
 	maskOf []uint16
 	masks  []uint64
+	// relSig is the class's relSig at the last build.
+	relSig uint64
+}
+
+// relSig sums the relax counts of the counters cl's pod-relative filters
+// read (0 without them): it changes when a node those filters rejected may
+// pass now, although the node itself did not change.
+func (s *Solver) relSig(cl *class) uint64 {
+	if cl.rel == nil {
+		return 0
+	}
+	var sum uint64
+	for _, id := range cl.rel.deps {
+		sum += uint64(s.rel.counters[id].relax)
+	}
+	return sum
 }
 
 func (ps *preState) setMask(n index.NodeID, m uint64) {
@@ -198,8 +241,8 @@ type preemption struct {
 // reprieveSlow is the reprieve test of victim e for a preemptor that
 // requests more columns than selectVictims keeps apart: whether e fits
 // back, given the slack per column of d.Req (slack, taken from when it
-// does).
-func (s *Solver) reprieveSlow(e *podEnt, d *index.Demand, n index.NodeID, j int, prio int32, slack *[8]int64) bool {
+// does), and passes rc's filters back (see selectVictims).
+func (s *Solver) reprieveSlow(e *podEnt, d *index.Demand, n index.NodeID, j int, prio int32, slack *[8]int64, rc *relClass) bool {
 	c := s.c
 	var need [8]int64
 	// The victim's requests of the preemptor's columns: both lists are in
@@ -226,6 +269,9 @@ func (s *Solver) reprieveSlow(e *podEnt, d *index.Demand, n index.NodeID, j int,
 		}
 	}
 	if e.ports && len(d.Ports) > 0 && s.portsClash(e.pod, d.Ports) {
+		return false
+	}
+	if rc != nil && !s.relReprieve(rc, e.pod, n) {
 		return false
 	}
 	for ri := range min(len(d.Req), len(slack)) {
@@ -325,6 +371,15 @@ func (s *Solver) portsClash(q index.PodID, ports []index.PortKey) bool {
 // candidate, or the failure bits. With exact the candidate is evaluated in
 // full and its victims are left in s.pre.vs, most important first;
 // otherwise it is a lower bound (see lowerBound).
+//
+// As in kube-scheduler, a node is tried only when the first filter it fails
+// is resolvable by removing pods: NodePorts, NodeResourcesFit (unless a
+// request exceeds the node's allocatable), PodTopologySpread's skew, the
+// pod's own required anti-affinity or existing pods' anti-affinity; a
+// missing topology label or unmatched required pod affinity is not. The dry
+// run then removes every lower-priority pod and runs the filters again,
+// pod-relative ones included (the victims leave the counters
+// hypothetically, see relMove).
 func (s *Solver) evalNode(cl *class, prio int32, n index.NodeID, exact bool) (candidate, uint64) {
 	c := s.c
 	d := &cl.demand
@@ -337,6 +392,16 @@ func (s *Solver) evalNode(cl *class, prio int32, n index.NodeID, exact bool) (ca
 			if rv.Val > c.Alloc[rv.Res][n] {
 				return candidate{}, maskNotHelpful
 			}
+		}
+	}
+	rc := cl.rel
+	if rc != nil && len(rc.deps) == 0 {
+		rc = nil // no pod-relative filter
+	}
+	if rc != nil && !clash && s.fits(n, cl) {
+		// Only a pod-relative filter can fail: the first one decides.
+		if f, _ := s.check(rc, n); f == relOK || f == relMissingLabel || f == relAffinity {
+			return candidate{}, maskNotHelpful
 		}
 	}
 	j := c.LowIndex(prio)
@@ -366,10 +431,27 @@ func (s *Solver) evalNode(cl *class, prio int32, n index.NodeID, exact bool) (ca
 	if mask != 0 {
 		return candidate{}, mask
 	}
+	if rc != nil {
+		vic := lowerSuffix(s.nodePods(n), prio)
+		for i := range vic {
+			s.relMove(vic[i].pod, n, -1)
+		}
+		f, _ := s.check(rc, n)
+		if f != relOK || !exact {
+			for i := range vic {
+				s.relMove(vic[i].pod, n, 1)
+			}
+		}
+		if f != relOK {
+			return candidate{}, relFailMask(f)
+		}
+	}
 	if !exact {
 		return s.lowerBound(cl, prio, n, j), 0
 	}
-	return s.selectVictims(cl, prio, n, j, slackPods), 0
+	// With rc, the lower-priority pods are out of the counters:
+	// selectVictims reprieves into them and puts the victims back.
+	return s.selectVictims(cl, prio, n, j, slackPods, rc), 0
 }
 
 // lowerBound bounds node n's criteria from below without looking at its
@@ -417,7 +499,12 @@ func (s *Solver) lowerBound(cl *class, prio int32, n index.NodeID, j int) candid
 // selectVictims finds the minimal victims on candidate node n by reprieve
 // and returns the node's criteria; the victims are left in s.pre.vs, in
 // eviction order.
-func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, slackPods int64) candidate {
+//
+// rc, when not nil, is the class's pod-relative part, with every
+// lower-priority pod of n moved out of its counters: a victim is
+// reprieved only if the node still passes rc's filters with it back, and
+// the victims are moved back in before returning.
+func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, slackPods int64, rc *relClass) candidate {
 	c := s.c
 	d := &cl.demand
 	pr := &s.pre
@@ -492,7 +579,7 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 						if xres >= 0 {
 							vx = e.value(s, xres)
 						}
-						if vx <= sX && !(e.ports && len(ports) > 0 && s.portsClash(e.pod, ports)) {
+						if vx <= sX && !(e.ports && len(ports) > 0 && s.portsClash(e.pod, ports)) && (rc == nil || s.relReprieve(rc, e.pod, n)) {
 							slackPods--
 							if hasCPU {
 								sCPU -= e.cpu
@@ -506,22 +593,13 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 							continue
 						}
 					}
-				} else if s.reprieveSlow(e, d, n, j, prio, &slack) {
+				} else if s.reprieveSlow(e, d, n, j, prio, &slack, rc) {
 					slackPods--
 					continue
 				}
 			}
 			victims = append(victims, e.pod)
-			if isViol {
-				out.viol++
-			}
-			out.sum += int64(e.prio) + math.MaxInt32 + 1
-			switch {
-			case e.prio > out.maxPrio:
-				out.maxPrio, out.start = e.prio, e.start
-			case e.prio == out.maxPrio:
-				out.start = min(out.start, e.start)
-			}
+			out.add(e, isViol)
 		}
 		if !split {
 			break
@@ -529,6 +607,11 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 	}
 	out.count = int32(len(victims))
 	pr.vs = victims
+	if rc != nil {
+		for _, v := range victims {
+			s.relMove(v, n, 1)
+		}
+	}
 	if s.pdb != nil {
 		out.epoch = s.pdb.epoch
 	}
@@ -536,9 +619,10 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 }
 
 // preempt tries to make room for pod pid of class cl by evicting
-// lower-priority pods; on success it returns the node and the victims (in
-// s.pre.victimBuf, most important first).
-func (s *Solver) preempt(cl *class, pid index.PodID) (index.NodeID, []index.PodID, bool) {
+// lower-priority pods; on success it returns the chosen candidate (its
+// node and criteria) and the victims (in s.pre.victimBuf, most important
+// first).
+func (s *Solver) preempt(cl *class, pid index.PodID) (candidate, []index.PodID, bool) {
 	prio := s.c.Pods[pid].Priority
 	ps := cl.pre
 	if ps == nil {
@@ -547,7 +631,10 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (index.NodeID, []index.PodI
 			blocks: make(blockHeap, 0, nb)}
 		cl.pre = ps
 	}
-	if !ps.built || len(s.c.Changes)-ps.cursor > cl.g.feasCard {
+	// A pod-relative counter that relaxed may let nodes pass that failed
+	// before without changing them: evaluate every node again.
+	if sig := s.relSig(cl); !ps.built || len(s.c.Changes)-ps.cursor > cl.g.feasCard || sig != ps.relSig {
+		ps.relSig = sig
 		s.buildCandidates(cl, ps, prio)
 	} else {
 		s.syncCandidates(cl, ps, prio)
@@ -569,13 +656,9 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (index.NodeID, []index.PodI
 		// s.pre.vs holds the victims of this evaluation.
 		buf := append(s.pre.victimBuf[:0], s.pre.vs...)
 		s.pre.victimBuf = buf
-		if cl.rel != nil && !s.relAfterEvict(cl.rel, top.node, buf) {
-			ps.setMask(top.node, maskNoVictims) // the pod-relative filters still fail
-			continue
-		}
-		return top.node, buf, true
+		return top, buf, true
 	}
-	return 0, nil, false
+	return candidate{}, nil, false
 }
 
 // eagerBounds makes every build bound every feasible node, as a reference
@@ -615,8 +698,11 @@ func (s *Solver) buildCandidates(cl *class, ps *preState, prio int32) {
 		ps.heap.pop()
 	}
 	for _, n := range sample {
-		cand, _ := s.evalNode(cl, prio, n, true)
-		ps.heap.push(cand)
+		cand, mask := s.evalNode(cl, prio, n, true)
+		ps.setMask(n, mask)
+		if mask == 0 {
+			ps.heap.push(cand)
+		}
 	}
 	s.pre.sample = sample
 	ps.built = true
@@ -715,6 +801,12 @@ func (s *Solver) preemptionMessage(cl *class) string {
 					counts[msgNoVictims]++
 				case m&maskPorts != 0:
 					counts[msgPorts]++
+				case m&(maskRes-maskRel) != 0:
+					for i, msg := range relFailMsgs {
+						if m&(maskRel<<i) != 0 {
+							counts[msg]++
+						}
+					}
 				default:
 					if m&maskTooMany != 0 {
 						counts[msgTooManyPods]++
@@ -732,4 +824,31 @@ func (s *Solver) preemptionMessage(cl *class) string {
 		counts[msgNotHelpful] += n - tried
 	}
 	return msgNoClaims + ", preemption: " + FitMessage(n, counts)
+}
+
+// preemptFor makes room for pod pid of class cl by preemption:
+// kube-scheduler's (preempt) or, with Config.CrossNodePreemption, a
+// cross-node one when it is strictly better (crossPreempt). It evicts the
+// victims, records their commits (each with the node it leaves), puts them
+// back in the queue with Config.RequeueEvicted, and returns the node.
+func (s *Solver) preemptFor(cl *class, pid index.PodID, res *Result, rq *requeueHeap) (index.NodeID, bool) {
+	cand, victims, ok := s.preempt(cl, pid)
+	if s.cfg.CrossNodePreemption && cl.rel != nil {
+		if xc, xv, xok := s.crossPreempt(cl, pid); xok && (!ok || !sameCand(&xc, &cand) && betterCand(&xc, &cand)) {
+			cand, victims, ok = xc, xv, true
+			res.CrossNode++
+		}
+	}
+	if !ok {
+		return 0, false
+	}
+	for _, v := range victims {
+		res.Commits = append(res.Commits, Commit{Action: Evict, Pod: v, Node: index.NodeID(s.c.PodNode[v]), Preemptor: pid})
+		s.evict(v)
+		if s.cfg.RequeueEvicted {
+			rq.push(&s.c.Pods[v], v, res.Requeued)
+			res.Requeued++
+		}
+	}
+	return cand.node, true
 }

@@ -38,6 +38,15 @@ type Config struct {
 	// plain turns off domain-split heaps and templates (for the tests that
 	// compare them with the one-heap scan).
 	plain bool
+	// RequeueEvicted puts each preemption victim back in the queue at its
+	// own priority (see requeue.go): it may be placed again in the same
+	// batch, by placement or preemption. Off, a victim stays evicted.
+	RequeueEvicted bool
+	// CrossNodePreemption lets a pod blocked only by a required
+	// anti-affinity or DoNotSchedule spread constraint evict lower-priority
+	// pods on other nodes of the node's topology domain (see crossnode.go);
+	// kube-scheduler never does.
+	CrossNodePreemption bool
 }
 
 // BuiltinDefaultSpread are kube-scheduler's built-in default constraints.
@@ -66,6 +75,8 @@ type Commit struct {
 	Score int64
 	// Preemptor is, for an Evict, the pending pod whose placement needed
 	// the eviction; its Bind follows its evictions. Unused for a Bind.
+	// Node is, for an Evict, the node the victim leaves: the preemptor's,
+	// except for a cross-node preemption.
 	Preemptor index.PodID
 }
 
@@ -118,6 +129,12 @@ type Result struct {
 	// Preemptions counts pods bound after evicting lower-priority pods;
 	// Retried counts pods placed on their second turn (see retry).
 	Preemptions, Retried int
+	// CrossNode counts the preemptions that evicted pods on other nodes
+	// (Config.CrossNodePreemption).
+	CrossNode int
+	// Requeued counts the victims put back in the queue
+	// (Config.RequeueEvicted); Replaced those of them bound again.
+	Requeued, Replaced int
 }
 
 // Solver runs one batch over a cluster. It mutates the cluster.
@@ -160,6 +177,14 @@ type Solver struct {
 	// take's scratch (template.go).
 	tmplEntries int
 	popped      []entry
+	// classIdx and groupOf find classes and groups by key, for evicted pods
+	// put back in the queue (classOfEvicted); renc and rscratch encode them.
+	classIdx keyIndex
+	groupOf  map[string]*group
+	renc     keyEncoder
+	rscratch []int32
+	// cross is the cross-node preemption scratch (see crossnode.go).
+	cross crossState
 }
 
 // newSolver prepares a solver over c.
@@ -194,12 +219,28 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 		}
 		s.countExisting()
 	}
-	res := &Result{Commits: make([]Commit, 0, len(queue)), Classes: len(s.classes)}
+	res := &Result{Commits: make([]Commit, 0, len(queue))}
 	var failed []*class
 	var failedAt []int32 // class of each Unschedulable entry of res.Pending, in order
-	for i, pid := range queue {
-		if cfg.Progress != nil && i&0x3fff == 0 {
-			cfg.Progress(i, len(queue))
+	// The queue, merged with the evicted pods put back in it (requeue).
+	var rq requeueHeap
+	qi := 0
+queue:
+	for done := 0; ; done++ {
+		if cfg.Progress != nil && done&0x3fff == 0 {
+			cfg.Progress(done, len(queue)+res.Requeued)
+		}
+		var pid index.PodID
+		var cid int32
+		switch {
+		case len(rq) > 0 && (qi == len(queue) || rq.before(&c.Pods[queue[qi]])):
+			pid = rq.pop().pod
+			cid = s.classOfEvicted(pid)
+		case qi < len(queue):
+			pid, cid = queue[qi], classOf[qi]
+			qi++
+		default:
+			break queue
 		}
 		p := &c.Pods[pid]
 		switch {
@@ -211,15 +252,10 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 			res.Pending = append(res.Pending, Pending{Pod: pid, Kind: Unsupported, Reason: "unsupported: " + p.Unsupported})
 			continue
 		}
-		cl := s.classes[classOf[i]]
+		cl := s.classes[cid]
 		n, score, ok := s.place(cl, pid)
 		if !ok && !cfg.NoPreemption && p.PreemptionPolicy != index.PreemptNever && !cl.g.conflict {
-			var victims []index.PodID
-			if n, victims, ok = s.preempt(cl, pid); ok {
-				for _, v := range victims {
-					res.Commits = append(res.Commits, Commit{Action: Evict, Pod: v, Node: n, Preemptor: pid})
-					s.evict(v)
-				}
+			if n, ok = s.preemptFor(cl, pid, res, &rq); ok {
 				score = s.score(cl, n)
 				s.c.Bind(pid, n, &cl.demand)
 				s.refreshNode(n)
@@ -237,8 +273,11 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 			}
 			cl.failures++
 			cl.g.failures++
-			failedAt = append(failedAt, classOf[i])
+			failedAt = append(failedAt, cid)
 			res.Pending = append(res.Pending, Pending{Pod: pid, Kind: Unschedulable})
+		}
+		if cfg.RequeueEvicted {
+			continue // an evicted pod may join any class later: keep them all
 		}
 		if cl.pods == 0 && cl.failures == 0 {
 			cl.heap, cl.dom, cl.rawTT, cl.rawNA = nil, nil, nil, nil // release: the class has no pod left
@@ -253,11 +292,21 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 	if res.Preemptions > 0 {
 		s.retry(res, &failedAt)
 	}
+	if res.Requeued > 0 {
+		evicted := map[index.PodID]bool{}
+		for _, cm := range res.Commits {
+			if cm.Action == Evict {
+				evicted[cm.Pod] = true
+			} else if evicted[cm.Pod] {
+				res.Replaced++
+			}
+		}
+	}
 	s.awaitGroups() // groups of classes that never reached place, if any
 	if cfg.Progress != nil {
-		cfg.Progress(len(queue), len(queue))
+		cfg.Progress(len(queue)+res.Requeued, len(queue)+res.Requeued)
 	}
-	res.Groups, res.Rebuilds, res.Builds = s.groups, s.rebuilds, s.builds
+	res.Classes, res.Groups, res.Rebuilds, res.Builds = len(s.classes), s.groups, s.rebuilds, s.builds
 	res.splitClasses, res.twinBuilds, res.templates = s.splitClasses, s.twinBuilds, s.templates
 
 	// Reasons reflect the final state: pods left pending fit nowhere now.
@@ -346,8 +395,9 @@ func Queue(c *index.Cluster) []index.PodID {
 func (s *Solver) classify(queue []index.PodID) []int32 {
 	parts := s.encodeAll(queue)
 	classOf := make([]int32, len(queue))
-	var classes keyIndex
-	groups := map[string]*group{}
+	classes := &s.classIdx
+	s.groupOf = map[string]*group{}
+	groups := s.groupOf
 	var fresh []*group // groups to initialise, with their first pods in reps
 	var reps []index.PodID
 	for _, part := range parts {

@@ -94,6 +94,52 @@ func stableReport(t *testing.T, path string) []byte {
 	return append(stable, '\n')
 }
 
+// TestPlaceRequeueCrossNode places testdata/requeue.yaml with
+// --requeue-evicted and --cross-node-preemption: the result is golden, and
+// the report lists each eviction with where the pod went again.
+func TestPlaceRequeueCrossNode(t *testing.T) {
+	dir := t.TempDir()
+	out, rep := filepath.Join(dir, "result.json"), filepath.Join(dir, "report.json")
+	code, stderr := runCapture(t, "place", "-f", "testdata/requeue.yaml", "-o", out, "--report", rep, "-q", "--requeue-evicted", "--cross-node-preemption")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	result, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "requeue.result.json", result)
+	golden(t, "requeue.report.json", stableReport(t, rep))
+	b, err := os.ReadFile(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Evicted []map[string]string `json:"evicted"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(r.Evicted)
+	want := `[{"name":"low","namespace":"default","node":"n1","placed_on":"n3","preemptor":"default/high"},` +
+		`{"name":"db","namespace":"default","node":"n2","placed_on":"n3","preemptor":"default/web"}]`
+	if string(got) != want {
+		t.Errorf("evicted %s\nwant %s", got, want)
+	}
+	// Without the flags: no cross-node eviction, no second Binding, no list.
+	code, stderr = runCapture(t, "place", "-f", "testdata/requeue.yaml", "-o", out, "--report", rep, "-q")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	result, _ = os.ReadFile(out)
+	if bytes.Count(result, []byte(`"kind":"Eviction"`)) != 1 || bytes.Count(result, []byte(`"kind":"Binding"`)) != 1 {
+		t.Errorf("default run:\n%s\nwant one Eviction (low) and one Binding (high)", result)
+	}
+	if b, _ := os.ReadFile(rep); bytes.Contains(b, []byte(`"evicted": [`)) {
+		t.Error("default report lists evictions")
+	}
+}
+
 func TestPlaceDeterministic(t *testing.T) {
 	dir := t.TempDir()
 	var outs [2][]byte
@@ -148,6 +194,8 @@ func TestUsageErrors(t *testing.T) {
 		{"place", "--sample", "--strategy", "random"},
 		{"place", "--sample", "--format", "xml"},
 		{"gen", "--profile", "mixed"},
+		{"place", "--sample", "--preemption=false", "--requeue-evicted"},
+		{"place", "--sample", "--preemption=false", "--cross-node-preemption"},
 	} {
 		if code, _ := runCapture(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
@@ -157,9 +205,9 @@ func TestUsageErrors(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "--strategy") {
 		t.Errorf("place --help: exit %d, output %q", code, stderr)
 	}
-	for _, f := range []string{"list", "jsonl", "arrow", "parquet"} {
+	for _, f := range []string{"list", "jsonl", "arrow", "parquet", "--requeue-evicted", "--cross-node-preemption"} {
 		if !strings.Contains(stderr, f) {
-			t.Errorf("place --help does not name the format %s", f)
+			t.Errorf("place --help does not name %s", f)
 		}
 	}
 }

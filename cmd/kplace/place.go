@@ -51,6 +51,12 @@ func cmdPlace(args []string) int {
 	seed := fs.Uint64("seed", 1, "seed for deterministic tie-breaking between equally scored nodes")
 	admission := fs.Bool("admission-defaults", true, "add the DefaultTolerationSeconds tolerations (not-ready, unreachable: 300s) to pending pods, as the API server does (a snapshot keeps the value it was converted with)")
 	preempt := fs.Bool("preemption", true, "let a pod that fits nowhere evict lower-priority pods (kube-scheduler's DefaultPreemption); Evictions precede its Binding in the result")
+	requeue := fs.Bool("requeue-evicted", false, "put each evicted pod back in the queue at its own priority (priority, then creation time): it may be\n"+
+		"placed again in the same run, elsewhere, by placement or by preempting pods of strictly lower priority; its\n"+
+		"Eviction is then followed by its Binding (off: an evicted pod stays evicted, as a binder would leave it)")
+	crossNode := fs.Bool("cross-node-preemption", false, "beyond kube-scheduler: a pod blocked on a node only by a required anti-affinity (its own or an\n"+
+		"existing pod's) or a DoNotSchedule spread skew may evict lower-priority pods on other nodes of that\n"+
+		"constraint's topology domain (zone, hostname, ...), when that is cheaper by kube-scheduler's candidate order")
 	defaultSpread := fs.String("default-spread", "builtin", "cluster default topology spread constraints for pods with none of their own that a Service,\n"+
 		"ReplicaSet, StatefulSet or ReplicationController selects: builtin (kube-scheduler's: hostname maxSkew 3 and zone\n"+
 		"maxSkew 5, ScheduleAnyway), none, or FILE (a KubeSchedulerConfiguration, PodTopologySpreadArgs or a list)")
@@ -75,6 +81,12 @@ func cmdPlace(args []string) int {
 		out: *out, report: *report, quiet: *quiet}
 	cfg.solve.Seed = *seed
 	cfg.solve.NoPreemption = !*preempt
+	cfg.solve.RequeueEvicted = *requeue
+	cfg.solve.CrossNodePreemption = *crossNode
+	if (*requeue || *crossNode) && !*preempt {
+		fmt.Fprintln(os.Stderr, "kplace place: --requeue-evicted and --cross-node-preemption need --preemption")
+		return 2
+	}
 	switch *defaultSpread {
 	case "builtin":
 		cfg.solve.DefaultSpread, cfg.solve.SystemDefaultSpread = solver.BuiltinDefaultSpread(), true
@@ -211,6 +223,12 @@ func printSummary(w io.Writer, r *export.Report) {
 	fmt.Fprintf(w, "  placed          %8d\n", c.Placed)
 	if c.Preemptors > 0 {
 		fmt.Fprintf(w, "  by preemption   %8d  (%d lower-priority pods evicted)\n", c.Preemptors, c.Evicted)
+	}
+	if c.CrossNode > 0 {
+		fmt.Fprintf(w, "  cross-node      %8d  (preemptions evicting on other nodes)\n", c.CrossNode)
+	}
+	if c.Requeued > 0 {
+		fmt.Fprintf(w, "  evicted, again  %8d  (of %d evicted pods requeued, placed again)\n", c.Replaced, c.Requeued)
 	}
 	fmt.Fprintf(w, "  unschedulable   %8d\n", c.Unschedulable)
 	if c.Unsupported > 0 {
