@@ -30,13 +30,19 @@ import (
 //     matches the incoming pod in the term's domain ("repel" counters,
 //     counting carriers).
 //
+// Scores read counters the same way: the incoming pod's preferred terms
+// weigh the pods matching them per domain, and existing pods' affinity
+// terms that match the incoming pod weigh the pods carrying them ("carry"
+// counters, one per distinct term and weight).
+//
 // A class with only such filters keeps its score heap (scores do not depend
 // on other pods); a node that fails a pod-relative filter is parked under
 // the counter that rejected it and returns to the heap when that counter
 // relaxes (a spread minimum rises, a count falls, an affinity domain gets
 // its first match). A class with soft pod-relative terms (ScheduleAnyway
-// spread, default spreading, preferred pod affinity) scores every feasible
-// node per pod: those scores move with every placement in a domain.
+// spread, default spreading, preferred pod affinity, or other pods'
+// affinity terms that match it) scores every feasible node per pod: those
+// scores move with every placement in a domain.
 
 // counter kinds.
 const (
@@ -44,7 +50,13 @@ const (
 	kAffinity        // pods matching all of a pod's required affinity terms
 	kTerm            // pods matching one (anti-)affinity term
 	kRepel           // pods carrying one required anti-affinity term
+	kCarry           // pods carrying one scoring affinity term (see weight)
 )
+
+// hardPodAffinityWeight is InterPodAffinityArgs.hardPodAffinityWeight at
+// kube-scheduler's default: what an existing pod's required affinity term
+// adds to the domain it names for an incoming pod the term matches.
+const hardPodAffinityWeight = 1
 
 // nsSet is a namespace set: every namespace, or the names listed (sorted).
 type nsSet struct {
@@ -84,6 +96,8 @@ type counter struct {
 	// relax counts changes that may let a node rejected by this counter
 	// pass now.
 	relax uint32
+	// weight: a kCarry counter's score per carrying pod in a domain.
+	weight int64
 }
 
 func (k *counter) eligible(n index.NodeID) bool {
@@ -139,7 +153,9 @@ type spreadRef struct {
 	hostname   bool  // soft: counted per node
 }
 
-// prefRef is a preferred (anti-)affinity term of a class.
+// prefRef is a scoring term of a class: one of its preferred
+// (anti-)affinity terms (a kTerm counter), or an existing pod's term that
+// matches it (a kCarry counter).
 type prefRef struct {
 	ctr    int32
 	weight int64 // negative for anti-affinity
@@ -155,7 +171,7 @@ type relClass struct {
 	affSelf    bool        // the pod matches all its own affinity terms
 	anti       []int32     // kTerm counters of required anti-affinity
 	repel      []int32     // kRepel counters whose term matches the pod
-	carries    []int32     // kRepel counters of the pod's own anti terms
+	carries    []int32     // kRepel and kCarry counters of the pod's own terms
 	pref       []prefRef
 	// deps are the counters the filters read, in check order; parked[j]
 	// holds the entries rejected by deps[j], seen[j] its relax count when
@@ -182,13 +198,15 @@ type relState struct {
 	c        *index.Cluster
 	counters []*counter
 	byKey    map[string]int32
-	// feed finds the label-matching counters a pod may feed; repelIdx the
-	// repel counters whose term may match an incoming pod.
-	feed, repelIdx anchorIndex
-	repelOf        map[string]int32 // repel counter by term key
-	nsLabels       map[string]map[string]string
-	defaults       []index.SpreadConstraint
-	systemDefault  bool
+	// feed finds the label-matching counters a pod may feed; repelIdx and
+	// carryIdx the repel and carry counters whose term may match an
+	// incoming pod.
+	feed, repelIdx, carryIdx anchorIndex
+	repelOf                  map[string]int32 // repel counter by term key
+	carryOf                  map[string]int32 // carry counter by weight and term key
+	nsLabels                 map[string]map[string]string
+	defaults                 []index.SpreadConstraint
+	systemDefault            bool
 	// workloads by namespace and kind/name, for default selectors.
 	services map[string][]*index.Workload
 	owners   map[string]*index.Workload // kind/ns/name
@@ -240,10 +258,12 @@ func (x *anchorIndex) candidates(p *index.Pod, out []int32) []int32 {
 }
 
 // newRelState collects the repel counters (every pod's required
-// anti-affinity terms) and the default-spreading inputs. It returns nil
-// when no pod has a pod-relative constraint and no default applies.
+// anti-affinity terms), the carry counters (every pod's affinity terms that
+// score for others) and the default-spreading inputs. It returns nil when
+// no pod has a pod-relative constraint and no default applies.
 func newRelState(c *index.Cluster, defaults []index.SpreadConstraint, system bool) *relState {
-	r := &relState{c: c, byKey: map[string]int32{}, repelOf: map[string]int32{}, nsLabels: map[string]map[string]string{}, defaults: defaults, systemDefault: system,
+	r := &relState{c: c, byKey: map[string]int32{}, repelOf: map[string]int32{}, carryOf: map[string]int32{},
+		nsLabels: map[string]map[string]string{}, defaults: defaults, systemDefault: system,
 		services: map[string][]*index.Workload{}, owners: map[string]*index.Workload{}}
 	for i := range c.Namespaces {
 		r.nsLabels[c.Namespaces[i].Name] = c.Namespaces[i].Labels
@@ -266,6 +286,7 @@ func newRelState(c *index.Cluster, defaults []index.SpreadConstraint, system boo
 			any = true
 			r.repelCounter(&p.AntiAffinity[t])
 		}
+		r.eachCarry(p, func(t *index.PodAffinityTerm, weight int64) { r.carryCounter(t, weight) })
 	}
 	if !any && len(defaults) == 0 {
 		return nil
@@ -287,6 +308,64 @@ func (r *relState) repelCounter(t *index.PodAffinityTerm) int32 {
 	r.repelOf[key] = id
 	r.repelIdx.add(id, &m)
 	return id
+}
+
+// eachCarry calls f for each of p's terms that score for other pods, with
+// the weight it adds per carrying pod (kube-scheduler's processExistingPod):
+// required affinity terms hardPodAffinityWeight, preferred affinity terms
+// their weight, preferred anti-affinity terms minus their weight.
+func (r *relState) eachCarry(p *index.Pod, f func(t *index.PodAffinityTerm, weight int64)) {
+	for t := range p.Affinity {
+		f(&p.Affinity[t], hardPodAffinityWeight)
+	}
+	for i := range p.PreferredAffinity {
+		f(&p.PreferredAffinity[i].Term, int64(p.PreferredAffinity[i].Weight))
+	}
+	for i := range p.PreferredAntiAffinity {
+		f(&p.PreferredAntiAffinity[i].Term, -int64(p.PreferredAntiAffinity[i].Weight))
+	}
+}
+
+// carryKey encodes a carry counter's key into r.enc.buf.
+func (r *relState) carryKey(t *index.PodAffinityTerm, weight int64) {
+	r.enc.buf = r.enc.buf[:0]
+	r.enc.num(weight)
+	r.enc.affinityTerm(t)
+}
+
+// carryCounter returns the carry counter of term t with the given weight,
+// made on first use.
+func (r *relState) carryCounter(t *index.PodAffinityTerm, weight int64) int32 {
+	r.carryKey(t, weight)
+	if id, ok := r.carryOf[string(r.enc.buf)]; ok {
+		return id
+	}
+	key := string(r.enc.buf)
+	m := r.matcherOf(t)
+	id := int32(len(r.counters))
+	r.counters = append(r.counters, &counter{kind: kCarry, topo: r.c.Topology(t.TopologyKey), match: []matcher{m}, weight: weight})
+	r.carryOf[key] = id
+	r.carryIdx.add(id, &m)
+	return id
+}
+
+// carriesOf appends the repel and carry counters of p's own terms (a term
+// twice, twice): those a bind or eviction of p moves.
+func (r *relState) carriesOf(p *index.Pod, out []int32) []int32 {
+	for t := range p.AntiAffinity {
+		r.enc.buf = r.enc.buf[:0]
+		r.enc.affinityTerm(&p.AntiAffinity[t])
+		if id, ok := r.repelOf[string(r.enc.buf)]; ok {
+			out = append(out, id)
+		}
+	}
+	r.eachCarry(p, func(t *index.PodAffinityTerm, weight int64) {
+		r.carryKey(t, weight)
+		if id, ok := r.carryOf[string(r.enc.buf)]; ok {
+			out = append(out, id)
+		}
+	})
+	return out
 }
 
 // matcherOf resolves an affinity term's namespaces (namespaceSelector to the
@@ -315,15 +394,26 @@ func (r *relState) matcherOf(t *index.PodAffinityTerm) matcher {
 
 // repels appends the repel counters whose term matches p.
 func (r *relState) repels(p *index.Pod, out []int32) []int32 {
+	return r.matching(&r.repelIdx, p, out)
+}
+
+// carried appends the carry counters whose term matches p: the existing
+// pods' terms that score p.
+func (r *relState) carried(p *index.Pod, out []int32) []int32 {
+	return r.matching(&r.carryIdx, p, out)
+}
+
+// matching appends the counters of x whose (one) matcher matches p, sorted.
+func (r *relState) matching(x *anchorIndex, p *index.Pod, out []int32) []int32 {
 	start := len(out)
-	for _, id := range r.repelIdx.candidates(p, nil) {
+	for _, id := range x.candidates(p, nil) {
 		m := &r.counters[id].match[0]
 		if m.match(p) {
 			out = append(out, id)
 		}
 	}
 	slices.Sort(out[start:])
-	return slices.Compact(out)
+	return append(out[:start], slices.Compact(out[start:])...)
 }
 
 // spreadOf returns p's effective spread constraints: its own, or the
@@ -384,14 +474,17 @@ func (r *relState) defaultSelector(p *index.Pod) *index.LabelSelector {
 }
 
 // encodeRel appends p's pod-relative key part to e.buf: everything the
-// pod-relative filters and scores read of the pod. Read-only on r.
+// pod-relative filters and scores read of the pod, the repel and carry
+// counters matching it included. Read-only on r.
 func (r *relState) encodeRel(e *keyEncoder, p *index.Pod, scratch []int32) []int32 {
 	cs, defaulted := r.spreadOf(p)
-	repel := r.repels(p, scratch[:0])
+	ids := r.repels(p, scratch[:0])
+	nRepel := len(ids)
+	ids = r.carried(p, ids)
 	if len(cs) == 0 && len(p.Affinity) == 0 && len(p.AntiAffinity) == 0 && len(p.PreferredAffinity) == 0 &&
-		len(p.PreferredAntiAffinity) == 0 && len(repel) == 0 {
+		len(p.PreferredAntiAffinity) == 0 && len(ids) == 0 {
 		e.num(0)
-		return repel
+		return ids
 	}
 	e.num(1)
 	e.str(p.Namespace)
@@ -449,11 +542,15 @@ func (r *relState) encodeRel(e *keyEncoder, p *index.Pod, scratch []int32) []int
 			e.affinityTerm(&w[i].Term)
 		}
 	}
-	e.num(int64(len(repel)))
-	for _, id := range repel {
+	e.num(int64(nRepel))
+	for _, id := range ids[:nRepel] {
 		e.num(int64(id))
 	}
-	return repel
+	e.num(int64(len(ids) - nRepel))
+	for _, id := range ids[nRepel:] {
+		e.num(int64(id))
+	}
+	return ids
 }
 
 // cachedSelector converts ls (encoded as key) once per encoder: pods of a
@@ -519,8 +616,9 @@ func (s *Solver) setupClass(cl *class) {
 	p := &s.c.Pods[cl.rep]
 	cs, defaulted := r.spreadOf(p)
 	repel := r.repels(p, nil)
+	carried := r.carried(p, nil)
 	if len(cs) == 0 && len(p.Affinity) == 0 && len(p.AntiAffinity) == 0 && len(p.PreferredAffinity) == 0 &&
-		len(p.PreferredAntiAffinity) == 0 && len(repel) == 0 {
+		len(p.PreferredAntiAffinity) == 0 && len(repel) == 0 && len(carried) == 0 {
 		return
 	}
 	rc := &relClass{repel: repel}
@@ -625,13 +723,18 @@ func (s *Solver) setupClass(cl *class) {
 	}
 	for t := range p.AntiAffinity {
 		rc.anti = append(rc.anti, term(&p.AntiAffinity[t]))
-		rc.carries = append(rc.carries, r.repelCounter(&p.AntiAffinity[t]))
 	}
+	rc.carries = r.carriesOf(p, []int32{})
 	for _, w := range p.PreferredAffinity {
 		rc.pref = append(rc.pref, prefRef{ctr: term(&w.Term), weight: int64(w.Weight)})
 	}
 	for _, w := range p.PreferredAntiAffinity {
 		rc.pref = append(rc.pref, prefRef{ctr: term(&w.Term), weight: -int64(w.Weight)})
+	}
+	// Existing pods' terms matching the pod: each carrying pod adds the
+	// term's weight to its domain.
+	for _, id := range carried {
+		rc.pref = append(rc.pref, prefRef{ctr: id, weight: r.counters[id].weight})
 	}
 	for _, h := range rc.hard {
 		rc.deps = append(rc.deps, h.ctr)
@@ -767,7 +870,8 @@ func domainCount(t *index.Topology) int {
 }
 
 // relBind updates the counters for pod p bound to (delta 1) or removed from
-// (-1) node n; carries lists p's repel counters when known (nil: derive).
+// (-1) node n; carries lists p's repel and carry counters when known (nil:
+// derive).
 func (s *Solver) relBind(p index.PodID, n index.NodeID, delta int32, carries []int32) {
 	r := s.rel
 	pod := &s.c.Pods[p]
@@ -786,14 +890,8 @@ func (s *Solver) relBind(p index.PodID, n index.NodeID, delta int32, carries []i
 		}
 	}
 	if carries == nil {
-		for t := range pod.AntiAffinity {
-			r.enc.buf = r.enc.buf[:0]
-			r.enc.affinityTerm(&pod.AntiAffinity[t])
-			if id, ok := r.repelOf[string(r.enc.buf)]; ok {
-				r.counters[id].apply(n, delta)
-			}
-		}
-		return
+		r.buf = r.carriesOf(pod, r.buf[:0])
+		carries = r.buf
 	}
 	for _, id := range carries {
 		r.counters[id].apply(n, delta)
@@ -1009,18 +1107,12 @@ func (s *Solver) placeScored(cl *class, pid index.PodID) (index.NodeID, int64, b
 			cand[i].base += 2 * v
 		}
 	}
-	// InterPodAffinity (weight 2): the pod's preferred terms.
+	// InterPodAffinity (weight 2): the pod's preferred terms and the
+	// existing pods' terms that match it.
 	if len(rc.pref) > 0 {
 		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 		for i := range cand {
-			n := cand[i].node
-			var v int64
-			for _, pr := range rc.pref {
-				k := r.counters[pr.ctr]
-				if d := k.topo.Of[n]; d >= 0 {
-					v += pr.weight * int64(k.counts[d])
-				}
-			}
+			v := s.affinityScore(rc, cand[i].node)
 			cand[i].spread = v
 			lo, hi = min(lo, v), max(hi, v)
 		}
@@ -1041,6 +1133,20 @@ func (s *Solver) placeScored(cl *class, pid index.PodID) (index.NodeID, int64, b
 	c.Bind(pid, be.node, &cl.demand)
 	s.refreshNode(be.node)
 	return be.node, be.score, true
+}
+
+// affinityScore is rc's InterPodAffinity score of node n before
+// normalisation: each scoring term's weight times the pods it counts in
+// n's domain of the term's key.
+func (s *Solver) affinityScore(rc *relClass, n index.NodeID) int64 {
+	var v int64
+	for _, pr := range rc.pref {
+		k := s.rel.counters[pr.ctr]
+		if d := k.topo.Of[n]; d >= 0 {
+			v += pr.weight * int64(k.counts[d])
+		}
+	}
+	return v
 }
 
 // scored is a candidate node of a scoring class.
