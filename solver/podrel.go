@@ -212,6 +212,11 @@ type relState struct {
 	owners   map[string]*index.Workload // kind/ns/name
 	enc      keyEncoder
 	buf      []int32
+	// placeScored's scratch: the soft constraints' weights, and a stamp
+	// per domain (+1) that domainsAmong marks with epoch.
+	weights []float64
+	stamp   []uint32
+	epoch   uint32
 }
 
 // anchorIndex finds counters through one label their (first) selector
@@ -1036,37 +1041,25 @@ func (s *Solver) placeScored(cl *class, pid index.PodID) (index.NodeID, int64, b
 	// PodTopologySpread (weight 2).
 	if len(rc.soft) > 0 {
 		ignored := 0
-		sizes := make([]int, len(rc.soft))
-		seen := make([]map[int32]bool, len(rc.soft))
-		for i := range cand {
-			n := cand[i].node
-			if rc.requireAll && rc.softElig != nil && rc.softElig[n>>6]&(1<<(n&63)) == 0 {
-				cand[i].ignored = true
-				ignored++
-				continue
-			}
-			for j, h := range rc.soft {
-				if h.hostname {
-					continue
-				}
-				if seen[j] == nil {
-					seen[j] = map[int32]bool{}
-				}
-				d := r.counters[h.ctr].topo.Of[n]
-				if !seen[j][d] {
-					seen[j][d] = true
-					sizes[j]++
+		if rc.requireAll && rc.softElig != nil {
+			for i := range cand {
+				if n := cand[i].node; rc.softElig[n>>6]&(1<<(n&63)) == 0 {
+					cand[i].ignored = true
+					ignored++
 				}
 			}
 		}
-		weights := make([]float64, len(rc.soft))
-		for j, h := range rc.soft {
-			sz := sizes[j]
-			if h.hostname {
-				sz = len(cand) - ignored
+		// Each constraint's weight: the log of its domains among the
+		// scored nodes (a node lacking the key is one domain, "").
+		weights := r.weights[:0]
+		for _, h := range rc.soft {
+			sz := len(cand) - ignored
+			if !h.hostname {
+				sz = r.domainsAmong(cand, r.counters[h.ctr].topo)
 			}
-			weights[j] = math.Log(float64(sz + 2))
+			weights = append(weights, math.Log(float64(sz+2)))
 		}
+		r.weights = weights
 		lo, hi := int64(math.MaxInt64), int64(0)
 		for i := range cand {
 			if cand[i].ignored {
@@ -1133,6 +1126,30 @@ func (s *Solver) placeScored(cl *class, pid index.PodID) (index.NodeID, int64, b
 	c.Bind(pid, be.node, &cl.demand)
 	s.refreshNode(be.node)
 	return be.node, be.score, true
+}
+
+// domainsAmong counts the domains of topo (-1, a node without the key,
+// being one) among the candidates not ignored.
+func (r *relState) domainsAmong(cand []scored, topo *index.Topology) int {
+	if need := domainCount(topo) + 1; len(r.stamp) < need {
+		r.stamp = make([]uint32, need)
+	}
+	r.epoch++
+	if r.epoch == 0 { // wrapped: no stamp may look current
+		clear(r.stamp)
+		r.epoch = 1
+	}
+	sz := 0
+	for i := range cand {
+		if cand[i].ignored {
+			continue
+		}
+		if d := topo.Of[cand[i].node] + 1; r.stamp[d] != r.epoch {
+			r.stamp[d] = r.epoch
+			sz++
+		}
+	}
+	return sz
 }
 
 // affinityScore is rc's InterPodAffinity score of node n before

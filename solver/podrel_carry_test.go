@@ -325,14 +325,7 @@ func TestPropertyAffinityScore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := newSolver(c, Config{Seed: seed})
-		queue := Queue(c)
-		s.rel = newRelState(c, nil, false)
-		classOf := s.classify(queue)
-		for _, cl := range s.classes {
-			s.setupClass(cl)
-		}
-		s.countExisting()
+		s, queue, classOf := relSolver(c, seed)
 		check := func(step string) {
 			t.Helper()
 			for _, cl := range s.classes {
@@ -377,6 +370,20 @@ func TestPropertyAffinityScore(t *testing.T) {
 			check(fmt.Sprintf("after %d", i))
 		}
 	}
+}
+
+// relSolver sets a solver up as Solve does before placing: the queue, the
+// classes (classOf by queue position) and the pod-relative counters.
+func relSolver(c *index.Cluster, seed uint64) (*Solver, []index.PodID, []int32) {
+	s := newSolver(c, Config{Seed: seed})
+	queue := Queue(c)
+	s.rel = newRelState(c, nil, false)
+	classOf := s.classify(queue)
+	for _, cl := range s.classes {
+		s.setupClass(cl)
+	}
+	s.countExisting()
+	return s, queue, classOf
 }
 
 // naiveAffinityScore is kube-scheduler's InterPodAffinity score of node n
@@ -433,4 +440,43 @@ func naiveAffinityScore(c *index.Cluster, nss []index.Namespace, p *index.Pod, n
 		}
 	}
 	return score
+}
+
+// TestPlaceScoredAllocatesNothing pins "no heap allocation per placement"
+// for a scoring class: soft spread on zone and hostname, a preferred
+// anti-affinity term of its own, and running pods' terms that select it.
+func TestPlaceScoredAllocatesNothing(t *testing.T) {
+	var nodes []index.Node
+	for i := range 300 {
+		nodes = append(nodes, makeNode(fmt.Sprintf("n%03d", i)).label(zone, fmt.Sprintf("z%d", i%7)).obj())
+	}
+	web := sel("app", "web")
+	pods := []index.Pod{
+		makePod("cache").label("app", "cache").on("n001").prefAff(20, term(zone, web)).obj(),
+		makePod("guard").label("app", "guard").on("n002").affinity(term(labelHostname, web)).obj(),
+	}
+	const n = 1000
+	for i := range n {
+		pods = append(pods, makePod(fmt.Sprintf("web-%d", i)).label("app", "web").created(int64(i)).
+			spread(spread(zone, 1, SA, web), spread(labelHostname, 1, SA, web)).
+			prefAnti(50, term(labelHostname, web)).obj())
+	}
+	c := cluster(t, nodes, pods)
+	s, queue, classOf := relSolver(c, 1)
+	s.awaitGroups()
+	cl := s.classes[classOf[0]]
+	if cl.rel == nil || !cl.rel.scoring {
+		t.Fatal("not a scoring class")
+	}
+	s.place(cl, queue[0]) // sizes the scratch
+	i := 1
+	allocs := testing.AllocsPerRun(300, func() {
+		if _, _, ok := s.place(cl, queue[i]); !ok {
+			t.Fatal("not placed")
+		}
+		i++
+	})
+	if allocs != 0 {
+		t.Errorf("%.1f allocations per placement, want 0", allocs)
+	}
 }
