@@ -179,8 +179,28 @@ type relClass struct {
 	deps   []int32
 	parked [][]entry
 	seen   []uint32
-	// scoring: the class scores every node per pod.
+	// scoring: the class may score every node per pod (scoresNow says
+	// when it must).
 	scoring bool
+}
+
+// scoresNow reports whether a pod of the class must be placed by scoring
+// every node (placeScored): it has soft spread constraints, or a scoring
+// term whose counter is not empty. Otherwise the pod-relative scores are 0
+// on every node and the class's heap gives the same node.
+func (rc *relClass) scoresNow(r *relState) bool {
+	if !rc.scoring {
+		return false
+	}
+	if len(rc.soft) > 0 {
+		return true
+	}
+	for _, pr := range rc.pref {
+		if r.counters[pr.ctr].total != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Reasons a node fails a pod-relative filter, in filter order.
@@ -212,9 +232,11 @@ type relState struct {
 	owners   map[string]*index.Workload // kind/ns/name
 	enc      keyEncoder
 	buf      []int32
-	// placeScored's scratch: the soft constraints' weights, and a stamp
-	// per domain (+1) that domainsAmong marks with epoch.
+	// placeScored's scratch: the soft constraints' weights, a stamp per
+	// domain (+1) that domainsAmong marks with epoch, the scoring terms
+	// whose counter is not empty.
 	weights []float64
+	active  []prefRef
 	stamp   []uint32
 	epoch   uint32
 }
@@ -1101,11 +1123,19 @@ func (s *Solver) placeScored(cl *class, pid index.PodID) (index.NodeID, int64, b
 		}
 	}
 	// InterPodAffinity (weight 2): the pod's preferred terms and the
-	// existing pods' terms that match it.
-	if len(rc.pref) > 0 {
+	// existing pods' terms that match it; a term whose counter is empty
+	// adds nothing anywhere.
+	active := r.active[:0]
+	for _, pr := range rc.pref {
+		if r.counters[pr.ctr].total != 0 {
+			active = append(active, pr)
+		}
+	}
+	r.active = active
+	if len(active) > 0 {
 		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 		for i := range cand {
-			v := s.affinityScore(rc, cand[i].node)
+			v := s.affinityScore(active, cand[i].node)
 			cand[i].spread = v
 			lo, hi = min(lo, v), max(hi, v)
 		}
@@ -1152,12 +1182,12 @@ func (r *relState) domainsAmong(cand []scored, topo *index.Topology) int {
 	return sz
 }
 
-// affinityScore is rc's InterPodAffinity score of node n before
+// affinityScore is the InterPodAffinity score of node n before
 // normalisation: each scoring term's weight times the pods it counts in
 // n's domain of the term's key.
-func (s *Solver) affinityScore(rc *relClass, n index.NodeID) int64 {
+func (s *Solver) affinityScore(pref []prefRef, n index.NodeID) int64 {
 	var v int64
-	for _, pr := range rc.pref {
+	for _, pr := range pref {
 		k := s.rel.counters[pr.ctr]
 		if d := k.topo.Of[n]; d >= 0 {
 			v += pr.weight * int64(k.counts[d])

@@ -334,13 +334,13 @@ func TestPropertyAffinityScore(t *testing.T) {
 					want := naiveAffinityScore(c, nss, p, n)
 					got := int64(0)
 					if cl.rel != nil {
-						got = s.affinityScore(cl.rel, index.NodeID(n))
+						got = s.affinityScore(cl.rel.pref, index.NodeID(n))
 					}
 					if got != want {
 						t.Fatalf("seed %d %s: class of %s on %s: score %d, naive %d", seed, step, p.Name, c.Nodes[n].Name, got, want)
 					}
-					if want != 0 && (cl.rel == nil || !cl.rel.scoring) {
-						t.Fatalf("seed %d %s: class of %s scores %d on %s but is not a scoring class", seed, step, p.Name, want, c.Nodes[n].Name)
+					if want != 0 && (cl.rel == nil || !cl.rel.scoresNow(s.rel)) {
+						t.Fatalf("seed %d %s: class of %s scores %d on %s but does not score now", seed, step, p.Name, want, c.Nodes[n].Name)
 					}
 				}
 			}
