@@ -1133,11 +1133,10 @@ func (s *Solver) placeScored(cl *class, pid index.PodID) (index.NodeID, int64, b
 	}
 	r.active = active
 	if len(active) > 0 {
+		s.affinityScores(active, cand)
 		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 		for i := range cand {
-			v := s.affinityScore(active, cand[i].node)
-			cand[i].spread = v
-			lo, hi = min(lo, v), max(hi, v)
+			lo, hi = min(lo, cand[i].spread), max(hi, cand[i].spread)
 		}
 		for i := range cand {
 			if hi > lo {
@@ -1182,18 +1181,23 @@ func (r *relState) domainsAmong(cand []scored, topo *index.Topology) int {
 	return sz
 }
 
-// affinityScore is the InterPodAffinity score of node n before
-// normalisation: each scoring term's weight times the pods it counts in
-// n's domain of the term's key.
-func (s *Solver) affinityScore(pref []prefRef, n index.NodeID) int64 {
-	var v int64
+// affinityScores sets each candidate's spread field to its InterPodAffinity
+// score before normalisation: each scoring term's weight times the pods it
+// counts in the node's domain of the term's key. One term at a time, over
+// every candidate.
+func (s *Solver) affinityScores(pref []prefRef, cand []scored) {
+	for i := range cand {
+		cand[i].spread = 0
+	}
 	for _, pr := range pref {
 		k := s.rel.counters[pr.ctr]
-		if d := k.topo.Of[n]; d >= 0 {
-			v += pr.weight * int64(k.counts[d])
+		of, counts, w := k.topo.Of, k.counts, pr.weight
+		for i := range cand {
+			if d := of[cand[i].node]; d >= 0 {
+				cand[i].spread += w * int64(counts[d])
+			}
 		}
 	}
-	return v
 }
 
 // scored is a candidate node of a scoring class.

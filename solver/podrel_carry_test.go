@@ -328,13 +328,20 @@ func TestPropertyAffinityScore(t *testing.T) {
 		s, queue, classOf := relSolver(c, seed)
 		check := func(step string) {
 			t.Helper()
+			cand := make([]scored, len(c.Nodes))
 			for _, cl := range s.classes {
 				p := &c.Pods[cl.rep]
+				for n := range cand {
+					cand[n] = scored{node: index.NodeID(n), spread: -1}
+				}
+				if cl.rel != nil {
+					s.affinityScores(cl.rel.pref, cand)
+				}
 				for n := range c.Nodes {
 					want := naiveAffinityScore(c, nss, p, n)
-					got := int64(0)
-					if cl.rel != nil {
-						got = s.affinityScore(cl.rel.pref, index.NodeID(n))
+					got := cand[n].spread
+					if cl.rel == nil {
+						got = 0
 					}
 					if got != want {
 						t.Fatalf("seed %d %s: class of %s on %s: score %d, naive %d", seed, step, p.Name, c.Nodes[n].Name, got, want)
