@@ -32,8 +32,9 @@ import (
 //
 // Scores read counters the same way: the incoming pod's preferred terms
 // weigh the pods matching them per domain, and existing pods' affinity
-// terms that match the incoming pod weigh the pods carrying them ("carry"
-// counters, one per distinct term and weight).
+// terms that match the incoming pod add the weights of the pods carrying
+// them ("carry" counters, one per distinct term and sign, summing the
+// carriers' weights).
 //
 // A class with only such filters keeps its score heap (scores do not depend
 // on other pods); a node that fails a pod-relative filter is parked under
@@ -50,7 +51,7 @@ const (
 	kAffinity        // pods matching all of a pod's required affinity terms
 	kTerm            // pods matching one (anti-)affinity term
 	kRepel           // pods carrying one required anti-affinity term
-	kCarry           // pods carrying one scoring affinity term (see weight)
+	kCarry           // weights of the pods carrying one scoring affinity term
 )
 
 // hardPodAffinityWeight is InterPodAffinityArgs.hardPodAffinityWeight at
@@ -96,7 +97,8 @@ type counter struct {
 	// relax counts changes that may let a node rejected by this counter
 	// pass now.
 	relax uint32
-	// weight: a kCarry counter's score per carrying pod in a domain.
+	// weight: a kCarry counter's sign, +1 (affinity) or -1 (preferred
+	// anti-affinity); its counts are sums of weights.
 	weight int64
 }
 
@@ -104,7 +106,8 @@ func (k *counter) eligible(n index.NodeID) bool {
 	return k.elig == nil || k.elig[n>>6]&(1<<(n&63)) != 0
 }
 
-// apply adds delta (+1 or -1) pods on node n.
+// apply adds delta pods on node n: +1 or -1 (a carry counter: plus or
+// minus a carrier's weight).
 func (k *counter) apply(n index.NodeID, delta int32) {
 	d := k.topo.Of[n]
 	if d < 0 || !k.eligible(n) {
@@ -161,6 +164,12 @@ type prefRef struct {
 	weight int64 // negative for anti-affinity
 }
 
+// carryRef is a counter a pod feeds by carrying a term, and by how much.
+type carryRef struct {
+	ctr int32
+	w   int32 // 1 for kRepel; the term's weight for kCarry
+}
+
 // relClass is the pod-relative part of a class.
 type relClass struct {
 	hard       []spreadRef // DoNotSchedule constraints
@@ -171,7 +180,7 @@ type relClass struct {
 	affSelf    bool        // the pod matches all its own affinity terms
 	anti       []int32     // kTerm counters of required anti-affinity
 	repel      []int32     // kRepel counters whose term matches the pod
-	carries    []int32     // kRepel and kCarry counters of the pod's own terms
+	carries    []carryRef  // kRepel and kCarry counters of the pod's own terms
 	pref       []prefRef
 	// deps are the counters the filters read, in check order; parked[j]
 	// holds the entries rejected by deps[j], seen[j] its relax count when
@@ -223,7 +232,7 @@ type relState struct {
 	// incoming pod.
 	feed, repelIdx, carryIdx anchorIndex
 	repelOf                  map[string]int32 // repel counter by term key
-	carryOf                  map[string]int32 // carry counter by weight and term key
+	carryOf                  map[string]int32 // carry counter by sign and term key
 	nsLabels                 map[string]map[string]string
 	defaults                 []index.SpreadConstraint
 	systemDefault            bool
@@ -232,6 +241,7 @@ type relState struct {
 	owners   map[string]*index.Workload // kind/ns/name
 	enc      keyEncoder
 	buf      []int32
+	carryBuf []carryRef
 	// placeScored's scratch: the soft constraints' weights, a stamp per
 	// domain (+1) that domainsAmong marks with epoch, the scoring terms
 	// whose counter is not empty.
@@ -353,24 +363,30 @@ func (r *relState) eachCarry(p *index.Pod, f func(t *index.PodAffinityTerm, weig
 	}
 }
 
-// carryKey encodes a carry counter's key into r.enc.buf.
-func (r *relState) carryKey(t *index.PodAffinityTerm, weight int64) {
+// carryKey encodes the key of the carry counter of term t for a weight of
+// that sign into r.enc.buf, and returns the sign.
+func (r *relState) carryKey(t *index.PodAffinityTerm, weight int64) int64 {
+	sign := int64(1)
+	if weight < 0 {
+		sign = -1
+	}
 	r.enc.buf = r.enc.buf[:0]
-	r.enc.num(weight)
+	r.enc.num(sign)
 	r.enc.affinityTerm(t)
+	return sign
 }
 
-// carryCounter returns the carry counter of term t with the given weight,
-// made on first use.
+// carryCounter returns the carry counter of term t for a weight of that
+// sign, made on first use.
 func (r *relState) carryCounter(t *index.PodAffinityTerm, weight int64) int32 {
-	r.carryKey(t, weight)
+	sign := r.carryKey(t, weight)
 	if id, ok := r.carryOf[string(r.enc.buf)]; ok {
 		return id
 	}
 	key := string(r.enc.buf)
 	m := r.matcherOf(t)
 	id := int32(len(r.counters))
-	r.counters = append(r.counters, &counter{kind: kCarry, topo: r.c.Topology(t.TopologyKey), match: []matcher{m}, weight: weight})
+	r.counters = append(r.counters, &counter{kind: kCarry, topo: r.c.Topology(t.TopologyKey), match: []matcher{m}, weight: sign})
 	r.carryOf[key] = id
 	r.carryIdx.add(id, &m)
 	return id
@@ -378,18 +394,18 @@ func (r *relState) carryCounter(t *index.PodAffinityTerm, weight int64) int32 {
 
 // carriesOf appends the repel and carry counters of p's own terms (a term
 // twice, twice): those a bind or eviction of p moves.
-func (r *relState) carriesOf(p *index.Pod, out []int32) []int32 {
+func (r *relState) carriesOf(p *index.Pod, out []carryRef) []carryRef {
 	for t := range p.AntiAffinity {
 		r.enc.buf = r.enc.buf[:0]
 		r.enc.affinityTerm(&p.AntiAffinity[t])
 		if id, ok := r.repelOf[string(r.enc.buf)]; ok {
-			out = append(out, id)
+			out = append(out, carryRef{ctr: id, w: 1})
 		}
 	}
 	r.eachCarry(p, func(t *index.PodAffinityTerm, weight int64) {
 		r.carryKey(t, weight)
 		if id, ok := r.carryOf[string(r.enc.buf)]; ok {
-			out = append(out, id)
+			out = append(out, carryRef{ctr: id, w: int32(max(weight, -weight))})
 		}
 	})
 	return out
@@ -751,15 +767,15 @@ func (s *Solver) setupClass(cl *class) {
 	for t := range p.AntiAffinity {
 		rc.anti = append(rc.anti, term(&p.AntiAffinity[t]))
 	}
-	rc.carries = r.carriesOf(p, []int32{})
+	rc.carries = r.carriesOf(p, []carryRef{})
 	for _, w := range p.PreferredAffinity {
 		rc.pref = append(rc.pref, prefRef{ctr: term(&w.Term), weight: int64(w.Weight)})
 	}
 	for _, w := range p.PreferredAntiAffinity {
 		rc.pref = append(rc.pref, prefRef{ctr: term(&w.Term), weight: -int64(w.Weight)})
 	}
-	// Existing pods' terms matching the pod: each carrying pod adds the
-	// term's weight to its domain.
+	// Existing pods' terms matching the pod: their counters sum the
+	// carrying pods' weights per domain.
 	for _, id := range carried {
 		rc.pref = append(rc.pref, prefRef{ctr: id, weight: r.counters[id].weight})
 	}
@@ -899,7 +915,7 @@ func domainCount(t *index.Topology) int {
 // relBind updates the counters for pod p bound to (delta 1) or removed from
 // (-1) node n; carries lists p's repel and carry counters when known (nil:
 // derive).
-func (s *Solver) relBind(p index.PodID, n index.NodeID, delta int32, carries []int32) {
+func (s *Solver) relBind(p index.PodID, n index.NodeID, delta int32, carries []carryRef) {
 	r := s.rel
 	pod := &s.c.Pods[p]
 	r.buf = r.feed.candidates(pod, r.buf[:0])
@@ -917,11 +933,11 @@ func (s *Solver) relBind(p index.PodID, n index.NodeID, delta int32, carries []i
 		}
 	}
 	if carries == nil {
-		r.buf = r.carriesOf(pod, r.buf[:0])
-		carries = r.buf
+		r.carryBuf = r.carriesOf(pod, r.carryBuf[:0])
+		carries = r.carryBuf
 	}
-	for _, id := range carries {
-		r.counters[id].apply(n, delta)
+	for _, cr := range carries {
+		r.counters[cr.ctr].apply(n, delta*cr.w)
 	}
 }
 
@@ -1025,11 +1041,11 @@ func (s *Solver) relPlaced(cl *class, p index.PodID, n index.NodeID, delta int32
 	if s.rel == nil {
 		return
 	}
-	var carries []int32
+	var carries []carryRef
 	if cl != nil && cl.rel != nil {
 		carries = cl.rel.carries
 		if carries == nil {
-			carries = []int32{}
+			carries = []carryRef{}
 		}
 	}
 	s.relBind(p, n, delta, carries)
