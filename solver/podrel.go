@@ -447,14 +447,18 @@ func (r *relState) carried(p *index.Pod, out []int32) []int32 {
 }
 
 // matching appends the counters of x whose (one) matcher matches p, sorted.
+// The candidates are gathered and filtered in place, in out.
 func (r *relState) matching(x *anchorIndex, p *index.Pod, out []int32) []int32 {
 	start := len(out)
-	for _, id := range x.candidates(p, nil) {
-		m := &r.counters[id].match[0]
-		if m.match(p) {
-			out = append(out, id)
+	out = x.candidates(p, out)
+	keep := start
+	for _, id := range out[start:] {
+		if r.counters[id].match[0].match(p) {
+			out[keep] = id
+			keep++
 		}
 	}
+	out = out[:keep]
 	slices.Sort(out[start:])
 	return append(out[:start], slices.Compact(out[start:])...)
 }
