@@ -241,7 +241,7 @@ func (s *Solver) domainPods(id int32, d int32) []index.PodID {
 			continue
 		}
 		for _, q := range s.c.PodsOn[m] {
-			if slices.Contains(s.podCounters(q), id) {
+			if slices.ContainsFunc(s.podCounters(q), func(cr carryRef) bool { return cr.ctr == id }) {
 				ents = append(ents, s.podEntOf(q))
 			}
 		}

@@ -30,13 +30,20 @@ import (
 //     matches the incoming pod in the term's domain ("repel" counters,
 //     counting carriers).
 //
+// Scores read counters the same way: the incoming pod's preferred terms
+// weigh the pods matching them per domain, and existing pods' affinity
+// terms that match the incoming pod add the weights of the pods carrying
+// them ("carry" counters, one per distinct term and sign, summing the
+// carriers' weights).
+//
 // A class with only such filters keeps its score heap (scores do not depend
 // on other pods); a node that fails a pod-relative filter is parked under
 // the counter that rejected it and returns to the heap when that counter
 // relaxes (a spread minimum rises, a count falls, an affinity domain gets
 // its first match). A class with soft pod-relative terms (ScheduleAnyway
-// spread, default spreading, preferred pod affinity) scores every feasible
-// node per pod: those scores move with every placement in a domain.
+// spread, default spreading, preferred pod affinity, or other pods'
+// affinity terms that match it) scores every feasible node per pod: those
+// scores move with every placement in a domain.
 
 // counter kinds.
 const (
@@ -44,7 +51,13 @@ const (
 	kAffinity        // pods matching all of a pod's required affinity terms
 	kTerm            // pods matching one (anti-)affinity term
 	kRepel           // pods carrying one required anti-affinity term
+	kCarry           // weights of the pods carrying one scoring affinity term
 )
+
+// hardPodAffinityWeight is InterPodAffinityArgs.hardPodAffinityWeight at
+// kube-scheduler's default: what an existing pod's required affinity term
+// adds to the domain it names for an incoming pod the term matches.
+const hardPodAffinityWeight = 1
 
 // nsSet is a namespace set: every namespace, or the names listed (sorted).
 type nsSet struct {
@@ -85,13 +98,17 @@ type counter struct {
 	// relax counts changes that may let a node rejected by this counter
 	// pass now.
 	relax uint32
+	// weight: a kCarry counter's sign, +1 (affinity) or -1 (preferred
+	// anti-affinity); its counts are sums of weights.
+	weight int64
 }
 
 func (k *counter) eligible(n index.NodeID) bool {
 	return k.elig == nil || k.elig[n>>6]&(1<<(n&63)) != 0
 }
 
-// apply adds delta (+1 or -1) pods on node n.
+// apply adds delta pods on node n: +1 or -1 (a carry counter: plus or
+// minus a carrier's weight).
 func (k *counter) apply(n index.NodeID, delta int32) {
 	if k.move(n, delta) {
 		k.relax++
@@ -143,10 +160,18 @@ type spreadRef struct {
 	hostname   bool  // soft: counted per node
 }
 
-// prefRef is a preferred (anti-)affinity term of a class.
+// prefRef is a scoring term of a class: one of its preferred
+// (anti-)affinity terms (a kTerm counter), or an existing pod's term that
+// matches it (a kCarry counter).
 type prefRef struct {
 	ctr    int32
 	weight int64 // negative for anti-affinity
+}
+
+// carryRef is a counter a pod feeds by carrying a term, and by how much.
+type carryRef struct {
+	ctr int32
+	w   int32 // 1 for kRepel; the term's weight for kCarry
 }
 
 // relClass is the pod-relative part of a class.
@@ -159,7 +184,7 @@ type relClass struct {
 	affSelf    bool        // the pod matches all its own affinity terms
 	anti       []int32     // kTerm counters of required anti-affinity
 	repel      []int32     // kRepel counters whose term matches the pod
-	carries    []int32     // kRepel counters of the pod's own anti terms
+	carries    []carryRef  // kRepel and kCarry counters of the pod's own terms
 	pref       []prefRef
 	// deps are the counters the filters read, in check order; parked[j]
 	// holds the entries rejected by deps[j], seen[j] its relax count when
@@ -167,8 +192,28 @@ type relClass struct {
 	deps   []int32
 	parked [][]entry
 	seen   []uint32
-	// scoring: the class scores every node per pod.
+	// scoring: the class may score every node per pod (scoresNow says
+	// when it must).
 	scoring bool
+}
+
+// scoresNow reports whether a pod of the class must be placed by scoring
+// every node (placeScored): it has soft spread constraints, or a scoring
+// term whose counter is not empty. Otherwise the pod-relative scores are 0
+// on every node and the class's heap gives the same node.
+func (rc *relClass) scoresNow(r *relState) bool {
+	if !rc.scoring {
+		return false
+	}
+	if len(rc.soft) > 0 {
+		return true
+	}
+	for _, pr := range rc.pref {
+		if r.counters[pr.ctr].total != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Reasons a node fails a pod-relative filter, in filter order.
@@ -186,10 +231,12 @@ type relState struct {
 	c        *index.Cluster
 	counters []*counter
 	byKey    map[string]int32
-	// feed finds the label-matching counters a pod may feed; repelIdx the
-	// repel counters whose term may match an incoming pod.
-	feed, repelIdx anchorIndex
-	repelOf        map[string]int32 // repel counter by term key
+	// feed finds the label-matching counters a pod may feed; repelIdx and
+	// carryIdx the repel and carry counters whose term may match an
+	// incoming pod.
+	feed, repelIdx, carryIdx anchorIndex
+	repelOf                  map[string]int32 // repel counter by term key
+	carryOf                  map[string]int32 // carry counter by sign and term key
 	// eligDoms by topology key and eligKey (see readyMin).
 	eligDoms      map[string]eligDoms
 	nsLabels      map[string]map[string]string
@@ -201,8 +248,16 @@ type relState struct {
 	enc      keyEncoder
 	buf      []int32
 	// fed caches podCounters (fedOK marks computed entries).
-	fed   [][]int32
-	fedOK []bool
+	fed      [][]carryRef
+	fedOK    []bool
+	carryBuf []carryRef
+	// placeScored's scratch: the soft constraints' weights, a stamp per
+	// domain (+1) that domainsAmong marks with epoch, the scoring terms
+	// whose counter is not empty.
+	weights []float64
+	active  []prefRef
+	stamp   []uint32
+	epoch   uint32
 }
 
 // anchorIndex finds counters through one label their (first) selector
@@ -249,10 +304,12 @@ func (x *anchorIndex) candidates(p *index.Pod, out []int32) []int32 {
 }
 
 // newRelState collects the repel counters (every pod's required
-// anti-affinity terms) and the default-spreading inputs. It returns nil
-// when no pod has a pod-relative constraint and no default applies.
+// anti-affinity terms), the carry counters (every pod's affinity terms that
+// score for others) and the default-spreading inputs. It returns nil when
+// no pod has a pod-relative constraint and no default applies.
 func newRelState(c *index.Cluster, defaults []index.SpreadConstraint, system bool) *relState {
-	r := &relState{c: c, byKey: map[string]int32{}, repelOf: map[string]int32{}, nsLabels: map[string]map[string]string{}, defaults: defaults, systemDefault: system,
+	r := &relState{c: c, byKey: map[string]int32{}, repelOf: map[string]int32{}, carryOf: map[string]int32{},
+		nsLabels: map[string]map[string]string{}, defaults: defaults, systemDefault: system,
 		services: map[string][]*index.Workload{}, owners: map[string]*index.Workload{}}
 	for i := range c.Namespaces {
 		r.nsLabels[c.Namespaces[i].Name] = c.Namespaces[i].Labels
@@ -275,6 +332,7 @@ func newRelState(c *index.Cluster, defaults []index.SpreadConstraint, system boo
 			any = true
 			r.repelCounter(&p.AntiAffinity[t])
 		}
+		r.eachCarry(p, func(t *index.PodAffinityTerm, weight int64) { r.carryCounter(t, weight) })
 	}
 	if !any && len(defaults) == 0 {
 		return nil
@@ -296,6 +354,70 @@ func (r *relState) repelCounter(t *index.PodAffinityTerm) int32 {
 	r.repelOf[key] = id
 	r.repelIdx.add(id, &m)
 	return id
+}
+
+// eachCarry calls f for each of p's terms that score for other pods, with
+// the weight it adds per carrying pod (kube-scheduler's processExistingPod):
+// required affinity terms hardPodAffinityWeight, preferred affinity terms
+// their weight, preferred anti-affinity terms minus their weight.
+func (r *relState) eachCarry(p *index.Pod, f func(t *index.PodAffinityTerm, weight int64)) {
+	for t := range p.Affinity {
+		f(&p.Affinity[t], hardPodAffinityWeight)
+	}
+	for i := range p.PreferredAffinity {
+		f(&p.PreferredAffinity[i].Term, int64(p.PreferredAffinity[i].Weight))
+	}
+	for i := range p.PreferredAntiAffinity {
+		f(&p.PreferredAntiAffinity[i].Term, -int64(p.PreferredAntiAffinity[i].Weight))
+	}
+}
+
+// carryKey encodes the key of the carry counter of term t for a weight of
+// that sign into r.enc.buf, and returns the sign.
+func (r *relState) carryKey(t *index.PodAffinityTerm, weight int64) int64 {
+	sign := int64(1)
+	if weight < 0 {
+		sign = -1
+	}
+	r.enc.buf = r.enc.buf[:0]
+	r.enc.num(sign)
+	r.enc.affinityTerm(t)
+	return sign
+}
+
+// carryCounter returns the carry counter of term t for a weight of that
+// sign, made on first use.
+func (r *relState) carryCounter(t *index.PodAffinityTerm, weight int64) int32 {
+	sign := r.carryKey(t, weight)
+	if id, ok := r.carryOf[string(r.enc.buf)]; ok {
+		return id
+	}
+	key := string(r.enc.buf)
+	m := r.matcherOf(t)
+	id := int32(len(r.counters))
+	r.counters = append(r.counters, &counter{kind: kCarry, topo: r.c.Topology(t.TopologyKey), match: []matcher{m}, weight: sign})
+	r.carryOf[key] = id
+	r.carryIdx.add(id, &m)
+	return id
+}
+
+// carriesOf appends the repel and carry counters of p's own terms (a term
+// twice, twice): those a bind or eviction of p moves.
+func (r *relState) carriesOf(p *index.Pod, out []carryRef) []carryRef {
+	for t := range p.AntiAffinity {
+		r.enc.buf = r.enc.buf[:0]
+		r.enc.affinityTerm(&p.AntiAffinity[t])
+		if id, ok := r.repelOf[string(r.enc.buf)]; ok {
+			out = append(out, carryRef{ctr: id, w: 1})
+		}
+	}
+	r.eachCarry(p, func(t *index.PodAffinityTerm, weight int64) {
+		r.carryKey(t, weight)
+		if id, ok := r.carryOf[string(r.enc.buf)]; ok {
+			out = append(out, carryRef{ctr: id, w: int32(max(weight, -weight))})
+		}
+	})
+	return out
 }
 
 // matcherOf resolves an affinity term's namespaces (namespaceSelector to the
@@ -324,15 +446,30 @@ func (r *relState) matcherOf(t *index.PodAffinityTerm) matcher {
 
 // repels appends the repel counters whose term matches p.
 func (r *relState) repels(p *index.Pod, out []int32) []int32 {
+	return r.matching(&r.repelIdx, p, out)
+}
+
+// carried appends the carry counters whose term matches p: the existing
+// pods' terms that score p.
+func (r *relState) carried(p *index.Pod, out []int32) []int32 {
+	return r.matching(&r.carryIdx, p, out)
+}
+
+// matching appends the counters of x whose (one) matcher matches p, sorted.
+// The candidates are gathered and filtered in place, in out.
+func (r *relState) matching(x *anchorIndex, p *index.Pod, out []int32) []int32 {
 	start := len(out)
-	for _, id := range r.repelIdx.candidates(p, nil) {
-		m := &r.counters[id].match[0]
-		if m.match(p) {
-			out = append(out, id)
+	out = x.candidates(p, out)
+	keep := start
+	for _, id := range out[start:] {
+		if r.counters[id].match[0].match(p) {
+			out[keep] = id
+			keep++
 		}
 	}
+	out = out[:keep]
 	slices.Sort(out[start:])
-	return slices.Compact(out)
+	return append(out[:start], slices.Compact(out[start:])...)
 }
 
 // spreadOf returns p's effective spread constraints: its own, or the
@@ -393,14 +530,17 @@ func (r *relState) defaultSelector(p *index.Pod) *index.LabelSelector {
 }
 
 // encodeRel appends p's pod-relative key part to e.buf: everything the
-// pod-relative filters and scores read of the pod. Read-only on r.
+// pod-relative filters and scores read of the pod, the repel and carry
+// counters matching it included. Read-only on r.
 func (r *relState) encodeRel(e *keyEncoder, p *index.Pod, scratch []int32) []int32 {
 	cs, defaulted := r.spreadOf(p)
-	repel := r.repels(p, scratch[:0])
+	ids := r.repels(p, scratch[:0])
+	nRepel := len(ids)
+	ids = r.carried(p, ids)
 	if len(cs) == 0 && len(p.Affinity) == 0 && len(p.AntiAffinity) == 0 && len(p.PreferredAffinity) == 0 &&
-		len(p.PreferredAntiAffinity) == 0 && len(repel) == 0 {
+		len(p.PreferredAntiAffinity) == 0 && len(ids) == 0 {
 		e.num(0)
-		return repel
+		return ids
 	}
 	e.num(1)
 	e.str(p.Namespace)
@@ -458,11 +598,15 @@ func (r *relState) encodeRel(e *keyEncoder, p *index.Pod, scratch []int32) []int
 			e.affinityTerm(&w[i].Term)
 		}
 	}
-	e.num(int64(len(repel)))
-	for _, id := range repel {
+	e.num(int64(nRepel))
+	for _, id := range ids[:nRepel] {
 		e.num(int64(id))
 	}
-	return repel
+	e.num(int64(len(ids) - nRepel))
+	for _, id := range ids[nRepel:] {
+		e.num(int64(id))
+	}
+	return ids
 }
 
 // cachedSelector converts ls (encoded as key) once per encoder: pods of a
@@ -528,8 +672,9 @@ func (s *Solver) setupClass(cl *class) {
 	p := &s.c.Pods[cl.rep]
 	cs, defaulted := r.spreadOf(p)
 	repel := r.repels(p, nil)
+	carried := r.carried(p, nil)
 	if len(cs) == 0 && len(p.Affinity) == 0 && len(p.AntiAffinity) == 0 && len(p.PreferredAffinity) == 0 &&
-		len(p.PreferredAntiAffinity) == 0 && len(repel) == 0 {
+		len(p.PreferredAntiAffinity) == 0 && len(repel) == 0 && len(carried) == 0 {
 		return
 	}
 	rc := &relClass{repel: repel}
@@ -634,13 +779,18 @@ func (s *Solver) setupClass(cl *class) {
 	}
 	for t := range p.AntiAffinity {
 		rc.anti = append(rc.anti, term(&p.AntiAffinity[t]))
-		rc.carries = append(rc.carries, r.repelCounter(&p.AntiAffinity[t]))
 	}
+	rc.carries = r.carriesOf(p, []carryRef{})
 	for _, w := range p.PreferredAffinity {
 		rc.pref = append(rc.pref, prefRef{ctr: term(&w.Term), weight: int64(w.Weight)})
 	}
 	for _, w := range p.PreferredAntiAffinity {
 		rc.pref = append(rc.pref, prefRef{ctr: term(&w.Term), weight: -int64(w.Weight)})
+	}
+	// Existing pods' terms matching the pod: their counters sum the
+	// carrying pods' weights per domain.
+	for _, id := range carried {
+		rc.pref = append(rc.pref, prefRef{ctr: id, weight: r.counters[id].weight})
 	}
 	for _, h := range rc.hard {
 		rc.deps = append(rc.deps, h.ctr)
@@ -738,17 +888,16 @@ func (s *Solver) countFrom(from int) {
 	for i, k := range fresh {
 		tracked[i], k.track = k.track, false // the histograms are made below
 	}
-	var ids []int32
+	var refs []carryRef
 	for p := range c.Pods {
 		n := c.PodNode[p]
 		if n == index.NoNode {
 			continue
 		}
-		pod := &c.Pods[p]
-		ids = r.carried(pod, r.matching(pod, ids[:0]))
-		for _, id := range ids {
-			if int(id) >= from {
-				r.counters[id].apply(index.NodeID(n), 1)
+		refs = r.moves(&c.Pods[p], refs[:0])
+		for _, cr := range refs {
+			if int(cr.ctr) >= from {
+				r.counters[cr.ctr].apply(index.NodeID(n), cr.w)
 			}
 		}
 	}
@@ -823,23 +972,26 @@ func domainCount(t *index.Topology) int {
 }
 
 // relBind updates the counters for pod p bound to (delta 1) or removed from
-// (-1) node n; carries lists p's repel counters when known (nil: derive).
-func (s *Solver) relBind(p index.PodID, n index.NodeID, delta int32, carries []int32) {
+// (-1) node n; carries lists p's repel and carry counters when known (nil:
+// derive).
+func (s *Solver) relBind(p index.PodID, n index.NodeID, delta int32, carries []carryRef) {
 	r := s.rel
 	pod := &s.c.Pods[p]
-	r.buf = r.matching(pod, r.buf[:0])
-	if carries == nil {
-		r.buf = r.carried(pod, r.buf)
-	} else {
-		r.buf = append(r.buf, carries...)
-	}
+	r.buf = r.feeds(pod, r.buf[:0])
 	for _, id := range r.buf {
 		r.counters[id].apply(n, delta)
 	}
+	if carries == nil {
+		r.carryBuf = r.carriesOf(pod, r.carryBuf[:0])
+		carries = r.carryBuf
+	}
+	for _, cr := range carries {
+		r.counters[cr.ctr].apply(n, delta*cr.w)
+	}
 }
 
-// matching appends to out the label-matching counters pod feeds.
-func (r *relState) matching(pod *index.Pod, out []int32) []int32 {
+// feeds appends to out the label-matching counters pod feeds.
+func (r *relState) feeds(pod *index.Pod, out []int32) []int32 {
 	start := len(out)
 	out = r.feed.candidates(pod, out)
 	keep := out[:start]
@@ -859,35 +1011,31 @@ func (r *relState) matching(pod *index.Pod, out []int32) []int32 {
 	return keep
 }
 
-// carried appends to out the repel counters of pod's own required
-// anti-affinity terms.
-func (r *relState) carried(pod *index.Pod, out []int32) []int32 {
-	for t := range pod.AntiAffinity {
-		r.enc.buf = r.enc.buf[:0]
-		r.enc.affinityTerm(&pod.AntiAffinity[t])
-		if id, ok := r.repelOf[string(r.enc.buf)]; ok {
-			out = append(out, id)
-		}
+// moves appends to out every counter a bound pod moves, with its weight:
+// those it feeds (1) and those of its own terms (carriesOf).
+func (r *relState) moves(pod *index.Pod, out []carryRef) []carryRef {
+	r.buf = r.feeds(pod, r.buf[:0])
+	for _, id := range r.buf {
+		out = append(out, carryRef{ctr: id, w: 1})
 	}
-	return out
+	return r.carriesOf(pod, out)
 }
 
-// podCounters returns every counter bound pod p moves (matching and
-// carried), computed once per pod: the preemption dry runs move the same
-// pods again and again.
-func (s *Solver) podCounters(p index.PodID) []int32 {
+// podCounters returns every counter bound pod p moves (see moves),
+// computed once per pod: the preemption dry runs move the same pods again
+// and again.
+func (s *Solver) podCounters(p index.PodID) []carryRef {
 	r := s.rel
 	if r.fed == nil {
-		r.fed = make([][]int32, len(s.c.Pods))
+		r.fed = make([][]carryRef, len(s.c.Pods))
 		r.fedOK = make([]bool, len(s.c.Pods))
 	}
 	if !r.fedOK[p] {
-		pod := &s.c.Pods[p]
-		ids := r.carried(pod, r.matching(pod, nil))
-		if len(ids) == 0 {
-			ids = nil
+		refs := r.moves(&s.c.Pods[p], nil)
+		if len(refs) == 0 {
+			refs = nil
 		}
-		r.fed[p], r.fedOK[p] = ids, true
+		r.fed[p], r.fedOK[p] = refs, true
 	}
 	return r.fed[p]
 }
@@ -895,8 +1043,8 @@ func (s *Solver) podCounters(p index.PodID) []int32 {
 // relMove moves bound pod p's counts on node n by delta without relaxing
 // any counter: a preemption dry run, undone before it ends.
 func (s *Solver) relMove(p index.PodID, n index.NodeID, delta int32) {
-	for _, id := range s.podCounters(p) {
-		s.rel.counters[id].move(n, delta)
+	for _, cr := range s.podCounters(p) {
+		s.rel.counters[cr.ctr].move(n, delta*cr.w)
 	}
 }
 
@@ -1027,11 +1175,11 @@ func (s *Solver) relPlaced(cl *class, p index.PodID, n index.NodeID, delta int32
 	if s.rel == nil {
 		return
 	}
-	var carries []int32
+	var carries []carryRef
 	if cl != nil && cl.rel != nil {
 		carries = cl.rel.carries
 		if carries == nil {
-			carries = []int32{}
+			carries = []carryRef{}
 		}
 	}
 	s.relBind(p, n, delta, carries)
@@ -1065,37 +1213,25 @@ func (s *Solver) placeScored(cl *class, pid index.PodID) (index.NodeID, int64, b
 	// PodTopologySpread (weight 2).
 	if len(rc.soft) > 0 {
 		ignored := 0
-		sizes := make([]int, len(rc.soft))
-		seen := make([]map[int32]bool, len(rc.soft))
-		for i := range cand {
-			n := cand[i].node
-			if rc.requireAll && rc.softElig != nil && rc.softElig[n>>6]&(1<<(n&63)) == 0 {
-				cand[i].ignored = true
-				ignored++
-				continue
-			}
-			for j, h := range rc.soft {
-				if h.hostname {
-					continue
-				}
-				if seen[j] == nil {
-					seen[j] = map[int32]bool{}
-				}
-				d := r.counters[h.ctr].topo.Of[n]
-				if !seen[j][d] {
-					seen[j][d] = true
-					sizes[j]++
+		if rc.requireAll && rc.softElig != nil {
+			for i := range cand {
+				if n := cand[i].node; rc.softElig[n>>6]&(1<<(n&63)) == 0 {
+					cand[i].ignored = true
+					ignored++
 				}
 			}
 		}
-		weights := make([]float64, len(rc.soft))
-		for j, h := range rc.soft {
-			sz := sizes[j]
-			if h.hostname {
-				sz = len(cand) - ignored
+		// Each constraint's weight: the log of its domains among the
+		// scored nodes (a node lacking the key is one domain, "").
+		weights := r.weights[:0]
+		for _, h := range rc.soft {
+			sz := len(cand) - ignored
+			if !h.hostname {
+				sz = r.domainsAmong(cand, r.counters[h.ctr].topo)
 			}
-			weights[j] = math.Log(float64(sz + 2))
+			weights = append(weights, math.Log(float64(sz+2)))
 		}
+		r.weights = weights
 		lo, hi := int64(math.MaxInt64), int64(0)
 		for i := range cand {
 			if cand[i].ignored {
@@ -1136,20 +1272,21 @@ func (s *Solver) placeScored(cl *class, pid index.PodID) (index.NodeID, int64, b
 			cand[i].base += 2 * v
 		}
 	}
-	// InterPodAffinity (weight 2): the pod's preferred terms.
-	if len(rc.pref) > 0 {
+	// InterPodAffinity (weight 2): the pod's preferred terms and the
+	// existing pods' terms that match it; a term whose counter is empty
+	// adds nothing anywhere.
+	active := r.active[:0]
+	for _, pr := range rc.pref {
+		if r.counters[pr.ctr].total != 0 {
+			active = append(active, pr)
+		}
+	}
+	r.active = active
+	if len(active) > 0 {
+		s.affinityScores(active, cand)
 		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 		for i := range cand {
-			n := cand[i].node
-			var v int64
-			for _, pr := range rc.pref {
-				k := r.counters[pr.ctr]
-				if d := k.topo.Of[n]; d >= 0 {
-					v += pr.weight * int64(k.counts[d])
-				}
-			}
-			cand[i].spread = v
-			lo, hi = min(lo, v), max(hi, v)
+			lo, hi = min(lo, cand[i].spread), max(hi, cand[i].spread)
 		}
 		for i := range cand {
 			if hi > lo {
@@ -1168,6 +1305,49 @@ func (s *Solver) placeScored(cl *class, pid index.PodID) (index.NodeID, int64, b
 	c.Bind(pid, be.node, &cl.demand)
 	s.refreshNode(be.node)
 	return be.node, be.score, true
+}
+
+// domainsAmong counts the domains of topo (-1, a node without the key,
+// being one) among the candidates not ignored.
+func (r *relState) domainsAmong(cand []scored, topo *index.Topology) int {
+	if need := domainCount(topo) + 1; len(r.stamp) < need {
+		r.stamp = make([]uint32, need)
+	}
+	r.epoch++
+	if r.epoch == 0 { // wrapped: no stamp may look current
+		clear(r.stamp)
+		r.epoch = 1
+	}
+	sz := 0
+	for i := range cand {
+		if cand[i].ignored {
+			continue
+		}
+		if d := topo.Of[cand[i].node] + 1; r.stamp[d] != r.epoch {
+			r.stamp[d] = r.epoch
+			sz++
+		}
+	}
+	return sz
+}
+
+// affinityScores sets each candidate's spread field to its InterPodAffinity
+// score before normalisation: each scoring term's weight times the pods it
+// counts in the node's domain of the term's key. One term at a time, over
+// every candidate.
+func (s *Solver) affinityScores(pref []prefRef, cand []scored) {
+	for i := range cand {
+		cand[i].spread = 0
+	}
+	for _, pr := range pref {
+		k := s.rel.counters[pr.ctr]
+		of, counts, w := k.topo.Of, k.counts, pr.weight
+		for i := range cand {
+			if d := of[cand[i].node]; d >= 0 {
+				cand[i].spread += w * int64(counts[d])
+			}
+		}
+	}
 }
 
 // scored is a candidate node of a scoring class.

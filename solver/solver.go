@@ -581,7 +581,7 @@ func (s *Solver) place(cl *class, pid index.PodID) (index.NodeID, int64, bool) {
 		return 0, 0, false
 	}
 	rc := cl.rel
-	if rc != nil && rc.scoring {
+	if rc != nil && rc.scoresNow(s.rel) {
 		n, score, ok := s.placeScored(cl, pid)
 		if ok {
 			s.relPlaced(cl, pid, n, 1)
