@@ -1591,6 +1591,7 @@ func (g *gen) writeRunning() error {
 		cpu, mem, _ := effectiveRequests(t)
 		g.renderTemplate(t, true)
 		placed := 0
+		named := 0 // replica indexes used (pod names)
 		for i := 0; i < reps; i++ {
 			if rules.any() {
 				// Placed honouring the pods' spread and anti-affinity rules;
@@ -1606,6 +1607,7 @@ func (g *gen) writeRunning() error {
 				g.rel.usePod(g, ni)
 				g.writePod(t, i, &g.nodes[ni])
 				placed++
+				named = i + 1
 				continue
 			}
 			ni := g.place(home.pool, cpu, mem, gpus)
@@ -1629,6 +1631,7 @@ func (g *gen) writeRunning() error {
 				}
 				g.renderTemplate(t, true)
 				g.writePod(t, i, &g.nodes[ni])
+				named = i + 1
 				t.containers = saved
 				g.rt = save
 				g.usePod(ni, 0, 0, 0)
@@ -1637,13 +1640,14 @@ func (g *gen) writeRunning() error {
 			g.usePod(ni, cpu, mem, gpus)
 			g.writePod(t, i, &g.nodes[ni])
 			placed++
+			named = i + 1
 			used += float64(cpu)
 		}
 		if placed > 0 && g.prof.pdbShare > 0 && g.chance(g.prof.pdbShare) {
 			g.writePDB(t, placed)
 		}
 		if g.prof.runAxes != nil {
-			g.runningDone(t, reps, placed)
+			g.runningDone(t, reps, placed, named)
 		}
 		if g.err != nil {
 			return g.err

@@ -531,14 +531,14 @@ func (g *gen) pickIn(list []int32, ok func(int) bool) int {
 	return -1
 }
 
-// runningDone records a running deployment and writes its workload
-// objects.
-func (g *gen) runningDone(t *podTemplate, reps, placed int) {
+// runningDone records a running deployment whose pods took the first named
+// replica indexes and writes its workload objects.
+func (g *gen) runningDone(t *podTemplate, reps, placed, named int) {
 	if placed == 0 {
 		return
 	}
 	hasRS := g.writeWorkloads(t, reps, placed)
-	g.rel.run = append(g.rel.run, runDeploy{tpl: t.clone(), next: placed, placed: placed, hasRS: hasRS})
+	g.rel.run = append(g.rel.run, runDeploy{tpl: t.clone(), next: named, placed: placed, hasRS: hasRS})
 }
 
 // pendingDone records a pending deployment and writes its workload

@@ -887,3 +887,36 @@ func TestOutputPinned(t *testing.T) {
 		}
 	}
 }
+
+// TestPodNamesUnique: a running deployment whose replicas ran out of room
+// writes some of them BestEffort-sized; their replica indexes count too, so
+// a later scale-up must not reuse them (anti-affinity 200 nodes / 10,000
+// pods, seed 2, once gave three pods the same name).
+func TestPodNamesUnique(t *testing.T) {
+	out := generate(t, GenConfig{Profile: "anti-affinity", Nodes: 200, Pods: 10000, Running: -1, Seed: 2})
+	var list struct {
+		Items []struct {
+			Kind     string
+			Metadata struct{ Namespace, Name string }
+		}
+	}
+	if err := json.Unmarshal(out, &list); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	pods := 0
+	for _, it := range list.Items {
+		if it.Kind != "Pod" {
+			continue
+		}
+		pods++
+		key := it.Metadata.Namespace + "/" + it.Metadata.Name
+		if seen[key] {
+			t.Fatalf("duplicate pod %s", key)
+		}
+		seen[key] = true
+	}
+	if pods < 10000 {
+		t.Fatalf("%d pods", pods)
+	}
+}
