@@ -91,6 +91,8 @@ type class struct {
 	pre *preState
 	// rel is the pod-relative part (nil when the class has none).
 	rel *relClass
+	// buckets holds a scoring class's candidates (see buckets.go).
+	buckets *buckets
 }
 
 // prepare derives the scoring fields from demand, balCPU and balMem.

@@ -34,17 +34,7 @@ func TestSplitAndTemplatesMatchPlain(t *testing.T) {
 		res := Solve(cluster(t, nodes, pods), cfg)
 		cfg.plain = true
 		plain := Solve(cluster(t, nodes, pods), cfg)
-		if !slices.Equal(res.Commits, plain.Commits) {
-			for i := range min(len(res.Commits), len(plain.Commits)) {
-				if res.Commits[i] != plain.Commits[i] {
-					t.Fatalf("seed %d: commit %d differs: %+v, plain %+v", seed, i, res.Commits[i], plain.Commits[i])
-				}
-			}
-			t.Fatalf("seed %d: %d commits, plain %d", seed, len(res.Commits), len(plain.Commits))
-		}
-		if fmt.Sprint(res.Pending) != fmt.Sprint(plain.Pending) {
-			t.Fatalf("seed %d: pending differs:\n%v\nplain:\n%v", seed, res.Pending, plain.Pending)
-		}
+		sameResult(t, seed, res, plain)
 		split += res.splitClasses
 		twins += res.twinBuilds
 	}
@@ -71,5 +61,81 @@ func TestTopologyMembers(t *testing.T) {
 	}
 	if got := tp.Members(1); !slices.Equal(got, []index.NodeID{0, 3}) {
 		t.Fatalf("zone b: %v", got)
+	}
+}
+
+// TestBucketsMatchPlain compares bucketed scoring with placeScored's scan
+// (Config.plain) on random clusters where pods also have ScheduleAnyway
+// constraints and preferred (anti-)affinity, and running pods carry
+// preferred and required affinity terms that select pending pods: the same
+// commits and pending reasons, as the buckets must pick the node the scan
+// picks.
+func TestBucketsMatchPlain(t *testing.T) {
+	bucketed := 0
+	for seed := range uint64(40) {
+		minNodes, span := 10, 40
+		if seed%2 == 1 {
+			minNodes, span = 60, 150
+		}
+		nodes, pods := randomSpreadCluster(seed, minNodes, span)
+		r := rand.New(rand.NewPCG(seed, 5))
+		apps := []string{"web", "api", "db", "cache", "batch"}
+		keys := []string{"zone", "kubernetes.io/hostname"}
+		for i := range pods {
+			p := &pods[i]
+			if p.NodeName != "" {
+				if r.IntN(4) == 0 {
+					w := index.WeightedPodAffinityTerm{Weight: int32(1 + r.IntN(100)), Term: term(keys[r.IntN(2)], sel("app", apps[r.IntN(len(apps))]), p.Namespace)}
+					p.PreferredAffinity = append(p.PreferredAffinity, w)
+				}
+				if r.IntN(6) == 0 {
+					p.Affinity = append(p.Affinity, term(keys[r.IntN(2)], sel("app", apps[r.IntN(len(apps))]), p.Namespace))
+				}
+				continue
+			}
+			for j := range p.Spread {
+				if r.IntN(2) == 0 {
+					p.Spread[j].WhenUnsatisfiable = index.ScheduleAnyway
+				}
+			}
+			if r.IntN(3) == 0 {
+				w := index.WeightedPodAffinityTerm{Weight: int32(1 + r.IntN(100)), Term: term(keys[r.IntN(2)], sel("app", p.Labels["app"]), p.Namespace)}
+				if r.IntN(2) == 0 {
+					p.PreferredAntiAffinity = append(p.PreferredAntiAffinity, w)
+				} else {
+					p.PreferredAffinity = append(p.PreferredAffinity, w)
+				}
+			}
+			if r.IntN(3) == 0 {
+				p.Priority = int32(100 * (1 + r.IntN(3)))
+			}
+		}
+		cfg := Config{Seed: seed, RequeueEvicted: seed%4 == 3}
+		res := Solve(cluster(t, nodes, pods), cfg)
+		cfg.plain = true
+		plain := Solve(cluster(t, nodes, pods), cfg)
+		sameResult(t, seed, res, plain)
+		bucketed += res.bucketed
+	}
+	if bucketed == 0 {
+		t.Fatal("no pod was placed on buckets: the test no longer exercises them")
+	}
+	t.Logf("%d pods placed on buckets", bucketed)
+}
+
+// sameResult fails unless res and plain hold the same commits and pending
+// pods with the same reasons.
+func sameResult(t *testing.T, seed uint64, res, plain *Result) {
+	t.Helper()
+	if !slices.Equal(res.Commits, plain.Commits) {
+		for i := range min(len(res.Commits), len(plain.Commits)) {
+			if res.Commits[i] != plain.Commits[i] {
+				t.Fatalf("seed %d: commit %d differs: %+v, plain %+v", seed, i, res.Commits[i], plain.Commits[i])
+			}
+		}
+		t.Fatalf("seed %d: %d commits, plain %d", seed, len(res.Commits), len(plain.Commits))
+	}
+	if fmt.Sprint(res.Pending) != fmt.Sprint(plain.Pending) {
+		t.Fatalf("seed %d: pending differs:\n%v\nplain:\n%v", seed, res.Pending, plain.Pending)
 	}
 }

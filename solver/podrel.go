@@ -1193,6 +1193,9 @@ func (s *Solver) placeScored(cl *class, pid index.PodID) (index.NodeID, int64, b
 	r := s.rel
 	c := s.c
 	s.prepareStatic(cl)
+	if s.useBuckets(cl) {
+		return s.placeBuckets(cl, pid)
+	}
 	cand := s.relCand[:0]
 	for wi, word := range cl.g.dense {
 		for ; word != 0; word &= word - 1 {
@@ -1243,7 +1246,7 @@ func (s *Solver) placeScored(cl *class, pid index.PodID) (index.NodeID, int64, b
 				k := r.counters[h.ctr]
 				var cnt int64
 				if h.hostname {
-					if !s.hasKey(labelHostname, n) {
+					if !s.hasHostname(n) {
 						continue
 					}
 					cnt = int64(k.counts[n])
@@ -1358,9 +1361,13 @@ type scored struct {
 	ignored bool
 }
 
-func (s *Solver) hasKey(key string, n index.NodeID) bool {
-	_, ok := s.c.Nodes[n].Labels[key]
-	return ok
+// hasHostname reports whether node n carries the hostname label (a bitset
+// made on first use).
+func (s *Solver) hasHostname(n index.NodeID) bool {
+	if s.hostnames == nil {
+		s.hostnames = s.keysNodes([]string{labelHostname})
+	}
+	return s.hostnames[n>>6]&(1<<(n&63)) != 0
 }
 
 // relCounts adds, for a class that fits nowhere, the nodes rejected by the

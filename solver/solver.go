@@ -124,8 +124,8 @@ type Result struct {
 	Rebuilds, Builds int
 	// splitClasses and twinBuilds count the classes with domain-split heaps
 	// and the builds taken from a template (for tests); templates the
-	// templates made.
-	splitClasses, twinBuilds, templates int
+	// templates made; bucketed the pods placed on buckets.
+	splitClasses, twinBuilds, templates, bucketed int
 	// Preemptions counts pods bound after evicting lower-priority pods;
 	// Retried counts pods placed on their second turn (see retry).
 	Preemptions, Retried int
@@ -146,10 +146,10 @@ type Solver struct {
 	// rebuilds counts heap rebuilds forced by truncation; builds counts
 	// every heap build.
 	rebuilds, builds int
-	// splitClasses, twinBuilds and templates: see Result.
-	splitClasses, twinBuilds, templates int
-	buf                                 []uint32
-	scan                                []scanner
+	// splitClasses, twinBuilds, templates and bucketed: see Result.
+	splitClasses, twinBuilds, templates, bucketed int
+	buf                                           []uint32
+	scan                                          []scanner
 	// hot holds each node's scoring record (see nodeHot).
 	hot []nodeHot
 	// bounds holds each node's pruning record (see nodeBound) and bound
@@ -177,6 +177,10 @@ type Solver struct {
 	// take's scratch (template.go).
 	tmplEntries int
 	popped      []entry
+	// placeBuckets' scratch (buckets.go).
+	liveBuckets          []int32
+	hostnames            []uint64 // see hasHostname
+	bucketAdd, bucketRaw []int64
 	// classIdx and groupOf find classes and groups by key, for evicted pods
 	// put back in the queue (classOfEvicted); renc and rscratch encode them.
 	classIdx keyIndex
@@ -280,7 +284,7 @@ queue:
 			continue // an evicted pod may join any class later: keep them all
 		}
 		if cl.pods == 0 && cl.failures == 0 {
-			cl.heap, cl.dom, cl.rawTT, cl.rawNA = nil, nil, nil, nil // release: the class has no pod left
+			cl.heap, cl.dom, cl.buckets, cl.rawTT, cl.rawNA = nil, nil, nil, nil, nil // release: the class has no pod left
 			if cl.pre != nil {
 				cl.pre.heap = nil // the failure bits stay for the reason
 			}
@@ -307,7 +311,7 @@ queue:
 		cfg.Progress(len(queue)+res.Requeued, len(queue)+res.Requeued)
 	}
 	res.Classes, res.Groups, res.Rebuilds, res.Builds = len(s.classes), s.groups, s.rebuilds, s.builds
-	res.splitClasses, res.twinBuilds, res.templates = s.splitClasses, s.twinBuilds, s.templates
+	res.splitClasses, res.twinBuilds, res.templates, res.bucketed = s.splitClasses, s.twinBuilds, s.templates, s.bucketed
 
 	// Reasons reflect the final state: pods left pending fit nowhere now.
 	// Reasons only read the cluster: compute them on every processor.

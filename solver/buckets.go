@@ -1,0 +1,433 @@
+package solver
+
+import (
+	"encoding/binary"
+	"math"
+	"math/bits"
+
+	"github.com/kplace/kplace/index"
+)
+
+// Bucketed scoring.
+//
+// A scoring class (soft spread constraints, default spreading, preferred
+// pod affinity, running pods' terms) normalises its pod-relative scores
+// over every candidate node, so placeScored scores every feasible node per
+// pod. But those scores depend on a node only through a few values: for
+// each counter the class reads, the node's domain (zone, say) or, for a
+// counter whose domains are single nodes (hostname), the node's own count.
+// Nodes with equal values (a bucket) get equal pod-relative scores, so the
+// best node of a bucket is the one with the best base score: a heap per
+// bucket. Per pod, the normalisation and the choice then run over the
+// buckets, not the nodes. A node changes bucket only when its own counts
+// change, which takes a bind or an eviction on it, so the node change log
+// (replayed as sync does) keeps the buckets current; domain counts move
+// the buckets' scores, not their members.
+//
+// The pod-relative filters read the same kind of values, so the filters'
+// counters are dimensions too and a bucket passes or fails them as a
+// whole: the candidates are the fitting nodes of the passing buckets, each
+// bucket counting its fitting nodes.
+
+// buckets is a class's bucketed candidates.
+type buckets struct {
+	cursor       int // Cluster.Changes replayed
+	ttMax, naMax int64
+	// of is each feasible node's bucket while it fits, else -1.
+	of []int32
+	// dims are the values a bucket is keyed by: the soft constraints',
+	// the scoring terms', then the filters' counters (relClass.deps).
+	dims  []bucketDim
+	index map[string]int32
+	list  []bucket
+	key   []byte
+	vals  []int32
+}
+
+// bucketDim is one value of a bucket key: a counter's domain of the node,
+// or (perNode) the counter's count on the node itself.
+type bucketDim struct {
+	ctr     *counter
+	perNode bool
+	// hostname: a soft hostname constraint (counted only on nodes with the
+	// hostname label).
+	hostname bool
+}
+
+type bucket struct {
+	heap    nodeHeap
+	members int // fitting nodes in the bucket
+	ignored bool
+	vals    []int32 // per dim: domain id, or the node's count; -1: no key
+}
+
+// useBuckets reports whether cl's scoring may run on buckets.
+func (s *Solver) useBuckets(cl *class) bool {
+	rc := cl.rel
+	return rc != nil && rc.scoring && !s.cfg.plain
+}
+
+// singleton reports whether every domain of t is one node.
+func singleton(t *index.Topology) bool {
+	if t.Key == "" {
+		return true
+	}
+	for _, n := range t.Size {
+		if n > 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// newBuckets sets up cl's bucket dimensions: its soft spread constraints,
+// then its scoring terms.
+func (s *Solver) newBuckets(cl *class) *buckets {
+	rc := cl.rel
+	b := &buckets{index: map[string]int32{}}
+	for _, h := range rc.soft {
+		k := s.rel.counters[h.ctr]
+		b.dims = append(b.dims, bucketDim{ctr: k, perNode: h.hostname, hostname: h.hostname})
+	}
+	for _, pr := range rc.pref {
+		k := s.rel.counters[pr.ctr]
+		b.dims = append(b.dims, bucketDim{ctr: k, perNode: singleton(k.topo)})
+	}
+	for _, id := range rc.deps {
+		k := s.rel.counters[id]
+		b.dims = append(b.dims, bucketDim{ctr: k, perNode: singleton(k.topo)})
+	}
+	return b
+}
+
+// valuesOf fills b.vals with node n's bucket values.
+func (s *Solver) valuesOf(b *buckets, n index.NodeID) {
+	b.vals = b.vals[:0]
+	for _, dm := range b.dims {
+		k := dm.ctr
+		v := int32(-1)
+		switch {
+		case dm.hostname:
+			if s.hasHostname(n) {
+				v = k.counts[n]
+			}
+		case dm.perNode:
+			if d := k.topo.Of[n]; d >= 0 {
+				v = k.counts[d]
+			}
+		default:
+			v = k.topo.Of[n]
+		}
+		b.vals = append(b.vals, v)
+	}
+}
+
+// bucketPush adds node n's entry to its bucket, which it returns.
+func (s *Solver) bucketPush(cl *class, b *buckets, e entry) int32 {
+	n := e.node
+	s.valuesOf(b, n)
+	rc := cl.rel
+	ignored := len(rc.soft) > 0 && rc.requireAll && rc.softElig != nil && rc.softElig[n>>6]&(1<<(n&63)) == 0
+	key := b.key[:0]
+	if ignored {
+		key = append(key, 1)
+	} else {
+		key = append(key, 0)
+	}
+	for _, v := range b.vals {
+		key = binary.AppendVarint(key, int64(v))
+	}
+	b.key = key
+	id, ok := b.index[string(key)]
+	if !ok {
+		id = int32(len(b.list))
+		b.index[string(key)] = id
+		b.list = append(b.list, bucket{ignored: ignored, vals: append([]int32(nil), b.vals...)})
+	}
+	b.list[id].heap.push(e)
+	return id
+}
+
+// setFit moves feasible node n out of its bucket's count and, when it fits,
+// into the count of the bucket of its new entry e.
+func (s *Solver) setFit(cl *class, b *buckets, e entry, fits bool) {
+	n := e.node
+	if old := b.of[n]; old >= 0 {
+		b.list[old].members--
+	}
+	b.of[n] = -1
+	if fits {
+		id := s.bucketPush(cl, b, e)
+		b.list[id].members++
+		b.of[n] = id
+	}
+}
+
+// fillBuckets builds cl's buckets from every feasible node.
+func (s *Solver) fillBuckets(cl *class) {
+	b := s.newBuckets(cl)
+	b.cursor = len(s.c.Changes)
+	b.ttMax, b.naMax = cl.ttMax, cl.naMax
+	b.of = make([]int32, s.c.NumNodes())
+	for i := range b.of {
+		b.of[i] = -1
+	}
+	gen := s.c.Gen
+	for wi, word := range cl.g.dense {
+		for ; word != 0; word &= word - 1 {
+			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
+			if s.fits(n, cl) {
+				s.setFit(cl, b, entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: gen[n]}, true)
+			}
+		}
+	}
+	for i := range b.list {
+		b.list[i].heap.init()
+	}
+	cl.buckets = b
+}
+
+// syncBuckets replays the node changes since the buckets last saw them, or
+// rebuilds them when that costs more or the static maxima moved.
+func (s *Solver) syncBuckets(cl *class) {
+	b := cl.buckets
+	c := s.c
+	if b == nil || b.ttMax != cl.ttMax || b.naMax != cl.naMax || len(c.Changes)-b.cursor > cl.g.feasCard {
+		s.fillBuckets(cl)
+		return
+	}
+	dense := cl.g.dense
+	for _, ch := range c.Changes[b.cursor:] {
+		n := ch.Node
+		if ch.Gen != c.Gen[n] || dense[n>>6]&(1<<(n&63)) == 0 {
+			continue
+		}
+		e := entry{node: n, gen: ch.Gen}
+		fits := s.fits(n, cl)
+		if fits {
+			e.score, e.tie = s.score(cl, n), s.hot[n].tie
+		}
+		s.setFit(cl, b, e, fits)
+	}
+	b.cursor = len(c.Changes)
+}
+
+// placeBuckets is placeScored on buckets: the same node, found over the
+// buckets' best entries.
+func (s *Solver) placeBuckets(cl *class, pid index.PodID) (index.NodeID, int64, bool) {
+	rc := cl.rel
+	r := s.rel
+	s.syncBuckets(cl)
+	s.bucketed++
+	b := cl.buckets
+	gen := s.c.Gen
+	// The buckets with a candidate: a fitting node, passing the filters.
+	live := s.liveBuckets[:0]
+	cands, ignored := 0, 0
+	for i := range b.list {
+		bk := &b.list[i]
+		if bk.members == 0 || !s.bucketPasses(cl, b, bk) {
+			continue
+		}
+		h := &bk.heap
+		for (*h)[0].gen != gen[(*h)[0].node] {
+			h.pop() // stale; a fitting member keeps a live entry
+		}
+		live = append(live, int32(i))
+		cands += bk.members
+		if bk.ignored {
+			ignored += bk.members
+		}
+	}
+	s.liveBuckets = live
+	if len(live) == 0 {
+		return 0, 0, false
+	}
+	add := s.bucketAdd[:0]
+	for range live {
+		add = append(add, 0)
+	}
+	s.bucketAdd = add
+	nsoft := len(rc.soft)
+	if nsoft > 0 {
+		// Weights: log(domains among the candidates + 2), a node lacking
+		// the key being one domain; per node for hostname.
+		weights := r.weights[:0]
+		for j, h := range rc.soft {
+			sz := cands - ignored
+			if !h.hostname {
+				sz = s.distinctAmong(b, live, j)
+			}
+			weights = append(weights, math.Log(float64(sz+2)))
+		}
+		r.weights = weights
+		lo, hi := int64(math.MaxInt64), int64(0)
+		raw := s.bucketRaw[:0]
+		for _, id := range live {
+			bk := &b.list[id]
+			if bk.ignored {
+				raw = append(raw, 0)
+				continue
+			}
+			var f float64
+			for j, h := range rc.soft {
+				v := bk.vals[j]
+				if v < 0 {
+					continue
+				}
+				cnt := v
+				if !b.dims[j].perNode {
+					cnt = b.dims[j].ctr.counts[v]
+				}
+				f += float64(cnt)*weights[j] + float64(h.maxSkew-1)
+			}
+			x := int64(math.Round(f))
+			raw = append(raw, x)
+			lo, hi = min(lo, x), max(hi, x)
+		}
+		s.bucketRaw = raw
+		for i, id := range live {
+			v := int64(0)
+			switch {
+			case b.list[id].ignored:
+			case hi == 0:
+				v = maxNodeScore
+			default:
+				v = maxNodeScore * (hi + lo - raw[i]) / hi
+			}
+			add[i] += 2 * v
+		}
+	}
+	anyActive := false
+	for _, pr := range rc.pref {
+		if r.counters[pr.ctr].total != 0 {
+			anyActive = true
+			break
+		}
+	}
+	if anyActive {
+		lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
+		raw := s.bucketRaw[:0]
+		for _, id := range live {
+			bk := &b.list[id]
+			var g int64
+			for t, pr := range rc.pref {
+				k := r.counters[pr.ctr]
+				if k.total == 0 {
+					continue
+				}
+				v := bk.vals[nsoft+t]
+				if v < 0 {
+					continue
+				}
+				cnt := v
+				if !b.dims[nsoft+t].perNode {
+					cnt = k.counts[v]
+				}
+				g += pr.weight * int64(cnt)
+			}
+			raw = append(raw, g)
+			lo, hi = min(lo, g), max(hi, g)
+		}
+		s.bucketRaw = raw
+		if hi > lo {
+			for i := range live {
+				add[i] += 2 * int64(float64(maxNodeScore)*(float64(raw[i]-lo)/float64(hi-lo)))
+			}
+		}
+	}
+	var be entry
+	for i, id := range live {
+		top := b.list[id].heap[0]
+		e := entry{score: top.score + add[i], tie: top.tie, node: top.node}
+		if i == 0 || better(&e, &be) {
+			be = e
+		}
+	}
+	s.c.Bind(pid, be.node, &cl.demand)
+	s.refreshNode(be.node)
+	return be.node, be.score, true
+}
+
+// distinctAmong counts the distinct values of soft dimension j among the
+// live buckets not ignored.
+func (s *Solver) distinctAmong(b *buckets, live []int32, j int) int {
+	r := s.rel
+	if need := domainCount(b.dims[j].ctr.topo) + 1; len(r.stamp) < need {
+		r.stamp = make([]uint32, need)
+	}
+	r.epoch++
+	if r.epoch == 0 {
+		clear(r.stamp)
+		r.epoch = 1
+	}
+	sz := 0
+	for _, id := range live {
+		bk := &b.list[id]
+		if bk.ignored {
+			continue
+		}
+		if d := bk.vals[j] + 1; r.stamp[d] != r.epoch {
+			r.stamp[d] = r.epoch
+			sz++
+		}
+	}
+	return sz
+}
+
+// bucketPasses runs check's pod-relative filters on a bucket's values.
+func (s *Solver) bucketPasses(cl *class, b *buckets, bk *bucket) bool {
+	rc := cl.rel
+	i := len(rc.soft) + len(rc.pref) // the filters' first dimension
+	count := func() (int32, bool) {
+		v := bk.vals[i]
+		dm := &b.dims[i]
+		i++
+		if v < 0 {
+			return 0, false
+		}
+		if dm.perNode {
+			return v, true
+		}
+		return dm.ctr.counts[v], true
+	}
+	for _, h := range rc.hard {
+		k := b.dims[i].ctr
+		cnt, ok := count()
+		if !ok {
+			return false
+		}
+		m := k.min
+		if k.domains < h.minDomains {
+			m = 0
+		}
+		if cnt+h.self-m > h.maxSkew {
+			return false
+		}
+	}
+	if len(rc.aff) > 0 {
+		exist, empty := true, true
+		for range rc.aff {
+			k := b.dims[i].ctr
+			cnt, ok := count()
+			if !ok {
+				return false
+			}
+			if cnt <= 0 {
+				exist = false
+			}
+			if k.total > 0 {
+				empty = false
+			}
+		}
+		if !exist && !(empty && rc.affSelf) {
+			return false
+		}
+	}
+	for range len(rc.anti) + len(rc.repel) {
+		if cnt, ok := count(); ok && cnt > 0 {
+			return false
+		}
+	}
+	return true
+}
