@@ -43,8 +43,6 @@ import (
 
 // crossState is the cross-node scratch of a solver.
 type crossState struct {
-	// domNodes lists each topology's nodes by domain, made on first use.
-	domNodes map[*index.Topology][][]index.NodeID
 	// lists caches, for one preemptor, each (counter, domain)'s pods,
 	// least important first.
 	lists map[[2]int32][]index.PodID
@@ -236,7 +234,12 @@ func (s *Solver) domainPods(id int32, d int32) []index.PodID {
 	}
 	k := s.rel.counters[id]
 	var ents []podEnt
-	for _, m := range s.domainNodes(k.topo)[d] {
+	one := [1]index.NodeID{index.NodeID(d)} // a per-node domain's node
+	members := one[:]
+	if k.topo.Key != "" {
+		members = k.topo.Members(d)
+	}
+	for _, m := range members {
 		if !k.eligible(m) {
 			continue
 		}
@@ -257,24 +260,5 @@ func (s *Solver) domainPods(id int32, d int32) []index.PodID {
 		l[i] = ents[i].pod
 	}
 	x.lists[[2]int32{id, d}] = l
-	return l
-}
-
-// domainNodes returns topology t's nodes by domain.
-func (s *Solver) domainNodes(t *index.Topology) [][]index.NodeID {
-	x := &s.cross
-	if l, ok := x.domNodes[t]; ok {
-		return l
-	}
-	if x.domNodes == nil {
-		x.domNodes = map[*index.Topology][][]index.NodeID{}
-	}
-	l := make([][]index.NodeID, domainCount(t))
-	for n, d := range t.Of {
-		if d >= 0 {
-			l[d] = append(l[d], index.NodeID(n))
-		}
-	}
-	x.domNodes[t] = l
 	return l
 }
