@@ -353,14 +353,7 @@ func (s *Solver) placeBuckets(cl *class, pid index.PodID) (index.NodeID, int64, 
 // live buckets not ignored.
 func (s *Solver) distinctAmong(b *buckets, live []int32, j int) int {
 	r := s.rel
-	if need := domainCount(b.dims[j].ctr.topo) + 1; len(r.stamp) < need {
-		r.stamp = make([]uint32, need)
-	}
-	r.epoch++
-	if r.epoch == 0 {
-		clear(r.stamp)
-		r.epoch = 1
-	}
+	r.newEpoch(b.dims[j].ctr.topo)
 	sz := 0
 	for _, id := range live {
 		bk := &b.list[id]

@@ -1315,14 +1315,7 @@ func (s *Solver) placeScored(cl *class, pid index.PodID) (index.NodeID, int64, b
 // domainsAmong counts the domains of topo (-1, a node without the key,
 // being one) among the candidates not ignored.
 func (r *relState) domainsAmong(cand []scored, topo *index.Topology) int {
-	if need := domainCount(topo) + 1; len(r.stamp) < need {
-		r.stamp = make([]uint32, need)
-	}
-	r.epoch++
-	if r.epoch == 0 { // wrapped: no stamp may look current
-		clear(r.stamp)
-		r.epoch = 1
-	}
+	r.newEpoch(topo)
 	sz := 0
 	for i := range cand {
 		if cand[i].ignored {
@@ -1334,6 +1327,19 @@ func (r *relState) domainsAmong(cand []scored, topo *index.Topology) int {
 		}
 	}
 	return sz
+}
+
+// newEpoch readies r.stamp to mark topo's domains (+1, so that -1, a node
+// without the key, is one) with a fresh r.epoch.
+func (r *relState) newEpoch(topo *index.Topology) {
+	if need := domainCount(topo) + 1; len(r.stamp) < need {
+		r.stamp = make([]uint32, need)
+	}
+	r.epoch++
+	if r.epoch == 0 { // wrapped: no stamp may look current
+		clear(r.stamp)
+		r.epoch = 1
+	}
 }
 
 // affinityScores sets each candidate's spread field to its InterPodAffinity
