@@ -48,6 +48,7 @@ func (c *Cluster) initLow() {
 	if len(prios) == 0 {
 		return
 	}
+	c.LowPods = make([]int64, len(prios))
 	c.Low = make([][]int64, len(prios)*len(c.ResNames))
 	c.MaxOne = make([][]int64, len(prios)*len(c.ResNames))
 	for i := range c.Low {
@@ -77,6 +78,7 @@ func (c *Cluster) addLow(p PodID, n NodeID, d *Demand, sign int64) {
 	for j := int(c.lowFrom[p]); j < len(c.LowPrio); j++ {
 		col := c.Low[j*nres:]
 		col[ResPods][n] += sign
+		c.LowPods[j] += sign
 		for _, rv := range d.Req {
 			col[rv.Res][n] += sign * rv.Val
 		}

@@ -166,18 +166,42 @@ func (h blockHeap) fixTop() {
 }
 
 // pushBlock queues the nodes of block b of the class's feasible set not
-// bounded yet, with their floor (replacing the block's former entry).
+// bounded yet, with their floor (replacing the block's former entry). A
+// plain class's block without a candidate is bounded at once instead:
+// finding that out visits every node of it, as its floor would.
 func (s *Solver) pushBlock(cl *class, ps *preState, j int, b int) {
 	ps.ver[b]++
-	if word := cl.g.dense[b] &^ ps.bounded[b]; word != 0 {
-		ps.blocks.push(blockEnt{floor: s.blockFloor(cl, b, word, j), block: int32(b), ver: ps.ver[b], keys: -1})
+	word := cl.g.dense[b] &^ ps.bounded[b]
+	if word == 0 {
+		return
 	}
+	if cols := s.plainCols(cl, j); cols != nil {
+		var masks [64]uint64
+		if s.plainVerdicts(cols, j, b, word, &masks, true) == 0 {
+			s.setMasks(ps, b, word, &masks)
+			return
+		}
+	}
+	ps.blocks.push(blockEnt{floor: s.blockFloor(cl, b, word, j), block: int32(b), ver: ps.ver[b], keys: -1})
 }
 
 // boundAll bounds every node of the class's feasible set not bounded yet.
+// A plain class's nodes take their verdicts from the columns (see
+// plainVerdicts); only its candidates are evaluated in full.
 func (s *Solver) boundAll(cl *class, ps *preState, prio int32) {
+	cols := s.plainCols(cl, s.c.LowIndex(prio))
+	j := s.c.LowIndex(prio)
+	var masks [64]uint64
 	for b, word := range cl.g.dense {
 		word &^= ps.bounded[b]
+		if word == 0 {
+			continue
+		}
+		if cols != nil {
+			cand := s.plainVerdicts(cols, j, b, word, &masks, false)
+			s.setMasks(ps, b, word&^cand, &masks)
+			word = cand
+		}
 		ps.bounded[b] |= word
 		ps.ver[b]++
 		for ; word != 0; word &= word - 1 {
@@ -185,6 +209,97 @@ func (s *Solver) boundAll(cl *class, ps *preState, prio int32) {
 		}
 	}
 	ps.blocks = ps.blocks[:0]
+}
+
+// noPlainVerdicts turns plainVerdicts off (every node is evaluated in
+// full), as a reference for tests.
+var noPlainVerdicts bool
+
+// resCols are one requested resource's columns for plainVerdicts.
+type resCols struct {
+	alloc, req, low []int64
+	val             int64
+	bit             uint64
+}
+
+// plainCols returns the columns of the class's requests at threshold j,
+// or nil unless the class is plain: no host ports, no pod-relative
+// filter, and a preemptor priority with O(1) sums (j >= 0).
+func (s *Solver) plainCols(cl *class, j int) []resCols {
+	if j < 0 || len(cl.demand.Ports) > 0 || cl.rel != nil && len(cl.rel.deps) > 0 || noPlainVerdicts {
+		return nil
+	}
+	c := s.c
+	nres := len(c.ResNames)
+	cols := s.pre.cols[:0]
+	for _, rv := range cl.demand.Req {
+		cols = append(cols, resCols{alloc: c.Alloc[rv.Res], req: c.Req[rv.Res], low: c.Low[j*nres+int(rv.Res)], val: rv.Val,
+			bit: maskRes << min(rv.Res, maxMaskRes-1)})
+	}
+	s.pre.cols = cols
+	return cols
+}
+
+// plainVerdicts is evalNode's verdict on each node of word (block b) for
+// a plain class (cols, threshold j), into masks by offset: a request above
+// allocatable is not helpful; no lower-priority pod, no victims; else the
+// resources (and pod count) still short once every lower-priority pod is
+// gone. It returns the nodes with none short, the candidates, whose
+// verdict needs the full evaluation; with stop, it returns at the first.
+func (s *Solver) plainVerdicts(cols []resCols, j int, b int, word uint64, masks *[64]uint64, stop bool) uint64 {
+	c := s.c
+	nres := len(c.ResNames)
+	allocPods, reqPods, lowPods := c.Alloc[index.ResPods], c.Req[index.ResPods], c.Low[j*nres+index.ResPods]
+	var cand uint64
+	for ; word != 0; word &= word - 1 {
+		i := bits.TrailingZeros64(word)
+		n := b*64 + i
+		var m uint64
+		for k := range cols {
+			if cols[k].val > cols[k].alloc[n] {
+				m = maskNotHelpful
+				break
+			}
+		}
+		switch {
+		case m != 0:
+		case lowPods[n] == 0:
+			m = maskNoVictims
+		default:
+			if allocPods[n]-(reqPods[n]-lowPods[n])-1 < 0 {
+				m |= maskTooMany
+			}
+			for k := range cols {
+				if col := &cols[k]; col.req[n]-col.low[n]+col.val > col.alloc[n] {
+					m |= col.bit
+				}
+			}
+			if m == 0 {
+				cand |= 1 << i
+				if stop {
+					return cand
+				}
+			}
+		}
+		masks[i] = m
+	}
+	return cand
+}
+
+// setMasks bounds the nodes of word (block b) with their failure masks.
+func (s *Solver) setMasks(ps *preState, b int, word uint64, masks *[64]uint64) {
+	ps.bounded[b] |= word
+	lastMask, lastID := uint64(0), uint16(0)
+	for ; word != 0; word &= word - 1 {
+		i := bits.TrailingZeros64(word)
+		n := index.NodeID(b*64 + i)
+		if m := masks[i]; m != lastMask || lastID == 0 {
+			ps.setMask(n, m)
+			lastMask, lastID = m, ps.maskOf[n]
+			continue
+		}
+		ps.maskOf[n] = lastID
+	}
 }
 
 // settle drops stale entries from the top of the class heap and bounds,

@@ -151,7 +151,11 @@ func (s *Solver) parallel(ws []scanner, dense []uint64, f func(w *scanner, lo, h
 func (s *Solver) scanScore(cl *class, dense []uint64, w *scanner, lo, hi, keep int, rc *relClass) {
 	gen := s.c.Gen
 	hot := s.hot
-	bound, rawTT, rawNA, ttTab, naTab := s.bound, cl.rawTT, cl.rawNA, cl.ttScore, cl.naScore
+	bound, rawTT, rawNA, ttTab, naTab, free := s.bound, cl.rawTT, cl.rawNA, cl.ttScore, cl.naScore, s.free
+	// flat: no node has a raw TaintToleration or NodeAffinity score, so
+	// the static scores are the same on every node.
+	flat := cl.g.rawTT == nil && cl.g.rawNA == nil
+	st0 := ttTab[0] + naTab[0]
 	// thr is the heap's worst entry once it is full: a node whose bound
 	// (with its own tie-break) is not better cannot enter.
 	thr := entry{score: math.MinInt64}
@@ -175,14 +179,25 @@ func (s *Solver) scanScore(cl *class, dense []uint64, w *scanner, lo, hi, keep i
 	var cand [64]index.NodeID
 	var static [64]int64
 	for wi := lo; wi < hi; wi++ {
-		// Stage one, a tight loop over the word's nodes: the
-		// class-independent bound plus the static scores. A node above a
-		// normalisation maximum did not fit when the maxima were taken:
-		// skipping it changes nothing.
+		// Stage one, a tight loop over the word's nodes: the fit test on
+		// cpu, memory and pod count (most nodes of a crowded cluster fail
+		// it), then the class-independent bound plus the static scores.
+		// A node above a normalisation maximum did not fit when the
+		// maxima were taken: skipping it changes nothing.
+		word := dense[wi]
+		if word == 0 {
+			continue
+		}
+		// Nodes that do not fit are never entries, nor in the cut: drop
+		// them from the word first, without a branch per node.
+		word &= fitWord(free[wi*64:min(wi*64+64, len(free))], cl.needCPU, cl.needMem)
 		k := 0
-		for word := dense[wi]; word != 0; word &= word - 1 {
+		for ; word != 0; word &= word - 1 {
 			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
-			st := ttTab[rawTT[n]] + naTab[rawNA[n]]
+			st := st0
+			if !flat {
+				st = ttTab[rawTT[n]] + naTab[rawNA[n]]
+			}
 			if ub := int64(bound[n]) + st; ub > thr.score || !skip(ub, n) {
 				cand[k], static[k] = n, st
 				k++
@@ -193,7 +208,7 @@ func (s *Solver) scanScore(cl *class, dense []uint64, w *scanner, lo, hi, keep i
 			if ub := s.upper(cl, &s.bounds[n]) + static[i]; ub <= thr.score && skip(ub, n) {
 				continue
 			}
-			if !s.fits(n, cl) {
+			if cl.fullFit && !s.fits(n, cl) {
 				continue
 			}
 			if rc != nil {
@@ -213,6 +228,24 @@ func (s *Solver) scanScore(cl *class, dense []uint64, w *scanner, lo, hi, keep i
 	if cut.score != math.MinInt64 {
 		w.drop(cut)
 	}
+}
+
+// fitWord returns the bits of the nodes of fr (at most 64) whose free cpu
+// and memory cover cpu and mem (see nodeFree).
+func fitWord(fr []nodeFree, cpu, mem int64) uint64 {
+	var m uint64
+	for i := range fr {
+		m |= b2u(cpu <= fr[i].cpu) & b2u(mem <= fr[i].mem) << i
+	}
+	return m
+}
+
+// b2u is 1 for true and 0 for false (a flag, not a branch).
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // fits is index.Cluster.Fits with the pods, cpu and memory columns hoisted.

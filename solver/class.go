@@ -63,6 +63,12 @@ type class struct {
 	balance bool // false when the pod requests neither: the plugin skips
 	// The requests in float32, for the pruning bound.
 	fScoreCPU, fScoreMem, fBalCPU, fBalMem float32
+	// needCPU and needMem are the cpu and memory requests, for a build's
+	// first fit test (see nodeFree); fullFit is set when the class
+	// requests anything else the fit check reads (another resource or
+	// host ports).
+	needCPU, needMem int64
+	fullFit          bool
 	// Normalisation maxima of TaintToleration and NodeAffinity over the
 	// nodes that fit when the class is (re)built.
 	ttMax, naMax int64
@@ -100,6 +106,17 @@ func (cl *class) prepare() {
 	cl.balance = cl.balCPU != 0 || cl.balMem != 0
 	cl.fScoreCPU, cl.fScoreMem = float32(cl.demand.ScoreCPU), float32(cl.demand.ScoreMem)
 	cl.fBalCPU, cl.fBalMem = float32(cl.balCPU), float32(cl.balMem)
+	cl.needCPU, cl.needMem, cl.fullFit = 0, 0, len(cl.demand.Ports) > 0
+	for _, rv := range cl.demand.Req {
+		switch rv.Res {
+		case index.ResCPU:
+			cl.needCPU = rv.Val
+		case index.ResMemory:
+			cl.needMem = rv.Val
+		default:
+			cl.fullFit = true
+		}
+	}
 }
 
 // keyEncoder writes the canonical placement key of a pod into a reused buffer.

@@ -444,13 +444,16 @@ func (s *Solver) scanDomNode(cl *class, w *scanner, n index.NodeID, keep int, ch
 	if d < 0 {
 		return // lacks the primary's key: (missing required label)
 	}
+	if !cl.fitsFree(&s.free[n]) {
+		return
+	}
 	t := &w.doms[d]
 	tie := s.hot[n].tie
 	st := cl.ttScore[cl.rawTT[n]] + cl.naScore[cl.rawNA[n]]
 	if t.skip(int64(s.bound[n])+st, tie, n, keep) || t.skip(s.upper(cl, &s.bounds[n])+st, tie, n, keep) {
 		return
 	}
-	if !s.fits(n, cl) {
+	if cl.fullFit && !s.fits(n, cl) {
 		return
 	}
 	e := entry{score: s.score(cl, n), tie: tie, node: n, gen: s.c.Gen[n]}

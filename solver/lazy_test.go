@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kplace/kplace/index"
@@ -120,5 +121,55 @@ func TestLazyBoundsMatchEager(t *testing.T) {
 	}
 	if evictions < 500 {
 		t.Errorf("only %d evictions: the test does not exercise preemption", evictions)
+	}
+}
+
+// TestPlainVerdictsMatchEvalNode places random preemption batches with the
+// column verdicts of plain classes (plainVerdicts) and with every node
+// evaluated in full, lazily and eagerly bounded: the commits and reasons
+// (their per-node preemption counts) must be the same.
+func TestPlainVerdictsMatchEvalNode(t *testing.T) {
+	defer func(e, p bool) { eagerBounds, noPlainVerdicts = e, p }(eagerBounds, noPlainVerdicts)
+	reasons := map[string]bool{}
+	for seed := range uint64(40) {
+		for _, eager := range []bool{false, true} {
+			var runs [2]*Result
+			var c *index.Cluster
+			for i, off := range []bool{false, true} {
+				eagerBounds, noPlainVerdicts = eager, off
+				in := preemptionInputSized(rand.New(rand.NewPCG(seed, 9)), 60, 40)
+				var err error
+				if c, err = index.Build(in); err != nil {
+					t.Fatal(err)
+				}
+				runs[i] = Solve(c, Config{Seed: seed})
+			}
+			if !slices.Equal(runs[0].Commits, runs[1].Commits) {
+				t.Fatalf("seed %d eager %v: commits differ", seed, eager)
+			}
+			if !slices.Equal(runs[0].Pending, runs[1].Pending) {
+				for i := range runs[0].Pending {
+					if a, b := runs[0].Pending[i], runs[1].Pending[i]; a != b {
+						t.Fatalf("seed %d eager %v: pending %s:\n got %s\nwant %s", seed, eager, c.Pods[a.Pod].Name, a.Reason, b.Reason)
+					}
+				}
+				t.Fatalf("seed %d eager %v: pending pods differ", seed, eager)
+			}
+			for _, pd := range runs[0].Pending {
+				_, after, _ := strings.Cut(pd.Reason, "preemption: ")
+				for _, part := range []string{"Too many pods", "Insufficient cpu", "Insufficient memory", "No preemption victims", "not helpful"} {
+					if strings.Contains(after, part) {
+						reasons[part] = true
+					}
+				}
+			}
+		}
+	}
+	// The batches must reach the verdicts plainVerdicts gives (Too many
+	// pods only arises on an overcommitted node).
+	for _, part := range []string{"Insufficient cpu", "Insufficient memory", "No preemption victims", "not helpful"} {
+		if !reasons[part] {
+			t.Errorf("no preemption reason names %q: the test does not exercise it", part)
+		}
 	}
 }

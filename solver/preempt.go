@@ -227,6 +227,7 @@ type preemption struct {
 	onNow   uint32
 
 	// scratch
+	cols      []resCols
 	vs        []index.PodID
 	viol      []bool
 	local     []int32 // per PDB: budget left in one node's evaluation (valid when stamped)
@@ -787,34 +788,37 @@ func (s *Solver) preemptionMessage(cl *class) string {
 	n := c.NumNodes()
 	tried := 0
 	if ps != nil {
-		dense := cl.g.denseFeasible(n)
-		for wi, word := range dense {
+		// Nodes per failure mask first, then the words per mask.
+		perMask := make([]int, len(ps.masks))
+		for wi, word := range cl.g.denseFeasible(n) {
 			for ; word != 0; word &= word - 1 {
-				node := wi*64 + bits.TrailingZeros64(word)
-				m := ps.masks[ps.maskOf[node]]
-				if m&maskNotHelpful != 0 || m == 0 {
-					continue
+				perMask[ps.maskOf[wi*64+bits.TrailingZeros64(word)]]++
+			}
+		}
+		for id, k := range perMask {
+			m := ps.masks[id]
+			if k == 0 || m&maskNotHelpful != 0 || m == 0 {
+				continue
+			}
+			tried += k
+			switch {
+			case m&maskNoVictims != 0:
+				counts[msgNoVictims] += k
+			case m&maskPorts != 0:
+				counts[msgPorts] += k
+			case m&(maskRes-maskRel) != 0:
+				for i, msg := range relFailMsgs {
+					if m&(maskRel<<i) != 0 {
+						counts[msg] += k
+					}
 				}
-				tried++
-				switch {
-				case m&maskNoVictims != 0:
-					counts[msgNoVictims]++
-				case m&maskPorts != 0:
-					counts[msgPorts]++
-				case m&(maskRes-maskRel) != 0:
-					for i, msg := range relFailMsgs {
-						if m&(maskRel<<i) != 0 {
-							counts[msg]++
-						}
-					}
-				default:
-					if m&maskTooMany != 0 {
-						counts[msgTooManyPods]++
-					}
-					for r := 0; r < maxMaskRes && r < len(c.ResNames); r++ {
-						if m&(maskRes<<r) != 0 {
-							counts["Insufficient "+c.ResNames[r]]++
-						}
+			default:
+				if m&maskTooMany != 0 {
+					counts[msgTooManyPods] += k
+				}
+				for r := 0; r < maxMaskRes && r < len(c.ResNames); r++ {
+					if m&(maskRes<<r) != 0 {
+						counts["Insufficient "+c.ResNames[r]] += k
 					}
 				}
 			}

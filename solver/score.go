@@ -239,6 +239,19 @@ type nodeBound struct {
 	bal            int16
 }
 
+// nodeFree is what a build's first fit test reads of a node: its free cpu
+// and memory, with cpu at its least when the node has no pod slot left, so
+// that no request fits. A node passing it still needs the full check
+// (Solver.fits) when the class requests another resource or host ports.
+type nodeFree struct {
+	cpu, mem int64
+}
+
+// fitsFree is the first fit test: cpu, memory and the pod count.
+func (cl *class) fitsFree(f *nodeFree) bool {
+	return cl.needCPU <= f.cpu && cl.needMem <= f.mem
+}
+
 // refreshNode recomputes node n's hot record from the cluster. Its bound is
 // NodeResourcesFit with no extra request (LeastAllocated only falls as the
 // pod's request is added; MostAllocated is at most 100) plus the most
@@ -259,6 +272,10 @@ func (s *Solver) refreshNode(n index.NodeID) {
 	}
 	h.bound = weightFit*fit + weightBalanced*(maxNodeScore/2+(3*maxNodeScore/2-h.bal)/2)
 	s.bound[n] = int16(h.bound)
+	s.free[n] = nodeFree{cpu: h.capCPU - h.useCPU, mem: h.capMem - h.useMem}
+	if h.usePods >= h.capPods {
+		s.free[n].cpu = math.MinInt64
+	}
 	b := &s.bounds[n]
 	if h.capCPU > 0 && h.capMem > 0 {
 		*b = nodeBound{

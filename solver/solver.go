@@ -156,6 +156,8 @@ type Solver struct {
 	// its class-independent bound alone, for the first pruning stage.
 	bounds []nodeBound
 	bound  []int16
+	// free holds each node's free cpu and memory (see nodeFree).
+	free []nodeFree
 	// fitA and fitS turn a requested fraction into NodeResourcesFit's
 	// per-resource share: a + s*fraction (see upper).
 	fitA, fitS float32
@@ -194,7 +196,7 @@ type Solver struct {
 // newSolver prepares a solver over c.
 func newSolver(c *index.Cluster, cfg Config) *Solver {
 	n := c.NumNodes()
-	s := &Solver{c: c, cfg: cfg, buf: make([]uint32, 256), hot: make([]nodeHot, n), bounds: make([]nodeBound, n), bound: make([]int16, n)}
+	s := &Solver{c: c, cfg: cfg, buf: make([]uint32, 256), hot: make([]nodeHot, n), bounds: make([]nodeBound, n), bound: make([]int16, n), free: make([]nodeFree, n)}
 	s.minPrio = math.MaxInt32
 	for i := range c.Pods {
 		s.minPrio = min(s.minPrio, c.Pods[i].Priority)
@@ -750,6 +752,15 @@ func (s *Solver) reason(cl *class) string {
 	var ports, pods int
 	insufficient := make([]int, len(c.ResNames))
 	dense := g.denseFeasible(n)
+	if len(cl.demand.Ports) == 0 && cl.rel == nil {
+		// Every node is counted under each filter it fails: one column
+		// at a time.
+		pods = countOver(dense, c.Req[index.ResPods], 1, c.Alloc[index.ResPods])
+		for _, rv := range cl.demand.Req {
+			insufficient[rv.Res] += countOver(dense, c.Req[rv.Res], rv.Val, c.Alloc[rv.Res])
+		}
+		dense = nil
+	}
 	for wi, word := range dense {
 		for ; word != 0; word &= word - 1 {
 			node := index.NodeID(wi*64 + bits.TrailingZeros64(word))
@@ -779,6 +790,19 @@ func (s *Solver) reason(cl *class) string {
 		add("Insufficient "+c.ResNames[r], k)
 	}
 	return FitMessage(n, counts) + " " + s.preemptionMessage(cl)
+}
+
+// countOver counts the nodes n of dense where req[n]+v > alloc[n].
+func countOver(dense []uint64, req []int64, v int64, alloc []int64) int {
+	k := 0
+	for wi, word := range dense {
+		for ; word != 0; word &= word - 1 {
+			if n := wi*64 + bits.TrailingZeros64(word); req[n]+v > alloc[n] {
+				k++
+			}
+		}
+	}
+	return k
 }
 
 // FitMessage formats "0/N nodes are available: <count reason>, ... ." with
