@@ -40,6 +40,7 @@ func BenchmarkSolve(b *testing.B) {
 		{Profile: "mixed", Nodes: 1000, Pods: 10000, Running: -1, Seed: 1},
 		{Profile: "mixed", Nodes: 10000, Pods: 100000, Running: -1, Seed: 1},
 		{Profile: "resources", Nodes: 10000, Pods: 100000, Running: -1, Seed: 1},
+		{Profile: "preemption-heavy", Nodes: 10000, Pods: 20000, Running: -1, Seed: 1},
 	} {
 		b.Run(fmt.Sprintf("profile=%s/nodes=%d/pods=%d", tc.Profile, tc.Nodes, tc.Pods), func(b *testing.B) {
 			in := loadGenerated(b, tc)

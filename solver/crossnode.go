@@ -200,7 +200,7 @@ func (s *Solver) crossCandidate(n index.NodeID) candidate {
 	x := &s.cross
 	ents := x.ents[:0]
 	for _, q := range x.vs {
-		ents = append(ents, s.podEntOf(q))
+		ents = append(ents, s.entOf(q))
 	}
 	slices.SortFunc(ents, func(a, b podEnt) int {
 		if moreImportant(&a, &b) {
@@ -245,7 +245,7 @@ func (s *Solver) domainPods(id int32, d int32) []index.PodID {
 		}
 		for _, q := range s.c.PodsOn[m] {
 			if slices.ContainsFunc(s.podCounters(q), func(cr carryRef) bool { return cr.ctr == id }) {
-				ents = append(ents, s.podEntOf(q))
+				ents = append(ents, s.entOf(q))
 			}
 		}
 	}

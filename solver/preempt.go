@@ -226,6 +226,11 @@ type preemption struct {
 	onStamp []uint32
 	onNow   uint32
 
+	// ents caches each bound pod's list entry (entDone marks those made),
+	// see entOf.
+	ents    []podEnt
+	entDone []bool
+
 	// scratch
 	cols      []resCols
 	vs        []index.PodID

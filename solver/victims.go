@@ -1,6 +1,11 @@
 package solver
 
-import "github.com/kplace/kplace/index"
+import (
+	"runtime"
+	"sync"
+
+	"github.com/kplace/kplace/index"
+)
 
 // podEnt is one bound pod in a node's importance-ordered list (see
 // nodePods): what the preemption dry run reads of it, kept beside its
@@ -74,7 +79,7 @@ func (s *Solver) nodePods(n index.NodeID) []podEnt {
 	}
 	if !l.valid {
 		for _, q := range on {
-			ents = insertEnt(ents, s.podEntOf(q))
+			ents = insertEnt(ents, s.entOf(q))
 		}
 	} else {
 		// Keep the entries of the pods still bound here (stamped now), and
@@ -99,7 +104,7 @@ func (s *Solver) nodePods(n index.NodeID) []podEnt {
 		}
 		for _, q := range on {
 			if pr.onStamp[q] == now {
-				ents = insertEnt(ents, s.podEntOf(q))
+				ents = insertEnt(ents, s.entOf(q))
 			}
 		}
 	}
@@ -118,8 +123,58 @@ func insertEnt(ents []podEnt, e podEnt) []podEnt {
 	return ents
 }
 
-// podEntOf describes bound pod q for nodePods.
-func (s *Solver) podEntOf(q index.PodID) podEnt {
+// entOf returns bound pod q's entry for nodePods. An entry depends only on
+// the pod and the requests it was bound with, so each is made once; the
+// first call makes those of every pod bound then, on every processor, in
+// pod order.
+func (s *Solver) entOf(q index.PodID) podEnt {
+	pr := &s.pre
+	if pr.ents == nil {
+		s.makeEnts()
+	}
+	if !pr.entDone[q] {
+		var buf []int32
+		pr.ents[q], buf = s.podEntOf(q, s.pre.pdbBuf[:0])
+		s.pre.pdbBuf = buf
+		pr.entDone[q] = true
+	}
+	return pr.ents[q]
+}
+
+// makeEnts makes the entries of the pods bound now, in parallel.
+func (s *Solver) makeEnts() {
+	c := s.c
+	pr := &s.pre
+	pr.ents = make([]podEnt, len(c.Pods))
+	pr.entDone = make([]bool, len(c.Pods))
+	s.pdbs() // built before the workers read it
+	workers := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := len(c.Pods)*w/workers, len(c.Pods)*(w+1)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []int32
+			for q := lo; q < hi; q++ {
+				if c.PodNode[q] == index.NoNode {
+					continue
+				}
+				if _, ok := c.BoundRequests(index.PodID(q)); !ok {
+					continue // podReq would fill its cache: left to entOf
+				}
+				pr.ents[q], buf = s.podEntOf(index.PodID(q), buf[:0])
+				pr.entDone[q] = true
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// podEntOf describes bound pod q for nodePods; buf is scratch for its
+// budgets, returned for reuse. With the pod's bound requests recorded in
+// the index it only reads the solver, so workers may call it at once.
+func (s *Solver) podEntOf(q index.PodID, buf []int32) (podEnt, []int32) {
 	pp := &s.c.Pods[q]
 	req := s.podReq(q)
 	e := podEnt{start: startOf(pp), pod: q, prio: pp.Priority, ports: len(pp.HostPorts) > 0}
@@ -136,14 +191,13 @@ func (s *Solver) podEntOf(q index.PodID) podEnt {
 			e.more = true
 		}
 	}
-	if pd := s.pdbs(); pd != nil {
+	if pd := s.pdb; pd != nil {
 		// The entry keeps two budgets; budgets looks more up again.
-		ks := pd.match(pp, s.pre.pdbBuf[:0])
-		s.pre.pdbBuf = ks
-		e.npdb = uint8(min(len(ks), 255))
-		copy(e.pdb[:], ks)
+		buf = pd.match(pp, buf)
+		e.npdb = uint8(min(len(buf), 255))
+		copy(e.pdb[:], buf)
 	}
-	return e
+	return e, buf
 }
 
 // budgets returns the budgets e's pod matches.

@@ -23,7 +23,8 @@ func TestNodePodsFollowChanges(t *testing.T) {
 			got := slices.Clone(s.nodePods(n))
 			var want []podEnt
 			for _, q := range c.PodsOn[n] {
-				want = append(want, s.podEntOf(q))
+				e, _ := s.podEntOf(q, nil) // made afresh, not from the cache
+				want = append(want, e)
 			}
 			slices.SortFunc(want, func(a, b podEnt) int {
 				if moreImportant(&a, &b) {
