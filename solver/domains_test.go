@@ -139,3 +139,30 @@ func sameResult(t *testing.T, seed uint64, res, plain *Result) {
 		t.Fatalf("seed %d: pending differs:\n%v\nplain:\n%v", seed, res.Pending, plain.Pending)
 	}
 }
+
+// TestCountArraysReused places 20 deployments one after the other, each
+// spread by zone and hostname over 2,000 nodes: a counter takes its array
+// when its class starts placing and gives it back when the class is done,
+// so a handful of arrays serve all 40 counters, and every placement kept
+// the hostname skew (one pod per node per deployment).
+func TestCountArraysReused(t *testing.T) {
+	c, err := index.Build(spreadInput(2000, 5, 20*300))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Solve(c, Config{Seed: 1})
+	if len(res.Commits) != 6000 || len(res.Pending) != 0 {
+		t.Fatalf("placed %d, pending %d; want 6000, 0", len(res.Commits), len(res.Pending))
+	}
+	if res.countArrays > 4 {
+		t.Errorf("%d count arrays made for 40 counters; want at most 4 (reused)", res.countArrays)
+	}
+	seen := map[[2]index.NodeID]bool{} // (deployment, node)
+	for _, cm := range res.Commits {
+		key := [2]index.NodeID{index.NodeID(cm.Pod / 300), cm.Node}
+		if seen[key] {
+			t.Fatalf("pod %d: a second pod of its deployment on node %d", cm.Pod, cm.Node)
+		}
+		seen[key] = true
+	}
+}

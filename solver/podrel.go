@@ -101,6 +101,64 @@ type counter struct {
 	// weight: a kCarry counter's sign, +1 (affinity) or -1 (preferred
 	// anti-affinity); its counts are sums of weights.
 	weight int64
+	// counts starts as the pool's shared zeros and becomes the counter's
+	// own (owned) at its first change; a dead counter is read by no class
+	// any more: it gives its array back and ignores changes.
+	pool        *countPool
+	owned, dead bool
+}
+
+// countPool lends count arrays by length. A per-node counter (hostname)
+// holds one int32 per node: made for every class up front, they cost
+// more than placing the class's pods at 100,000 nodes. Counters start on
+// a shared array of zeros, take their own when first changed, and give it
+// back (cleared) when the last class reading them is done.
+type countPool struct {
+	zeros map[int][]int32
+	free  map[int][][]int32
+	made  int // arrays made by take
+}
+
+// zero returns the shared all-zero array of length n (never written).
+func (p *countPool) zero(n int) []int32 {
+	if p.zeros == nil {
+		p.zeros, p.free = map[int][]int32{}, map[int][][]int32{}
+	}
+	z, ok := p.zeros[n]
+	if !ok {
+		z = make([]int32, n)
+		p.zeros[n] = z
+	}
+	return z
+}
+
+// take lends an all-zero array of length n.
+func (p *countPool) take(n int) []int32 {
+	if f := p.free[n]; len(f) > 0 {
+		a := f[len(f)-1]
+		p.free[n] = f[:len(f)-1]
+		return a
+	}
+	p.made++
+	return make([]int32, n)
+}
+
+// give takes back an array lent by take.
+func (p *countPool) give(a []int32) {
+	clear(a)
+	p.free[len(a)] = append(p.free[len(a)], a)
+}
+
+// kill marks a counter no class reads any more (see countPool).
+func (k *counter) kill() {
+	if k.dead {
+		return
+	}
+	if k.owned {
+		k.pool.give(k.counts)
+		k.counts, k.owned = k.pool.zero(len(k.counts)), false
+	}
+	k.dead = true
 }
 
 func (k *counter) eligible(n index.NodeID) bool {
@@ -120,8 +178,11 @@ func (k *counter) apply(n index.NodeID, delta int32) {
 // preemption dry run does not (it restores the counts before it ends).
 func (k *counter) move(n index.NodeID, delta int32) bool {
 	d := k.topo.Of[n]
-	if d < 0 || !k.eligible(n) {
+	if d < 0 || k.dead || !k.eligible(n) {
 		return false
+	}
+	if !k.owned {
+		k.counts, k.owned = k.pool.take(len(k.counts)), true
 	}
 	old := k.counts[d]
 	now := old + delta
@@ -247,6 +308,11 @@ type relState struct {
 	owners   map[string]*index.Workload // kind/ns/name
 	enc      keyEncoder
 	buf      []int32
+	// pool lends the counters' arrays; reads counts, per counter, the
+	// references to it from the relClasses of classes not done yet (see
+	// holdReads).
+	pool  countPool
+	reads []int32
 	// fed caches podCounters (fedOK marks computed entries).
 	fed      [][]carryRef
 	fedOK    []bool
@@ -881,7 +947,8 @@ func (s *Solver) countFrom(from int) {
 	r := s.rel
 	fresh := r.counters[from:]
 	for _, k := range fresh {
-		k.counts = make([]int32, domainCount(k.topo))
+		k.pool = &r.pool
+		k.counts, k.owned = r.pool.zero(domainCount(k.topo)), false
 	}
 	c := s.c
 	tracked := make([]bool, len(fresh))
@@ -1407,3 +1474,51 @@ const (
 	msgPodAnti      = "node(s) didn't match pod anti-affinity rules"
 	msgExistingAnti = "node(s) didn't satisfy existing pods anti-affinity rules"
 )
+
+// eachRead calls f with every counter rc's filters and scores read, once
+// per reference.
+func (rc *relClass) eachRead(f func(int32)) {
+	for _, h := range rc.hard {
+		f(h.ctr)
+	}
+	for _, h := range rc.soft {
+		f(h.ctr)
+	}
+	for _, pr := range rc.pref {
+		f(pr.ctr)
+	}
+	for _, list := range [][]int32{rc.aff, rc.anti, rc.repel, rc.deps} {
+		for _, k := range list {
+			f(k)
+		}
+	}
+}
+
+// holdReads counts the classes' references to the counters and kills the
+// counters no class reads (their changes would be for nothing). Only for a
+// batch whose classes are all known up front (not with requeued pods).
+func (s *Solver) holdReads() {
+	r := s.rel
+	r.reads = make([]int32, len(r.counters))
+	for _, cl := range s.classes {
+		if cl.rel != nil {
+			cl.rel.eachRead(func(k int32) { r.reads[k]++ })
+		}
+	}
+	for k, n := range r.reads {
+		if n == 0 {
+			r.counters[k].kill()
+		}
+	}
+}
+
+// releaseReads drops a finished class's references: a counter no class
+// reads any more gives its array back.
+func (s *Solver) releaseReads(rc *relClass) {
+	r := s.rel
+	rc.eachRead(func(k int32) {
+		if r.reads[k]--; r.reads[k] == 0 {
+			r.counters[k].kill()
+		}
+	})
+}

@@ -126,6 +126,8 @@ type Result struct {
 	// and the builds taken from a template (for tests); templates the
 	// templates made; bucketed the pods placed on buckets.
 	splitClasses, twinBuilds, templates, bucketed int
+	// countArrays counts the counter arrays made (see countPool).
+	countArrays int
 	// Preemptions counts pods bound after evicting lower-priority pods;
 	// Retried counts pods placed on their second turn (see retry).
 	Preemptions, Retried int
@@ -224,6 +226,9 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 			s.setupClass(cl)
 		}
 		s.countExisting()
+		if !cfg.RequeueEvicted {
+			s.holdReads()
+		}
 	}
 	res := &Result{Commits: make([]Commit, 0, len(queue))}
 	var failed []*class
@@ -286,6 +291,9 @@ queue:
 			continue // an evicted pod may join any class later: keep them all
 		}
 		if cl.pods == 0 && cl.failures == 0 {
+			if cl.rel != nil {
+				s.releaseReads(cl.rel)
+			}
 			cl.heap, cl.dom, cl.buckets, cl.rawTT, cl.rawNA = nil, nil, nil, nil, nil // release: the class has no pod left
 			if cl.pre != nil {
 				cl.pre.heap = nil // the failure bits stay for the reason
@@ -314,6 +322,9 @@ queue:
 	}
 	res.Classes, res.Groups, res.Rebuilds, res.Builds = len(s.classes), s.groups, s.rebuilds, s.builds
 	res.splitClasses, res.twinBuilds, res.templates, res.bucketed = s.splitClasses, s.twinBuilds, s.templates, s.bucketed
+	if s.rel != nil {
+		res.countArrays = s.rel.pool.made
+	}
 
 	// Reasons reflect the final state: pods left pending fit nowhere now.
 	// Reasons only read the cluster: compute them on every processor.

@@ -40,6 +40,9 @@ func spreadInput(nodes, zones, pods int) *index.Input {
 func BenchmarkSpreadSolve(b *testing.B) {
 	for _, tc := range []struct{ nodes, zones, pods int }{
 		{10000, 5, 100000}, {10000, 50, 100000}, {10000, 500, 100000}, {100000, 5, 100000}, {100000, 500, 100000},
+		// Twice the pods: the difference gives the cost of one more pod,
+		// without the set-up that grows with nodes.
+		{10000, 5, 200000}, {100000, 5, 200000}, {10000, 500, 200000}, {100000, 500, 200000},
 	} {
 		b.Run(fmt.Sprintf("nodes=%d/zones=%d/pods=%d", tc.nodes, tc.zones, tc.pods), func(b *testing.B) {
 			var placed int
