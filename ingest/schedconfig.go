@@ -78,18 +78,33 @@ func ReadDefaultSpread(path string) (constraints []index.SpreadConstraint, syste
 		default:
 			return fail("unexpected kind %q", doc.Kind)
 		}
-		switch args.DefaultingType {
-		case "System":
-			if len(args.DefaultConstraints) > 0 {
-				return fail("defaultingType System takes no defaultConstraints")
-			}
-			return nil, true, nil
-		case "List", "":
-		default:
-			return fail("unknown defaultingType %q (want System or List)", args.DefaultingType)
-		}
-		list = args.DefaultConstraints
+		list = nil
 	}
+	if args != nil {
+		return spreadFromArgs(args, fail)
+	}
+	return validateConstraints(list, fail)
+}
+
+// spreadFromArgs validates PodTopologySpreadArgs: system is true for
+// defaultingType System (no constraints).
+func spreadFromArgs(args *spreadArgs, fail func(string, ...any) ([]index.SpreadConstraint, bool, error)) ([]index.SpreadConstraint, bool, error) {
+	switch args.DefaultingType {
+	case "System":
+		if len(args.DefaultConstraints) > 0 {
+			return fail("defaultingType System takes no defaultConstraints")
+		}
+		return nil, true, nil
+	case "List", "":
+	default:
+		return fail("unknown defaultingType %q (want System or List)", args.DefaultingType)
+	}
+	return validateConstraints(args.DefaultConstraints, fail)
+}
+
+// validateConstraints checks default constraints as kube-scheduler's
+// configuration validation does and applies their defaults.
+func validateConstraints(list []defaultConstraint, fail func(string, ...any) ([]index.SpreadConstraint, bool, error)) (constraints []index.SpreadConstraint, system bool, err error) {
 	seen := map[[2]string]bool{}
 	for i, d := range list {
 		where := fmt.Sprintf("defaultConstraints[%d]", i)
@@ -131,4 +146,129 @@ func ReadDefaultSpread(path string) (constraints []index.SpreadConstraint, syste
 		constraints = append(constraints, c)
 	}
 	return constraints, false, nil
+}
+
+// SchedulerConfig is what kplace takes from a KubeSchedulerConfiguration:
+// the plugin arguments of the profile it places for (schedulerName
+// default-scheduler, or the first profile).
+type SchedulerConfig struct {
+	// Spread holds PodTopologySpread's default constraints when SpreadSet
+	// (SpreadSystem: the built-in ones). Without a PodTopologySpread
+	// pluginConfig kube-scheduler uses the built-in ones.
+	Spread                  []index.SpreadConstraint
+	SpreadSet, SpreadSystem bool
+	// HardPodAffinityWeight and IgnorePreferredTermsOfExistingPods are
+	// InterPodAffinity's arguments (nil weight: not set, default 1).
+	HardPodAffinityWeight              *int32
+	IgnorePreferredTermsOfExistingPods bool
+	// Strategy is NodeResourcesFit's scoringStrategy.type ("" when not
+	// set): LeastAllocated or MostAllocated.
+	Strategy string
+	// Ignored names what the file sets that kplace does not apply (other
+	// plugins' arguments, plugin sets and weights), for a warning.
+	Ignored []string
+}
+
+// ReadSchedulerConfig reads a KubeSchedulerConfiguration (YAML or JSON)
+// and validates the arguments kplace applies as kube-scheduler does.
+// Arguments it cannot apply (a scoring strategy other than LeastAllocated
+// or MostAllocated, resource weights other than cpu and memory at 1) are
+// errors; other plugins' settings are listed in Ignored.
+func ReadSchedulerConfig(path string) (*SchedulerConfig, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(format string, a ...any) (*SchedulerConfig, error) {
+		return nil, fmt.Errorf("%s: %s", path, fmt.Sprintf(format, a...))
+	}
+	type resource struct {
+		Name   string `json:"name"`
+		Weight int64  `json:"weight"`
+	}
+	var doc struct {
+		Kind     string `json:"kind"`
+		Profiles []struct {
+			SchedulerName string         `json:"schedulerName"`
+			Plugins       map[string]any `json:"plugins"`
+			PluginConfig  []struct {
+				Name string `json:"name"`
+				Args struct {
+					spreadArgs
+					HardPodAffinityWeight              *int32 `json:"hardPodAffinityWeight"`
+					IgnorePreferredTermsOfExistingPods bool   `json:"ignorePreferredTermsOfExistingPods"`
+					ScoringStrategy                    *struct {
+						Type      string     `json:"type"`
+						Resources []resource `json:"resources"`
+					} `json:"scoringStrategy"`
+				} `json:"args"`
+			} `json:"pluginConfig"`
+		} `json:"profiles"`
+	}
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return fail("not a KubeSchedulerConfiguration: %v", err)
+	}
+	if doc.Kind != "KubeSchedulerConfiguration" {
+		return fail("kind %q, want KubeSchedulerConfiguration", doc.Kind)
+	}
+	if len(doc.Profiles) == 0 {
+		return &SchedulerConfig{}, nil // kube-scheduler's defaults
+	}
+	prof := &doc.Profiles[0]
+	for i := range doc.Profiles {
+		if n := doc.Profiles[i].SchedulerName; n == "default-scheduler" || n == "" {
+			prof = &doc.Profiles[i]
+			break
+		}
+	}
+	where := fmt.Sprintf("profile %q", prof.SchedulerName)
+	out := &SchedulerConfig{}
+	if len(prof.Plugins) > 0 {
+		out.Ignored = append(out.Ignored, where+": plugins (kplace runs the default plugin set and weights)")
+	}
+	for i := range prof.PluginConfig {
+		pc := &prof.PluginConfig[i]
+		at := fmt.Sprintf("%s: pluginConfig %s", where, pc.Name)
+		switch pc.Name {
+		case "PodTopologySpread":
+			cs, system, err := spreadFromArgs(&pc.Args.spreadArgs, func(format string, a ...any) ([]index.SpreadConstraint, bool, error) {
+				return nil, false, fmt.Errorf("%s: %s: %s", path, at, fmt.Sprintf(format, a...))
+			})
+			if err != nil {
+				return nil, err
+			}
+			out.Spread, out.SpreadSet, out.SpreadSystem = cs, true, system
+		case "InterPodAffinity":
+			if w := pc.Args.HardPodAffinityWeight; w != nil {
+				if *w < 0 || *w > 100 {
+					return fail("%s: hardPodAffinityWeight %d not in the range [0, 100]", at, *w)
+				}
+				out.HardPodAffinityWeight = w
+			}
+			out.IgnorePreferredTermsOfExistingPods = pc.Args.IgnorePreferredTermsOfExistingPods
+		case "NodeResourcesFit":
+			st := pc.Args.ScoringStrategy
+			if st == nil {
+				continue
+			}
+			switch st.Type {
+			case "", "LeastAllocated", "MostAllocated":
+				out.Strategy = st.Type
+			default:
+				return fail("%s: scoringStrategy %q is not supported (LeastAllocated or MostAllocated)", at, st.Type)
+			}
+			if len(st.Resources) > 0 {
+				// kplace scores cpu and memory at weight 1, the default.
+				rs := st.Resources
+				ok := len(rs) == 2 && rs[0].Weight == 1 && rs[1].Weight == 1 &&
+					(rs[0].Name == "cpu" && rs[1].Name == "memory" || rs[0].Name == "memory" && rs[1].Name == "cpu")
+				if !ok {
+					return fail("%s: scoring resources other than cpu and memory at weight 1 are not supported", at)
+				}
+			}
+		default:
+			out.Ignored = append(out.Ignored, at)
+		}
+	}
+	return out, nil
 }

@@ -68,3 +68,66 @@ profiles:
 		}
 	}
 }
+
+func TestReadSchedulerConfig(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "cfg.yaml")
+	body := `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: other
+  pluginConfig:
+  - name: InterPodAffinity
+    args: {hardPodAffinityWeight: 7}
+- schedulerName: default-scheduler
+  plugins:
+    score:
+      disabled: [{name: ImageLocality}]
+  pluginConfig:
+  - name: InterPodAffinity
+    args: {hardPodAffinityWeight: 5, ignorePreferredTermsOfExistingPods: true}
+  - name: PodTopologySpread
+    args:
+      defaultingType: List
+      defaultConstraints:
+      - {maxSkew: 2, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway}
+  - name: NodeResourcesFit
+    args: {scoringStrategy: {type: MostAllocated}}
+  - name: DefaultPreemption
+    args: {minCandidateNodesPercentage: 20}
+`
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := ReadSchedulerConfig(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.HardPodAffinityWeight == nil || *sc.HardPodAffinityWeight != 5 || !sc.IgnorePreferredTermsOfExistingPods {
+		t.Errorf("InterPodAffinity from the default-scheduler profile: %+v", sc)
+	}
+	if !sc.SpreadSet || sc.SpreadSystem || len(sc.Spread) != 1 || sc.Spread[0].MaxSkew != 2 || sc.Spread[0].TopologyKey != "zone" {
+		t.Errorf("spread: %+v", sc)
+	}
+	if sc.Strategy != "MostAllocated" {
+		t.Errorf("strategy %q", sc.Strategy)
+	}
+	want := []string{`profile "default-scheduler": plugins (kplace runs the default plugin set and weights)`, `profile "default-scheduler": pluginConfig DefaultPreemption`}
+	if strings.Join(sc.Ignored, "|") != strings.Join(want, "|") {
+		t.Errorf("ignored %q\nwant %q", sc.Ignored, want)
+	}
+	// No profiles: kube-scheduler's defaults, nothing set.
+	if err := os.WriteFile(p, []byte("kind: KubeSchedulerConfiguration\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if sc, err := ReadSchedulerConfig(p); err != nil || sc.SpreadSet || sc.HardPodAffinityWeight != nil || sc.Strategy != "" {
+		t.Errorf("empty: %+v %v", sc, err)
+	}
+	// A bad spread constraint names the profile and plugin.
+	bad := "kind: KubeSchedulerConfiguration\nprofiles:\n- pluginConfig:\n  - name: PodTopologySpread\n    args: {defaultConstraints: [{maxSkew: 0, topologyKey: zone, whenUnsatisfiable: ScheduleAnyway}]}\n"
+	if err := os.WriteFile(p, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadSchedulerConfig(p); err == nil || !strings.Contains(err.Error(), "pluginConfig PodTopologySpread") || !strings.Contains(err.Error(), "maxSkew") {
+		t.Errorf("bad constraint: %v", err)
+	}
+}

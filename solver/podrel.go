@@ -54,10 +54,10 @@ const (
 	kCarry           // weights of the pods carrying one scoring affinity term
 )
 
-// hardPodAffinityWeight is InterPodAffinityArgs.hardPodAffinityWeight at
-// kube-scheduler's default: what an existing pod's required affinity term
-// adds to the domain it names for an incoming pod the term matches.
-const hardPodAffinityWeight = 1
+// defaultHardPodAffinityWeight is InterPodAffinityArgs.hardPodAffinityWeight
+// at kube-scheduler's default: what an existing pod's required affinity
+// term adds to the domain it names for an incoming pod the term matches.
+const defaultHardPodAffinityWeight = 1
 
 // nsSet is a namespace set: every namespace, or the names listed (sorted).
 type nsSet struct {
@@ -308,6 +308,10 @@ type relState struct {
 	owners   map[string]*index.Workload // kind/ns/name
 	enc      keyEncoder
 	buf      []int32
+	// hardWeight and ignorePreferred are InterPodAffinity's arguments
+	// (see Config).
+	hardWeight      int64
+	ignorePreferred bool
 	// pool lends the counters' arrays; reads counts, per counter, the
 	// references to it from the relClasses of classes not done yet (see
 	// holdReads).
@@ -373,10 +377,15 @@ func (x *anchorIndex) candidates(p *index.Pod, out []int32) []int32 {
 // anti-affinity terms), the carry counters (every pod's affinity terms that
 // score for others) and the default-spreading inputs. It returns nil when
 // no pod has a pod-relative constraint and no default applies.
-func newRelState(c *index.Cluster, defaults []index.SpreadConstraint, system bool) *relState {
+func newRelState(c *index.Cluster, cfg *Config) *relState {
+	defaults := cfg.DefaultSpread
 	r := &relState{c: c, byKey: map[string]int32{}, repelOf: map[string]int32{}, carryOf: map[string]int32{},
-		nsLabels: map[string]map[string]string{}, defaults: defaults, systemDefault: system,
-		services: map[string][]*index.Workload{}, owners: map[string]*index.Workload{}}
+		nsLabels: map[string]map[string]string{}, defaults: defaults, systemDefault: cfg.SystemDefaultSpread,
+		services: map[string][]*index.Workload{}, owners: map[string]*index.Workload{},
+		hardWeight: defaultHardPodAffinityWeight, ignorePreferred: cfg.IgnorePreferredTermsOfExistingPods}
+	if cfg.HardPodAffinityWeight != nil {
+		r.hardWeight = int64(*cfg.HardPodAffinityWeight)
+	}
 	for i := range c.Namespaces {
 		r.nsLabels[c.Namespaces[i].Name] = c.Namespaces[i].Labels
 	}
@@ -424,11 +433,14 @@ func (r *relState) repelCounter(t *index.PodAffinityTerm) int32 {
 
 // eachCarry calls f for each of p's terms that score for other pods, with
 // the weight it adds per carrying pod (kube-scheduler's processExistingPod):
-// required affinity terms hardPodAffinityWeight, preferred affinity terms
-// their weight, preferred anti-affinity terms minus their weight.
+// required affinity terms the hard weight (none when it is 0), preferred
+// affinity terms their weight, preferred anti-affinity terms minus their
+// weight.
 func (r *relState) eachCarry(p *index.Pod, f func(t *index.PodAffinityTerm, weight int64)) {
 	for t := range p.Affinity {
-		f(&p.Affinity[t], hardPodAffinityWeight)
+		if r.hardWeight > 0 {
+			f(&p.Affinity[t], r.hardWeight)
+		}
 	}
 	for i := range p.PreferredAffinity {
 		f(&p.PreferredAffinity[i].Term, int64(p.PreferredAffinity[i].Weight))
@@ -518,6 +530,9 @@ func (r *relState) repels(p *index.Pod, out []int32) []int32 {
 // carried appends the carry counters whose term matches p: the existing
 // pods' terms that score p.
 func (r *relState) carried(p *index.Pod, out []int32) []int32 {
+	if r.ignorePreferred && len(p.PreferredAffinity) == 0 && len(p.PreferredAntiAffinity) == 0 {
+		return out // ignorePreferredTermsOfExistingPods: InterPodAffinity skips p
+	}
 	return r.matching(&r.carryIdx, p, out)
 }
 

@@ -384,7 +384,7 @@ func TestPropertyAffinityScore(t *testing.T) {
 func relSolver(c *index.Cluster, seed uint64) (*Solver, []index.PodID, []int32) {
 	s := newSolver(c, Config{Seed: seed})
 	queue := Queue(c)
-	s.rel = newRelState(c, nil, false)
+	s.rel = newRelState(c, &Config{})
 	classOf := s.classify(queue)
 	for _, cl := range s.classes {
 		s.setupClass(cl)
@@ -485,5 +485,84 @@ func TestPlaceScoredAllocatesNothing(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%.1f allocations per placement, want 0", allocs)
+	}
+}
+
+// TestInterPodAffinityArgs: hardPodAffinityWeight scales (or, at 0,
+// removes) what an existing pod's required affinity term adds;
+// ignorePreferredTermsOfExistingPods leaves a pod without preferred terms
+// of its own unscored by InterPodAffinity, and scores one that has them as
+// before (kube-scheduler v1.36 skips the whole PreScore only then).
+func TestInterPodAffinityArgs(t *testing.T) {
+	solveCfg := func(cfg Config, pods ...index.Pod) map[string]string {
+		t.Helper()
+		c, err := index.Build(&index.Input{Nodes: carryNodes(), Pods: pods})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return outcomes(c, Solve(c, cfg))
+	}
+	weight := func(w int32) *int32 { return &w }
+	web := makePod("web").label("app", "web").on("b1").affinity(term(zone, sel("app", "cache"))).obj()
+	cache := makePod("cache").label("app", "cache").obj()
+	for _, tc := range []struct {
+		name string
+		w    *int32
+		want []string
+	}{
+		{"default weight 1 attracts", nil, []string{"b1", "b2"}},
+		{"weight 100 attracts", weight(100), []string{"b1", "b2"}},
+		{"weight 0 turns it off: the roomiest node", weight(0), []string{"a1"}},
+	} {
+		if got := solveCfg(Config{Seed: 1, HardPodAffinityWeight: tc.w}, web, cache); !contains(tc.want, got["cache"]) {
+			t.Errorf("%s: cache on %q, want one of %v", tc.name, got["cache"], tc.want)
+		}
+	}
+	// A running pod's preferred term selects cache and api; api also has
+	// a preferred anti-affinity term of its own (selecting nothing here).
+	carrier := makePod("carrier").label("app", "carrier").on("b2").prefAff(50, term(zone, sel("tier", "back"))).obj()
+	plain := makePod("cache").label("app", "cache").label("tier", "back").obj()
+	own := makePod("api").label("app", "api").label("tier", "back").prefAnti(10, term(zone, sel("app", "none"))).obj()
+	for _, tc := range []struct {
+		name   string
+		ignore bool
+		pod    index.Pod
+		want   []string
+	}{
+		{"counted by default", false, plain, []string{"b1", "b2"}},
+		{"ignored for a pod without preferred terms", true, plain, []string{"a1"}},
+		{"counted for a pod with preferred terms", true, own, []string{"b1", "b2"}},
+	} {
+		got := solveCfg(Config{Seed: 1, IgnorePreferredTermsOfExistingPods: tc.ignore}, carrier, tc.pod)
+		if !contains(tc.want, got[tc.pod.Name]) {
+			t.Errorf("%s: %s on %q, want one of %v", tc.name, tc.pod.Name, got[tc.pod.Name], tc.want)
+		}
+	}
+	// The weight against a preferred term: zone A carries a preferred
+	// term of weight 2 (on a nearly full a1), zone B web's required term.
+	// At weight 1 zone A wins; at 3 zone B does.
+	nodes := carryNodes()
+	nodes[0] = makeNode("a1").label(zone, "A").obj()
+	filler := makePod("filler").on("a1").req("cpu", 3000).obj()
+	friend := makePod("friend").label("app", "friend").on("a1").prefAff(2, term(zone, sel("app", "cache"))).obj()
+	for _, tc := range []struct {
+		w    *int32
+		want []string
+	}{{nil, []string{"a1"}}, {weight(1), []string{"a1"}}, {weight(3), []string{"b1", "b2"}}} {
+		c, err := index.Build(&index.Input{Nodes: nodes, Pods: []index.Pod{web, filler, friend, cache}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := outcomes(c, Solve(c, Config{Seed: 1, HardPodAffinityWeight: tc.w})); !contains(tc.want, got["cache"]) {
+			w := "default"
+			if tc.w != nil {
+				w = fmt.Sprint(*tc.w)
+			}
+			t.Errorf("hard weight %s: cache on %q, want one of %v", w, got["cache"], tc.want)
+		}
+	}
+	// The ignore flag also drops the required terms' weight for such a pod.
+	if got := solveCfg(Config{Seed: 1, IgnorePreferredTermsOfExistingPods: true}, web, cache); got["cache"] != "a1" {
+		t.Errorf("ignore: cache on %q, want a1 (the plugin skips it)", got["cache"])
 	}
 }

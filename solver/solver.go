@@ -35,6 +35,16 @@ type Config struct {
 	// (then soft constraints do not ignore nodes lacking a key).
 	DefaultSpread       []index.SpreadConstraint
 	SystemDefaultSpread bool
+	// HardPodAffinityWeight is InterPodAffinityArgs.hardPodAffinityWeight:
+	// what an existing pod's required affinity term adds to the nodes of
+	// its domain for an incoming pod the term matches (0 to 100; 0 turns
+	// that off); nil: kube-scheduler's default, 1.
+	HardPodAffinityWeight *int32
+	// IgnorePreferredTermsOfExistingPods is InterPodAffinityArgs' flag:
+	// InterPodAffinity does not score a pod without preferred
+	// (anti-)affinity terms of its own (existing pods' terms then count
+	// for nothing).
+	IgnorePreferredTermsOfExistingPods bool
 	// plain turns off domain-split heaps and templates (for the tests that
 	// compare them with the one-heap scan).
 	plain bool
@@ -219,7 +229,7 @@ func newSolver(c *index.Cluster, cfg Config) *Solver {
 func Solve(c *index.Cluster, cfg Config) *Result {
 	s := newSolver(c, cfg)
 	queue := Queue(c)
-	s.rel = newRelState(c, cfg.DefaultSpread, cfg.SystemDefaultSpread)
+	s.rel = newRelState(c, &cfg)
 	classOf := s.classify(queue)
 	if s.rel != nil {
 		for _, cl := range s.classes {

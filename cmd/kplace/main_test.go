@@ -360,3 +360,72 @@ func TestGenZones(t *testing.T) {
 		t.Error("--zones -1: exit 0")
 	}
 }
+
+// TestPlaceSchedulerConfig: --scheduler-config applies InterPodAffinity's
+// hardPodAffinityWeight and NodeResourcesFit's scoring strategy, warns
+// about the settings it does not apply, and refuses what it cannot honour.
+func TestPlaceSchedulerConfig(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const head = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: default-scheduler\n"
+	out := filepath.Join(dir, "result.json")
+	nodeOf := func(args ...string) (string, string) {
+		t.Helper()
+		code, stderr := runCapture(t, append([]string{"place", "-f", "testdata/schedconfig.yaml", "-o", out}, args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var list struct {
+			Items []struct {
+				Target struct {
+					Name string `json:"name"`
+				} `json:"target"`
+			} `json:"items"`
+		}
+		if err := json.Unmarshal(b, &list); err != nil || len(list.Items) != 1 {
+			t.Fatalf("%v: result %s (%v)", args, b, err)
+		}
+		return list.Items[0].Target.Name, stderr
+	}
+	if n, _ := nodeOf(); n != "b1" {
+		t.Errorf("default hardPodAffinityWeight: cache on %s, want b1", n)
+	}
+	off := write("off.yaml", head+"  pluginConfig:\n  - name: InterPodAffinity\n    args: {hardPodAffinityWeight: 0}\n  - name: VolumeBinding\n    args: {bindTimeoutSeconds: 60}\n")
+	n, stderr := nodeOf("--scheduler-config", off)
+	if n != "a1" {
+		t.Errorf("hardPodAffinityWeight 0: cache on %s, want a1", n)
+	}
+	if !strings.Contains(stderr, "pluginConfig VolumeBinding: not applied") {
+		t.Errorf("no warning for the VolumeBinding args:\n%s", stderr)
+	}
+	// MostAllocated packs onto the fuller b1 even without the weight.
+	packed := write("packed.yaml", head+"  pluginConfig:\n  - name: InterPodAffinity\n    args: {hardPodAffinityWeight: 0}\n"+
+		"  - name: NodeResourcesFit\n    args: {scoringStrategy: {type: MostAllocated, resources: [{name: cpu, weight: 1}, {name: memory, weight: 1}]}}\n")
+	if n, _ := nodeOf("--scheduler-config", packed); n != "b1" {
+		t.Errorf("MostAllocated: cache on %s, want b1", n)
+	}
+	if n, _ := nodeOf("--scheduler-config", packed, "--strategy", "least-allocated"); n != "a1" {
+		t.Errorf("--strategy over the config: cache on %s, want a1", n)
+	}
+	for name, body := range map[string]string{
+		"weight.yaml":   head + "  pluginConfig:\n  - name: InterPodAffinity\n    args: {hardPodAffinityWeight: 101}\n",
+		"ratio.yaml":    head + "  pluginConfig:\n  - name: NodeResourcesFit\n    args: {scoringStrategy: {type: RequestedToCapacityRatio}}\n",
+		"resource.yaml": head + "  pluginConfig:\n  - name: NodeResourcesFit\n    args: {scoringStrategy: {type: LeastAllocated, resources: [{name: cpu, weight: 2}, {name: memory, weight: 1}]}}\n",
+		"kind.yaml":     "kind: PodTopologySpreadArgs\n",
+	} {
+		code, stderr := runCapture(t, "place", "-f", "testdata/schedconfig.yaml", "--scheduler-config", write(name, body))
+		if code != 2 || !strings.Contains(stderr, name) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 naming the file", name, code, stderr)
+		}
+	}
+}

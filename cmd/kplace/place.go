@@ -60,6 +60,10 @@ func cmdPlace(args []string) int {
 	defaultSpread := fs.String("default-spread", "builtin", "cluster default topology spread constraints for pods with none of their own that a Service,\n"+
 		"ReplicaSet, StatefulSet or ReplicationController selects: builtin (kube-scheduler's: hostname maxSkew 3 and zone\n"+
 		"maxSkew 5, ScheduleAnyway), none, or FILE (a KubeSchedulerConfiguration, PodTopologySpreadArgs or a list)")
+	schedConfig := fs.String("scheduler-config", "", "a KubeSchedulerConfiguration to take plugin arguments from (profile default-scheduler, else the\n"+
+		"first): PodTopologySpread's default constraints, InterPodAffinity's hardPodAffinityWeight and\n"+
+		"ignorePreferredTermsOfExistingPods, NodeResourcesFit's scoringStrategy type; --default-spread and\n"+
+		"--strategy, when given, win. Other settings (plugin sets, weights, other plugins) are not applied: a warning names them")
 	quiet := fs.BoolP("quiet", "q", false, "no summary or progress on stderr")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
 	memprofile := fs.String("memprofile", "", "write a heap profile to this file at the end")
@@ -87,10 +91,41 @@ func cmdPlace(args []string) int {
 		fmt.Fprintln(os.Stderr, "kplace place: --requeue-evicted and --cross-node-preemption need --preemption")
 		return 2
 	}
-	switch *defaultSpread {
-	case "builtin":
+	spreadTaken := false // from --scheduler-config
+	if *schedConfig != "" {
+		sc, err := ingest.ReadSchedulerConfig(*schedConfig)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "kplace place: --scheduler-config:", err)
+			return 2
+		}
+		if !*quiet {
+			for _, what := range sc.Ignored {
+				fmt.Fprintf(os.Stderr, "kplace place: warning: %s: %s: not applied\n", *schedConfig, what)
+			}
+		}
+		cfg.solve.HardPodAffinityWeight = sc.HardPodAffinityWeight
+		cfg.solve.IgnorePreferredTermsOfExistingPods = sc.IgnorePreferredTermsOfExistingPods
+		if !fs.Changed("strategy") {
+			switch sc.Strategy {
+			case "MostAllocated":
+				*strategy = "most-allocated"
+			case "LeastAllocated":
+				*strategy = "least-allocated"
+			}
+		}
+		if !fs.Changed("default-spread") && sc.SpreadSet {
+			cfg.solve.DefaultSpread, cfg.solve.SystemDefaultSpread = sc.Spread, sc.SpreadSystem
+			if sc.SpreadSystem {
+				cfg.solve.DefaultSpread = solver.BuiltinDefaultSpread()
+			}
+			spreadTaken = true
+		}
+	}
+	switch {
+	case spreadTaken:
+	case *defaultSpread == "builtin":
 		cfg.solve.DefaultSpread, cfg.solve.SystemDefaultSpread = solver.BuiltinDefaultSpread(), true
-	case "none":
+	case *defaultSpread == "none":
 	default:
 		cs, system, err := ingest.ReadDefaultSpread(*defaultSpread)
 		if err != nil {
