@@ -574,6 +574,18 @@ func (r *relState) spreadOf(p *index.Pod) (cs []index.SpreadConstraint, defaulte
 	return cs, true
 }
 
+// matchesSet reports whether pod labels l hold every pair of set, as
+// labels.SelectorFromSet(set).Matches(l) does, without making the selector
+// (a Service's selector is tried on every pod of its namespace).
+func matchesSet(set, l map[string]string) bool {
+	for k, v := range set {
+		if got, ok := l[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
 // defaultSelector is kube-scheduler's DefaultSelector: the selectors of the
 // Services selecting p, and of its ReplicationController, ReplicaSet or
 // StatefulSet owner, ANDed; nil when that is empty.
@@ -583,7 +595,7 @@ func (r *relState) defaultSelector(p *index.Pod) *index.LabelSelector {
 		if w.Selector == nil || len(w.Selector.MatchLabels) == 0 {
 			continue
 		}
-		if labels.SelectorFromSet(w.Selector.MatchLabels).Matches(labels.Set(p.Labels)) {
+		if matchesSet(w.Selector.MatchLabels, p.Labels) {
 			for k, v := range w.Selector.MatchLabels {
 				out.MatchLabels[k] = v
 			}

@@ -2,10 +2,12 @@ package solver
 
 import (
 	"maps"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/kplace/kplace/index"
+	"k8s.io/apimachinery/pkg/labels"
 )
 
 // Builders for pod-relative constraints.
@@ -424,5 +426,33 @@ func TestPreferredPodAffinity(t *testing.T) {
 	got, _, _ := solve(t, nodes, pods)
 	if want := map[string]string{"near": "b1", "far": "a1"}; got["near"] != want["near"] || got["far"] != want["far"] {
 		t.Errorf("got %v, want near on b1, far on a1", maps.Clone(got))
+	}
+}
+
+// TestMatchesSetAgainstLabels compares matchesSet with apimachinery's
+// labels.SelectorFromSet(set).Matches on random sets and label maps.
+func TestMatchesSetAgainstLabels(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	keys, vals := []string{"app", "tier", "x", "k8s.io/name"}, []string{"a", "b", ""}
+	randMap := func(n int) map[string]string {
+		m := map[string]string{}
+		for range n {
+			m[keys[r.IntN(len(keys))]] = vals[r.IntN(len(vals))]
+		}
+		return m
+	}
+	matched := 0
+	for range 20000 {
+		set, l := randMap(1+r.IntN(3)), randMap(r.IntN(5))
+		want := labels.SelectorFromSet(set).Matches(labels.Set(l))
+		if got := matchesSet(set, l); got != want {
+			t.Fatalf("set %v labels %v: %v, labels says %v", set, l, got, want)
+		}
+		if want {
+			matched++
+		}
+	}
+	if matched < 1000 {
+		t.Errorf("only %d matches: the sets do not exercise matching", matched)
 	}
 }
