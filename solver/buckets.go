@@ -42,7 +42,14 @@ type buckets struct {
 	list  []bucket
 	key   []byte
 	vals  []int32
+	// packed finds buckets by their values packed in one word (shift per
+	// dim; a per-node count past its field's range goes to index).
+	packed map[uint64]int32
+	shift  []uint8
 }
+
+// countBits is the width of a per-node count in a packed bucket key.
+const countBits = 16
 
 // bucketDim is one value of a bucket key: a counter's domain of the node,
 // or (perNode) the counter's count on the node itself.
@@ -97,7 +104,36 @@ func (s *Solver) newBuckets(cl *class) *buckets {
 		k := s.rel.counters[id]
 		b.dims = append(b.dims, bucketDim{ctr: k, perNode: singleton(k.topo)})
 	}
+	// Values are -1 and up: v+1 takes a domain id's bits, or countBits.
+	used := uint(1) // the ignored flag
+	for _, dm := range b.dims {
+		w := uint(countBits)
+		if !dm.perNode && !dm.hostname {
+			w = uint(bits.Len(uint(len(dm.ctr.topo.Values) + 1)))
+		}
+		b.shift = append(b.shift, uint8(used))
+		used += w
+	}
+	if used <= 64 {
+		b.packed = map[uint64]int32{}
+	}
 	return b
+}
+
+// packKey packs b.vals with the ignored flag; false when a per-node count
+// does not fit its field.
+func (b *buckets) packKey(ignored bool) (uint64, bool) {
+	var key uint64
+	if ignored {
+		key = 1
+	}
+	for i, v := range b.vals {
+		if dm := &b.dims[i]; (dm.perNode || dm.hostname) && v+1 >= 1<<countBits {
+			return 0, false
+		}
+		key |= uint64(v+1) << b.shift[i]
+	}
+	return key, true
 }
 
 // valuesOf fills b.vals with node n's bucket values.
@@ -122,12 +158,24 @@ func (s *Solver) valuesOf(b *buckets, n index.NodeID) {
 	}
 }
 
-// bucketPush adds node n's entry to its bucket, which it returns.
-func (s *Solver) bucketPush(cl *class, b *buckets, e entry) int32 {
+// bucketPush adds node n's entry to its bucket, which it returns. With
+// raw the entry is only appended: the caller restores the heap order.
+func (s *Solver) bucketPush(cl *class, b *buckets, e entry, raw bool) int32 {
 	n := e.node
 	s.valuesOf(b, n)
 	rc := cl.rel
 	ignored := len(rc.soft) > 0 && rc.requireAll && rc.softElig != nil && rc.softElig[n>>6]&(1<<(n&63)) == 0
+	if b.packed != nil {
+		if pk, ok := b.packKey(ignored); ok {
+			id, ok := b.packed[pk]
+			if !ok {
+				id = b.newBucket(ignored)
+				b.packed[pk] = id
+			}
+			b.add(id, e, raw)
+			return id
+		}
+	}
 	key := b.key[:0]
 	if ignored {
 		key = append(key, 1)
@@ -140,24 +188,38 @@ func (s *Solver) bucketPush(cl *class, b *buckets, e entry) int32 {
 	b.key = key
 	id, ok := b.index[string(key)]
 	if !ok {
-		id = int32(len(b.list))
+		id = b.newBucket(ignored)
 		b.index[string(key)] = id
-		b.list = append(b.list, bucket{ignored: ignored, vals: append([]int32(nil), b.vals...)})
 	}
-	b.list[id].heap.push(e)
+	b.add(id, e, raw)
 	return id
 }
 
+// newBucket adds a bucket with values b.vals.
+func (b *buckets) newBucket(ignored bool) int32 {
+	b.list = append(b.list, bucket{ignored: ignored, vals: append([]int32(nil), b.vals...)})
+	return int32(len(b.list) - 1)
+}
+
+// add puts e in bucket id's heap (raw: appended, see bucketPush).
+func (b *buckets) add(id int32, e entry, raw bool) {
+	if raw {
+		b.list[id].heap = append(b.list[id].heap, e)
+	} else {
+		b.list[id].heap.push(e)
+	}
+}
+
 // setFit moves feasible node n out of its bucket's count and, when it fits,
-// into the count of the bucket of its new entry e.
-func (s *Solver) setFit(cl *class, b *buckets, e entry, fits bool) {
+// into the count of the bucket of its new entry e (raw: see bucketPush).
+func (s *Solver) setFit(cl *class, b *buckets, e entry, fits, raw bool) {
 	n := e.node
 	if old := b.of[n]; old >= 0 {
 		b.list[old].members--
 	}
 	b.of[n] = -1
 	if fits {
-		id := s.bucketPush(cl, b, e)
+		id := s.bucketPush(cl, b, e, raw)
 		b.list[id].members++
 		b.of[n] = id
 	}
@@ -177,12 +239,12 @@ func (s *Solver) fillBuckets(cl *class) {
 		for ; word != 0; word &= word - 1 {
 			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
 			if s.fits(n, cl) {
-				s.setFit(cl, b, entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: gen[n]}, true)
+				s.setFit(cl, b, entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: gen[n]}, true, true)
 			}
 		}
 	}
 	for i := range b.list {
-		b.list[i].heap.init()
+		b.list[i].heap.init() // appended raw
 	}
 	cl.buckets = b
 }
@@ -207,7 +269,7 @@ func (s *Solver) syncBuckets(cl *class) {
 		if fits {
 			e.score, e.tie = s.score(cl, n), s.hot[n].tie
 		}
-		s.setFit(cl, b, e, fits)
+		s.setFit(cl, b, e, fits, false)
 	}
 	b.cursor = len(c.Changes)
 }
