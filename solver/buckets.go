@@ -158,10 +158,8 @@ func (s *Solver) valuesOf(b *buckets, n index.NodeID) {
 	}
 }
 
-// bucketPush adds node n's entry to its bucket, which it returns. With
-// raw the entry is only appended: the caller restores the heap order.
-func (s *Solver) bucketPush(cl *class, b *buckets, e entry, raw bool) int32 {
-	n := e.node
+// bucketOf returns node n's bucket, made if new.
+func (s *Solver) bucketOf(cl *class, b *buckets, n index.NodeID) int32 {
 	s.valuesOf(b, n)
 	rc := cl.rel
 	ignored := len(rc.soft) > 0 && rc.requireAll && rc.softElig != nil && rc.softElig[n>>6]&(1<<(n&63)) == 0
@@ -172,7 +170,6 @@ func (s *Solver) bucketPush(cl *class, b *buckets, e entry, raw bool) int32 {
 				id = b.newBucket(ignored)
 				b.packed[pk] = id
 			}
-			b.add(id, e, raw)
 			return id
 		}
 	}
@@ -191,7 +188,6 @@ func (s *Solver) bucketPush(cl *class, b *buckets, e entry, raw bool) int32 {
 		id = b.newBucket(ignored)
 		b.index[string(key)] = id
 	}
-	b.add(id, e, raw)
 	return id
 }
 
@@ -201,25 +197,17 @@ func (b *buckets) newBucket(ignored bool) int32 {
 	return int32(len(b.list) - 1)
 }
 
-// add puts e in bucket id's heap (raw: appended, see bucketPush).
-func (b *buckets) add(id int32, e entry, raw bool) {
-	if raw {
-		b.list[id].heap = append(b.list[id].heap, e)
-	} else {
-		b.list[id].heap.push(e)
-	}
-}
-
 // setFit moves feasible node n out of its bucket's count and, when it fits,
-// into the count of the bucket of its new entry e (raw: see bucketPush).
-func (s *Solver) setFit(cl *class, b *buckets, e entry, fits, raw bool) {
+// into the count of the bucket of its new entry e.
+func (s *Solver) setFit(cl *class, b *buckets, e entry, fits bool) {
 	n := e.node
 	if old := b.of[n]; old >= 0 {
 		b.list[old].members--
 	}
 	b.of[n] = -1
 	if fits {
-		id := s.bucketPush(cl, b, e, raw)
+		id := s.bucketOf(cl, b, n)
+		b.list[id].heap.push(e)
 		b.list[id].members++
 		b.of[n] = id
 	}
@@ -235,17 +223,35 @@ func (s *Solver) fillBuckets(cl *class) {
 		b.of[i] = -1
 	}
 	gen := s.c.Gen
+	// First each fitting node's entry and bucket, then the heaps, cut
+	// from one array by the buckets' sizes and ordered once.
+	fill := s.fillBuf[:0]
 	for wi, word := range cl.g.dense {
 		for ; word != 0; word &= word - 1 {
 			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
 			if s.fits(n, cl) {
-				s.setFit(cl, b, entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: gen[n]}, true, true)
+				id := s.bucketOf(cl, b, n)
+				b.of[n] = id
+				b.list[id].members++
+				fill = append(fill, entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: gen[n]})
 			}
 		}
 	}
+	all := make([]entry, len(fill))
+	off := 0
 	for i := range b.list {
-		b.list[i].heap.init() // appended raw
+		m := b.list[i].members
+		b.list[i].heap = nodeHeap(all[off : off : off+m]) // a push past m moves it out
+		off += m
 	}
+	for _, e := range fill {
+		bk := &b.list[b.of[e.node]]
+		bk.heap = append(bk.heap, e)
+	}
+	for i := range b.list {
+		b.list[i].heap.init()
+	}
+	s.fillBuf = fill[:0]
 	cl.buckets = b
 }
 
@@ -269,7 +275,7 @@ func (s *Solver) syncBuckets(cl *class) {
 		if fits {
 			e.score, e.tie = s.score(cl, n), s.hot[n].tie
 		}
-		s.setFit(cl, b, e, fits, false)
+		s.setFit(cl, b, e, fits)
 	}
 	b.cursor = len(c.Changes)
 }

@@ -195,6 +195,7 @@ type Solver struct {
 	liveBuckets          []int32
 	hostnames            []uint64 // see hasHostname
 	bucketAdd, bucketRaw []int64
+	fillBuf              []entry
 	// classIdx and groupOf find classes and groups by key, for evicted pods
 	// put back in the queue (classOfEvicted); renc and rscratch encode them.
 	classIdx keyIndex
