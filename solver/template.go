@@ -52,7 +52,7 @@ func (s *Solver) twinKey(cl *class) string {
 // takes about its share of the class's pods, and a domain that needs more
 // is rebuilt alone.
 func domKeep(keep, domains int) int {
-	return max(8, 2*keep/domains+2)
+	return max(4, 2*keep/domains+2)
 }
 
 // buildTwin builds cl's heap from its group's template for its twin key,
@@ -188,6 +188,9 @@ func (s *Solver) derive(cl *class, t *template, keep int) {
 func (s *Solver) take(src *nodeHeap, entries *int, dst nodeHeap, keep int, check func(entry) (int, int), rc *relClass) (nodeHeap, entry, bool) {
 	gen := s.c.Gen
 	popped := s.popped[:0]
+	if cap(dst) < keep {
+		dst = append(make(nodeHeap, 0, keep), dst...) // grown once, not by doubling
+	}
 	for len(dst) < keep {
 		for len(*src) > 0 && (*src)[0].gen != gen[(*src)[0].node] {
 			src.pop()
