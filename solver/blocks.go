@@ -189,8 +189,8 @@ func (s *Solver) pushBlock(cl *class, ps *preState, j int, b int) {
 // A plain class's nodes take their verdicts from the columns (see
 // plainVerdicts); only its candidates are evaluated in full.
 func (s *Solver) boundAll(cl *class, ps *preState, prio int32) {
-	cols := s.plainCols(cl, s.c.LowIndex(prio))
 	j := s.c.LowIndex(prio)
+	cols := s.plainCols(cl, j)
 	var masks [64]uint64
 	for b, word := range cl.g.dense {
 		word &^= ps.bounded[b]

@@ -69,6 +69,8 @@ type class struct {
 	// host ports).
 	needCPU, needMem int64
 	fullFit          bool
+	// retryFailed: a pod of the class failed in retry (see Solver.retry).
+	retryFailed bool
 	// Normalisation maxima of TaintToleration and NodeAffinity over the
 	// nodes that fit when the class is (re)built.
 	ttMax, naMax int64

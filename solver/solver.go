@@ -376,6 +376,13 @@ func (s *Solver) retry(res *Result, failedAt *[]int32) {
 		id := (*failedAt)[k]
 		k++
 		cl := s.classes[id]
+		if cl.retryFailed {
+			// Retries only take room: a class without pod-relative
+			// constraints that failed once fails again.
+			keep = append(keep, pd)
+			keepAt = append(keepAt, id)
+			continue
+		}
 		if n, score, ok := s.place(cl, pd.Pod); ok {
 			res.Commits = append(res.Commits, Commit{Action: Bind, Pod: pd.Pod, Node: n, Score: score})
 			cl.failures--
@@ -385,6 +392,7 @@ func (s *Solver) retry(res *Result, failedAt *[]int32) {
 		}
 		keep = append(keep, pd)
 		keepAt = append(keepAt, id)
+		cl.retryFailed = cl.rel == nil
 	}
 	res.Pending, *failedAt = keep, keepAt
 }
