@@ -409,7 +409,9 @@ func newRelState(c *index.Cluster, cfg *Config) *relState {
 		}
 		r.eachCarry(p, func(t *index.PodAffinityTerm, weight int64) { r.carryCounter(t, weight) })
 	}
-	if !any && len(defaults) == 0 {
+	// Default constraints apply only to pods a Service or controller
+	// selects: without any, they apply to none.
+	if !any && (len(defaults) == 0 || len(c.Workloads) == 0) {
 		return nil
 	}
 	return r
