@@ -184,16 +184,12 @@ func (s *Solver) scanScore(cl *class, dense []uint64, w *scanner, lo, hi, keep i
 		// it), then the class-independent bound plus the static scores.
 		// A node above a normalisation maximum did not fit when the
 		// maxima were taken: skipping it changes nothing.
-		word := dense[wi]
-		if word == 0 {
-			continue
-		}
-		// Nodes that do not fit are never entries, nor in the cut: drop
-		// them from the word first, without a branch per node.
-		word &= fitWord(free[wi*64:min(wi*64+64, len(free))], cl.needCPU, cl.needMem)
 		k := 0
-		for ; word != 0; word &= word - 1 {
+		for word := dense[wi]; word != 0; word &= word - 1 {
 			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
+			if !cl.fitsFree(&free[n]) {
+				continue // never an entry: not in the cut either
+			}
 			st := st0
 			if !flat {
 				st = ttTab[rawTT[n]] + naTab[rawNA[n]]
@@ -228,24 +224,6 @@ func (s *Solver) scanScore(cl *class, dense []uint64, w *scanner, lo, hi, keep i
 	if cut.score != math.MinInt64 {
 		w.drop(cut)
 	}
-}
-
-// fitWord returns the bits of the nodes of fr (at most 64) whose free cpu
-// and memory cover cpu and mem (see nodeFree).
-func fitWord(fr []nodeFree, cpu, mem int64) uint64 {
-	var m uint64
-	for i := range fr {
-		m |= b2u(cpu <= fr[i].cpu) & b2u(mem <= fr[i].mem) << i
-	}
-	return m
-}
-
-// b2u is 1 for true and 0 for false (a flag, not a branch).
-func b2u(b bool) uint64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // fits is index.Cluster.Fits with the pods, cpu and memory columns hoisted.
