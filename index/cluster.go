@@ -117,9 +117,9 @@ type Cluster struct {
 	LowPrio []int32
 	Low     [][]int64
 	lowFrom []uint8
-	// LowPods[j] counts the bound pods of priority below LowPrio[j], in
-	// the whole cluster.
-	LowPods []int64
+	// lowLive is how many thresholds, from the lowest, Bind and Unbind
+	// keep up to date (see KeepLowUpTo).
+	lowLive int
 	// MaxOne[j*len(ResNames)+r][n] bounds from above the largest request
 	// of resource r by one pod of priority below LowPrio[j] on node n.
 	MaxOne [][]int64

@@ -48,7 +48,7 @@ func (c *Cluster) initLow() {
 	if len(prios) == 0 {
 		return
 	}
-	c.LowPods = make([]int64, len(prios))
+	c.lowLive = len(prios)
 	c.Low = make([][]int64, len(prios)*len(c.ResNames))
 	c.MaxOne = make([][]int64, len(prios)*len(c.ResNames))
 	for i := range c.Low {
@@ -75,10 +75,9 @@ func (c *Cluster) addLow(p PodID, n NodeID, d *Demand, sign int64) {
 		c.bound.record(p, d.Req)
 	}
 	nres := len(c.ResNames)
-	for j := int(c.lowFrom[p]); j < len(c.LowPrio); j++ {
+	for j := int(c.lowFrom[p]); j < c.lowLive; j++ {
 		col := c.Low[j*nres:]
 		col[ResPods][n] += sign
-		c.LowPods[j] += sign
 		for _, rv := range d.Req {
 			col[rv.Res][n] += sign * rv.Val
 		}
@@ -89,6 +88,16 @@ func (c *Cluster) addLow(p PodID, n NodeID, d *Demand, sign int64) {
 			}
 		}
 	}
+}
+
+// KeepLowUpTo stops keeping the sums of the thresholds above priority prio
+// up to date: a solver calls it when no preemptor of higher priority is
+// left (its queue runs in priority order), and must not read those sums
+// afterwards. Every Bind of a low-priority pod otherwise adds its requests
+// to the sums of every threshold above it. It never widens the set.
+func (c *Cluster) KeepLowUpTo(prio int32) {
+	live := sort.Search(len(c.LowPrio), func(j int) bool { return c.LowPrio[j] > prio })
+	c.lowLive = min(c.lowLive, live)
 }
 
 // MaxRequest returns at least the largest request of resource r by one pod

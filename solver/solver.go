@@ -247,6 +247,11 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 	// The queue, merged with the evicted pods put back in it (requeue).
 	var rq requeueHeap
 	qi := 0
+	keptLow := int32(math.MaxInt32)
+	if cfg.NoPreemption {
+		keptLow = math.MinInt32
+		c.KeepLowUpTo(keptLow)
+	}
 queue:
 	for done := 0; ; done++ {
 		if cfg.Progress != nil && done&0x3fff == 0 {
@@ -265,6 +270,13 @@ queue:
 			break queue
 		}
 		p := &c.Pods[pid]
+		if p.Priority < keptLow {
+			// No preemptor above p's priority is left (the queue runs in
+			// priority order, evicted pods included): the sums above it
+			// need no upkeep.
+			keptLow = p.Priority
+			c.KeepLowUpTo(keptLow)
+		}
 		switch {
 		case p.Gated:
 			// The SchedulingGates plugin's words.
