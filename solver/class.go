@@ -69,8 +69,10 @@ type class struct {
 	// host ports).
 	needCPU, needMem int64
 	fullFit          bool
-	// retryFailed: a pod of the class failed in retry (see Solver.retry).
+	// retryFailed: a pod of the class failed in retry; failedAfter: the
+	// evictions made before its last failure (see Solver.retry).
 	retryFailed bool
+	failedAfter int
 	// Normalisation maxima of TaintToleration and NodeAffinity over the
 	// nodes that fit when the class is (re)built.
 	ttMax, naMax int64

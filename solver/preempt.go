@@ -766,6 +766,7 @@ func (s *Solver) evalInto(cl *class, ps *preState, prio int32, n index.NodeID) {
 
 // evict unbinds victim v from its node and spends its PDB budgets.
 func (s *Solver) evict(v index.PodID) {
+	s.evictions++
 	d := s.demandOf(v)
 	n := index.NodeID(s.c.PodNode[v])
 	if s.rel != nil {

@@ -202,6 +202,8 @@ type Solver struct {
 	groupOf  map[string]*group
 	renc     keyEncoder
 	rscratch []int32
+	// evictions counts the evictions so far (see retry).
+	evictions int
 	// cross is the cross-node preemption scratch (see crossnode.go).
 	cross crossState
 }
@@ -306,6 +308,7 @@ queue:
 				failed = append(failed, cl)
 			}
 			cl.failures++
+			cl.failedAfter = s.evictions
 			cl.g.failures++
 			failedAt = append(failedAt, cid)
 			res.Pending = append(res.Pending, Pending{Pod: pid, Kind: Unschedulable})
@@ -388,9 +391,10 @@ func (s *Solver) retry(res *Result, failedAt *[]int32) {
 		id := (*failedAt)[k]
 		k++
 		cl := s.classes[id]
-		if cl.retryFailed {
-			// Retries only take room: a class without pod-relative
-			// constraints that failed once fails again.
+		if cl.retryFailed || cl.rel == nil && cl.failedAfter == s.evictions {
+			// Only evictions make room: a class without pod-relative
+			// constraints that failed after the last one, or failed
+			// again in this turn (which only binds), fails again.
 			keep = append(keep, pd)
 			keepAt = append(keepAt, id)
 			continue
