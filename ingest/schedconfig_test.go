@@ -131,3 +131,42 @@ profiles:
 		t.Errorf("bad constraint: %v", err)
 	}
 }
+
+// FuzzReadSchedulerConfig: any bytes give a config or an error naming the
+// file, never a panic; what it returns passes kube-scheduler's checks.
+func FuzzReadSchedulerConfig(f *testing.F) {
+	for _, seed := range []string{
+		"kind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: default-scheduler\n  pluginConfig:\n  - name: InterPodAffinity\n    args: {hardPodAffinityWeight: 5, ignorePreferredTermsOfExistingPods: true}\n",
+		"kind: KubeSchedulerConfiguration\nprofiles:\n- pluginConfig:\n  - name: PodTopologySpread\n    args: {defaultingType: List, defaultConstraints: [{maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule, minDomains: 2}]}\n",
+		"kind: KubeSchedulerConfiguration\nprofiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args: {scoringStrategy: {type: MostAllocated, resources: [{name: cpu, weight: 1}, {name: memory, weight: 1}]}}\n",
+		`{"kind":"KubeSchedulerConfiguration","profiles":[{"plugins":{"score":{"enabled":[{"name":"X"}]}}}]}`,
+		"kind: KubeSchedulerConfiguration\nprofiles: 3\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "cfg.yaml")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sc, err := ReadSchedulerConfig(path)
+		if err != nil {
+			if !strings.Contains(err.Error(), path) {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if w := sc.HardPodAffinityWeight; w != nil && (*w < 0 || *w > 100) {
+			t.Fatalf("hardPodAffinityWeight %d accepted", *w)
+		}
+		if sc.Strategy != "" && sc.Strategy != "LeastAllocated" && sc.Strategy != "MostAllocated" {
+			t.Fatalf("strategy %q accepted", sc.Strategy)
+		}
+		for _, c := range sc.Spread {
+			if c.MaxSkew <= 0 || c.TopologyKey == "" || c.MinDomains < 1 {
+				t.Fatalf("invalid constraint accepted: %+v", c)
+			}
+		}
+	})
+}
