@@ -2,6 +2,7 @@ package index
 
 import (
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -50,25 +51,27 @@ func (c *Cluster) Topology(key string) *Topology {
 		t.Of[i] = -1
 	}
 	if ks, ok := c.Syms.Lookup(key); ok {
-		vals := slices.Clone(c.KeyValues[ks])
-		slices.SortFunc(vals, func(a, b Sym) int {
-			sa, sb := c.Syms.String(a), c.Syms.String(b)
-			switch {
-			case sa < sb:
-				return -1
-			case sa > sb:
-				return 1
-			}
-			return 0
-		})
-		for d, vs := range vals {
-			t.Values = append(t.Values, c.Syms.String(vs))
-			nodes := c.LabelKV[KV(ks, vs)]
-			t.Size = append(t.Size, int32(nodes.GetCardinality()))
-			it := nodes.Iterator()
-			for it.HasNext() {
-				t.Of[it.Next()] = int32(d)
-			}
+		// Domains in value order (a hostname key has one per node: sort
+		// the strings themselves, walk each node set without an iterator).
+		type value struct {
+			s   string
+			sym Sym
+		}
+		vals := make([]value, len(c.KeyValues[ks]))
+		for i, vs := range c.KeyValues[ks] {
+			vals[i] = value{c.Syms.String(vs), vs}
+		}
+		slices.SortFunc(vals, func(a, b value) int { return strings.Compare(a.s, b.s) })
+		t.Values = make([]string, len(vals))
+		t.Size = make([]int32, len(vals))
+		for d, v := range vals {
+			t.Values[d] = v.s
+			nodes := c.LabelKV[KV(ks, v.sym)]
+			t.Size[d] = int32(nodes.GetCardinality())
+			nodes.Iterate(func(n uint32) bool {
+				t.Of[n] = int32(d)
+				return true
+			})
 		}
 	}
 	t.start = make([]int32, len(t.Values)+1)
