@@ -250,12 +250,9 @@ func (s *Solver) fits(n index.NodeID, cl *class) bool {
 	return len(d.Ports) == 0 || !s.c.PortConflict(n, d.Ports)
 }
 
-// denseFeasible returns the group's feasible set as a bitset, built once.
+// denseFeasible returns the group's feasible set as a bitset (made by
+// init; n is the cluster's node count, for callers' symmetry).
 func (g *group) denseFeasible(n int) []uint64 {
-	if g.dense == nil {
-		g.dense = make([]uint64, (n+63)/64)
-		g.feas.WriteDenseTo(g.dense)
-	}
 	return g.dense
 }
 

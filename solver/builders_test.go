@@ -127,3 +127,17 @@ func solve(t testing.TB, nodes []index.Node, pods []index.Pod) (map[string]strin
 	res := Solve(c, Config{Seed: 1})
 	return outcomes(c, res), c, res
 }
+
+// has reports whether node n is in the group's feasible set.
+func (g *group) has(n int) bool { return g.dense[n>>6]&(1<<(n&63)) != 0 }
+
+// nodes lists the group's feasible nodes in order.
+func (g *group) nodes() []int {
+	var out []int
+	for n := range len(g.dense) * 64 {
+		if g.has(n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}

@@ -21,7 +21,6 @@ const (
 // node selector and node affinity have the same feasible nodes, rejection
 // counts and static scores.
 type group struct {
-	feas     *roaring.Bitmap
 	feasCard int
 	// Rejection counts per static filter, in kube-scheduler's filter order.
 	nUnsched, nTaint, nAffinity int
@@ -259,6 +258,10 @@ type memo struct {
 	terms  map[string]*roaring.Bitmap
 	dense  map[string][]uint64 // terms as bitsets
 	req    map[string]*roaring.Bitmap
+	// reqDense holds required's results as bitsets; all and unsched the
+	// cluster's nodes and its cordoned ones (made once).
+	reqDense     map[string][]uint64
+	all, unsched []uint64
 }
 
 // taintSets is what a toleration list makes of the cluster's taints.
@@ -266,10 +269,58 @@ type taintSets struct {
 	bad   *roaring.Bitmap   // nodes with an untolerated NoSchedule/NoExecute taint, nil if none
 	pns   []*roaring.Bitmap // nodes with each untolerated PreferNoSchedule taint
 	rawTT []int32           // per node count of those, nil if none
+	// badDense is bad as a bitset; pns0 pns[0]'s when it is the only one.
+	badDense, pns0 []uint64
 }
 
 func newMemo() *memo {
-	return &memo{taints: map[string]*taintSets{}, terms: map[string]*roaring.Bitmap{}, dense: map[string][]uint64{}, req: map[string]*roaring.Bitmap{}}
+	return &memo{taints: map[string]*taintSets{}, terms: map[string]*roaring.Bitmap{}, dense: map[string][]uint64{}, req: map[string]*roaring.Bitmap{},
+		reqDense: map[string][]uint64{}}
+}
+
+// denseOf writes b as a bitset over the cluster's nodes.
+func denseOf(c *index.Cluster, b *roaring.Bitmap) []uint64 {
+	d := make([]uint64, (c.NumNodes()+63)/64)
+	b.WriteDenseTo(d)
+	return d
+}
+
+// clusterSets returns the cluster's nodes and its cordoned ones as bitsets.
+func (m *memo) clusterSets(c *index.Cluster) (all, unsched []uint64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.all == nil {
+		m.all, m.unsched = denseOf(c, c.All), denseOf(c, c.Unschedulable)
+	}
+	return m.all, m.unsched
+}
+
+// requiredDense is required as a bitset.
+func (m *memo) requiredDense(c *index.Cluster, p *index.Pod, enc *keyEncoder) []uint64 {
+	enc.buf = enc.buf[:0]
+	enc.required(p)
+	key := slices.Clone(enc.buf)
+	return memoized(&m.mu, m.reqDense, key, func() []uint64 { return denseOf(c, m.required(c, p, enc)) })
+}
+
+// andCount keeps in dst the nodes of src and returns how many are left.
+func andCount(dst, src []uint64) int {
+	k := 0
+	for i := range dst {
+		dst[i] &= src[i]
+		k += bits.OnesCount64(dst[i])
+	}
+	return k
+}
+
+// andNotCount removes src's nodes from dst and returns how many it removed.
+func andNotCount(dst, src []uint64) int {
+	k := 0
+	for i := range dst {
+		k += bits.OnesCount64(dst[i] & src[i])
+		dst[i] &^= src[i]
+	}
+	return k
 }
 
 func (m *memo) taintSets(c *index.Cluster, tols []index.Toleration, enc *keyEncoder) *taintSets {
@@ -292,6 +343,12 @@ func (m *memo) taintSets(c *index.Cluster, tols []index.Toleration, enc *keyEnco
 					ts.pns = append(ts.pns, c.TaintNodes[i])
 				}
 			}
+		}
+		if ts.bad != nil {
+			ts.badDense = denseOf(c, ts.bad)
+		}
+		if len(ts.pns) == 1 {
+			ts.pns0 = denseOf(c, ts.pns[0])
 		}
 		if len(ts.pns) > 0 {
 			ts.rawTT = make([]int32, c.NumNodes())
@@ -350,49 +407,54 @@ func memoized[V any](mu *sync.Mutex, m map[string]V, key []byte, compute func() 
 // init fills g for pod p. It only reads c, so groups may be initialised
 // concurrently (each caller with its own encoder).
 func (g *group) init(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncoder) {
-	all := c.All
-	remaining := all.Clone()
+	// The set algebra runs on bitsets of the cluster's size (a roaring
+	// container spans 65,536 nodes whatever the cluster).
+	all, unsched := m.clusterSets(c)
+	dense := slices.Clone(all)
+	total := int(c.All.GetCardinality())
 
 	// NodeAffinity PreFilter: a node-name set when every required term names
 	// nodes with matchFields metadata.name In.
 	if names, conflict, ok := preFilterNames(c, p); ok {
 		g.conflict = conflict
-		g.nAbsent = int(all.GetCardinality() - names.GetCardinality())
-		remaining.And(names)
+		g.nAbsent = total - int(names.GetCardinality())
+		andCount(dense, denseOf(c, names))
 	}
 
 	// NodeUnschedulable.
 	if !c.Unschedulable.IsEmpty() {
-		unsched := index.Taint{Key: taintUnschedulable, Effect: index.EffectNoSchedule}
-		if !tolerates(p.Tolerations, &unsched) {
-			g.nUnsched = int(remaining.AndCardinality(c.Unschedulable))
-			remaining.AndNot(c.Unschedulable)
+		unschedTaint := index.Taint{Key: taintUnschedulable, Effect: index.EffectNoSchedule}
+		if !tolerates(p.Tolerations, &unschedTaint) {
+			g.nUnsched = andNotCount(dense, unsched)
 		}
 	}
 
 	// TaintToleration: NoSchedule and NoExecute taints must be tolerated.
 	ts := m.taintSets(c, p.Tolerations, enc)
 	g.rawTT = ts.rawTT
-	if ts.bad != nil {
-		g.nTaint = int(remaining.AndCardinality(ts.bad))
-		remaining.AndNot(ts.bad)
+	if ts.badDense != nil {
+		g.nTaint = andNotCount(dense, ts.badDense)
 	}
 
 	// NodeAffinity filter: nodeSelector AND required terms.
-	if len(p.NodeSelector) > 0 || p.HasRequired {
-		match := m.required(c, p, enc)
-		before := remaining.GetCardinality()
-		remaining.And(match)
-		g.nAffinity = int(before - remaining.GetCardinality())
+	feas := 0
+	for _, w := range dense {
+		feas += bits.OnesCount64(w)
 	}
-	g.feas = remaining
-	g.feasCard = int(remaining.GetCardinality())
+	if len(p.NodeSelector) > 0 || p.HasRequired {
+		before := feas
+		feas = andCount(dense, m.requiredDense(c, p, enc))
+		g.nAffinity = before - feas
+	}
+	g.dense, g.feasCard = dense, feas
 
-	g.denseFeasible(c.NumNodes())
 	switch {
 	case len(ts.pns) == 1: // the common case needs no pass over the nodes
-		if remaining.Intersects(ts.pns[0]) {
-			g.ttTop = 1
+		for i, w := range dense {
+			if w&ts.pns0[i] != 0 {
+				g.ttTop = 1
+				break
+			}
 		}
 	case len(ts.pns) > 1:
 		g.ttTop = topOf(g.rawTT, g.dense)

@@ -203,7 +203,7 @@ func TestNodeAffinityFilter(t *testing.T) {
 			p := tc.pod.obj()
 			g := newGroup(c, &p)
 			var got []string
-			for _, n := range g.feas.ToArray() {
+			for _, n := range g.nodes() {
 				got = append(got, c.Nodes[n].Name)
 			}
 			if !slices.Equal(got, tc.want) {

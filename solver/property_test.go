@@ -121,7 +121,7 @@ func TestPropertyRandomClusters(t *testing.T) {
 				if !naiveFits(c, p, n) {
 					return false
 				}
-				if !cl.g.feas.Contains(uint32(n)) {
+				if !cl.g.has(n) {
 					t.Fatalf("seed %d pod %s: node %s passes the naive filters but not the bitmaps", seed, p.Name, c.Nodes[n].Name)
 				}
 				return true

@@ -326,7 +326,7 @@ queue:
 			}
 		}
 		if cl.g.pods == 0 && cl.g.failures == 0 {
-			cl.g.rawTT, cl.g.rawNA, cl.g.dense, cl.g.tmpl = nil, nil, nil, nil
+			cl.g.rawTT, cl.g.rawNA, cl.g.tmpl = nil, nil, nil // the feasible bitset stays: a group is set up once
 		}
 	}
 	if res.Preemptions > 0 {
