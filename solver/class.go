@@ -257,9 +257,8 @@ type memo struct {
 	taints map[string]*taintSets
 	terms  map[string]*roaring.Bitmap
 	dense  map[string][]uint64 // terms as bitsets
-	req    map[string]*roaring.Bitmap
-	// reqDense holds required's results as bitsets; all and unsched the
-	// cluster's nodes and its cordoned ones (made once).
+	// reqDense holds requiredDense's results; all and unsched the
+	// cluster's nodes and its cordoned ones as bitsets (made once).
 	reqDense     map[string][]uint64
 	all, unsched []uint64
 }
@@ -274,8 +273,7 @@ type taintSets struct {
 }
 
 func newMemo() *memo {
-	return &memo{taints: map[string]*taintSets{}, terms: map[string]*roaring.Bitmap{}, dense: map[string][]uint64{}, req: map[string]*roaring.Bitmap{},
-		reqDense: map[string][]uint64{}}
+	return &memo{taints: map[string]*taintSets{}, terms: map[string]*roaring.Bitmap{}, dense: map[string][]uint64{}, reqDense: map[string][]uint64{}}
 }
 
 // denseOf writes b as a bitset over the cluster's nodes.
@@ -295,12 +293,36 @@ func (m *memo) clusterSets(c *index.Cluster) (all, unsched []uint64) {
 	return m.all, m.unsched
 }
 
-// requiredDense is required as a bitset.
+// requiredDense returns the nodes matching p's nodeSelector and required
+// node affinity, as a bitset (requiredNodes on bitsets).
 func (m *memo) requiredDense(c *index.Cluster, p *index.Pod, enc *keyEncoder) []uint64 {
 	enc.buf = enc.buf[:0]
 	enc.required(p)
-	key := slices.Clone(enc.buf)
-	return memoized(&m.mu, m.reqDense, key, func() []uint64 { return denseOf(c, m.required(c, p, enc)) })
+	key := slices.Clone(enc.buf) // termDense reuses enc for the terms
+	return memoized(&m.mu, m.reqDense, key, func() []uint64 {
+		all, _ := m.clusterSets(c)
+		out := slices.Clone(all)
+		for k, v := range p.NodeSelector {
+			b := c.LabelNodes(k, v)
+			if b == nil {
+				clear(out)
+				return out
+			}
+			andCount(out, denseOf(c, b))
+		}
+		if p.HasRequired {
+			terms := make([]uint64, len(out))
+			for i := range p.RequiredTerms {
+				if t := &p.RequiredTerms[i]; !emptyTerm(t) { // an empty term matches nothing
+					for w, x := range m.termDense(c, t, enc) {
+						terms[w] |= x
+					}
+				}
+			}
+			andCount(out, terms)
+		}
+		return out
+	})
 }
 
 // andCount keeps in dst the nodes of src and returns how many are left.
@@ -365,15 +387,6 @@ func (m *memo) term(c *index.Cluster, t *index.NodeSelectorTerm, enc *keyEncoder
 	enc.buf = enc.buf[:0]
 	enc.term(t)
 	return memoized(&m.mu, m.terms, enc.buf, func() *roaring.Bitmap { return termNodes(c, t) })
-}
-
-// required returns the nodes matching p's nodeSelector and required node
-// affinity.
-func (m *memo) required(c *index.Cluster, p *index.Pod, enc *keyEncoder) *roaring.Bitmap {
-	enc.buf = enc.buf[:0]
-	enc.required(p)
-	key := slices.Clone(enc.buf) // requiredNodes reuses enc for the terms
-	return memoized(&m.mu, m.req, key, func() *roaring.Bitmap { return requiredNodes(c, p, m, enc) })
 }
 
 // termDense returns the nodes matching t as a bitset.
