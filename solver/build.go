@@ -52,7 +52,7 @@ func (s *Solver) build(cl *class) {
 	cl.built = true
 	cl.cursor = len(c.Changes)
 	keep := max(cl.pods, 16)
-	dense := g.denseFeasible(c.NumNodes())
+	dense := g.dense
 	workers := s.scanners(g.feasCard)
 	s.prepareStatic(cl)
 	if rc := cl.rel; rc != nil {
@@ -248,12 +248,6 @@ func (s *Solver) fits(n index.NodeID, cl *class) bool {
 		}
 	}
 	return len(d.Ports) == 0 || !s.c.PortConflict(n, d.Ports)
-}
-
-// denseFeasible returns the group's feasible set as a bitset (made by
-// init; n is the cluster's node count, for callers' symmetry).
-func (g *group) denseFeasible(n int) []uint64 {
-	return g.dense
 }
 
 // prepareStatic takes the class's TaintToleration and NodeAffinity maxima

@@ -36,7 +36,7 @@ type group struct {
 	// holds feasible nodes).
 	rawTT []int32
 	rawNA []int32
-	// dense is feas as a bitset.
+	// dense is the feasible node set, one bit per node (set by init).
 	dense []uint64
 	// ttTop and naTop are the highest rawTT and rawNA on feasible nodes.
 	ttTop, naTop int32

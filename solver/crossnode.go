@@ -72,7 +72,7 @@ func (s *Solver) crossPreempt(cl *class, pid index.PodID) (candidate, []index.Po
 	prio := s.c.Pods[pid].Priority
 	var best candidate
 	found := false
-	for wi, word := range cl.g.denseFeasible(s.c.NumNodes()) {
+	for wi, word := range cl.g.dense {
 		for ; word != 0; word &= word - 1 {
 			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
 			if !s.fits(n, cl) {

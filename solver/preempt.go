@@ -632,7 +632,7 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (candidate, []index.PodID, 
 	prio := s.c.Pods[pid].Priority
 	ps := cl.pre
 	if ps == nil {
-		nb := len(cl.g.denseFeasible(s.c.NumNodes()))
+		nb := len(cl.g.dense)
 		ps = &preState{maskOf: make([]uint16, s.c.NumNodes()), masks: []uint64{0}, bounded: make([]uint64, nb), ver: make([]uint32, nb),
 			blocks: make(blockHeap, 0, nb)}
 		cl.pre = ps
@@ -689,7 +689,6 @@ func (s *Solver) buildCandidates(cl *class, ps *preState, prio int32) {
 	ps.keys = ps.keys[:0]
 	clear(ps.bounded)
 	ps.synced = 0
-	cl.g.denseFeasible(c.NumNodes())
 	if cl.failures > 0 || eagerBounds {
 		s.boundAll(cl, ps, prio)
 	} else {
@@ -796,7 +795,7 @@ func (s *Solver) preemptionMessage(cl *class) string {
 	if ps != nil {
 		// Nodes per failure mask first, then the words per mask.
 		perMask := make([]int, len(ps.masks))
-		for wi, word := range cl.g.denseFeasible(n) {
+		for wi, word := range cl.g.dense {
 			for ; word != 0; word &= word - 1 {
 				perMask[ps.maskOf[wi*64+bits.TrailingZeros64(word)]]++
 			}

@@ -797,7 +797,7 @@ func (s *Solver) reason(cl *class) string {
 	// Per-node dynamic filters, counted per resource column.
 	var ports, pods int
 	insufficient := make([]int, len(c.ResNames))
-	dense := g.denseFeasible(n)
+	dense := g.dense
 	if len(cl.demand.Ports) == 0 && cl.rel == nil {
 		// Every node is counted under each filter it fails: one column
 		// at a time.
