@@ -43,17 +43,25 @@ func (s *Solver) blockFloor(cl *class, b int, word uint64, j int) candidate {
 	}
 	nres := len(c.ResNames)
 	allocPods, reqPods := c.Alloc[index.ResPods], c.Req[index.ResPods]
-	// fitsAt reports whether some node of word fits at threshold k.
-	fitsAt := func(k int) bool {
+	// fitsAt reports whether some node of word fits at threshold k, with
+	// the surely violating pods kept when sure is not nil (see nodeBound).
+	fitsAt := func(k int, sure [][]int64) bool {
 		low := c.Low[k*nres : (k+1)*nres]
 		for w := word; w != 0; w &= w - 1 {
 			n := b*64 + bits.TrailingZeros64(w)
-			fits := reqPods[n]-low[index.ResPods][n]+1 <= allocPods[n]
+			var kept int64
+			if sure != nil {
+				kept = sure[index.ResPods][n]
+			}
+			fits := reqPods[n]-low[index.ResPods][n]+kept+1 <= allocPods[n]
 			for _, rv := range d.Req {
 				if !fits {
 					break
 				}
-				fits = c.Req[rv.Res][n]-low[rv.Res][n]+rv.Val <= c.Alloc[rv.Res][n]
+				if sure != nil {
+					kept = sure[rv.Res][n]
+				}
+				fits = c.Req[rv.Res][n]-low[rv.Res][n]+kept+rv.Val <= c.Alloc[rv.Res][n]
 			}
 			if fits {
 				return true
@@ -63,20 +71,42 @@ func (s *Solver) blockFloor(cl *class, b int, word uint64, j int) candidate {
 	}
 	// A candidate fits with every lower-priority pod removed (threshold
 	// j): without one, the block has none.
-	if !fitsAt(j) {
+	if !fitsAt(j, nil) {
 		out = noCandidate
 		out.node = index.NodeID(b*64 + bits.TrailingZeros64(word))
 		return out
 	}
 	k := 0
-	for k < j && !fitsAt(k) {
+	for k < j && !fitsAt(k, nil) {
 		k++
+	}
+	if sj := s.sureSums(j); sj != nil && anyKept(sj[index.ResPods][b*64:], word) {
+		// The nodes that fit with the surely violating pods kept have
+		// the lower bounds; without one, every node's bound violates.
+		if !fitsAt(j, s.sureSums(j)) {
+			out.viol = 1
+		} else {
+			for k < j && !fitsAt(k, s.sureSums(k)) {
+				k++
+			}
+		}
 	}
 	if k > 0 {
 		out.maxPrio = c.LowPrio[k-1]
 	}
 	out.sum = int64(out.maxPrio) + math.MaxInt32 + 1
 	return out
+}
+
+// anyKept reports whether any node of word counts a surely violating pod
+// (pods: the block's slice of the pod counts).
+func anyKept(pods []int64, word uint64) bool {
+	for ; word != 0; word &= word - 1 {
+		if pods[bits.TrailingZeros64(word)] > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // blockEnt is a block with nodes not yet bounded for a class, keyed by
@@ -102,10 +132,11 @@ type blockEnt struct {
 // node left, worth it when most of them are not needed.
 const refineAfter = 8
 
-// nodeKey is a node's bound on the first four criteria (viol is 0), kept
-// in a refined block.
+// nodeKey is a node's bound on the first four criteria, kept in a refined
+// block.
 type nodeKey struct {
 	sum     int64
+	viol    int32
 	maxPrio int32
 	count   int32
 	off     int32 // the node's offset in the block
@@ -114,6 +145,8 @@ type nodeKey struct {
 // keyLess orders node keys as betterCand orders bounds.
 func keyLess(a, b *nodeKey) bool {
 	switch {
+	case a.viol != b.viol:
+		return a.viol < b.viol
 	case a.maxPrio != b.maxPrio:
 		return a.maxPrio < b.maxPrio
 	case a.sum != b.sum:
@@ -328,7 +361,7 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 		}
 		top := &ps.blocks[0]
 		b := int(top.block)
-		if top.keys < 0 && j >= 0 && top.floor.viol == 0 && top.loose >= refineAfter {
+		if top.keys < 0 && j >= 0 && top.floor.viol != noCandidate.viol && top.loose >= refineAfter {
 			// Refine: the floor can only grow.
 			top.keys = int32(len(ps.keys))
 			ps.keys = s.blockKeys(cl, b, dense[b]&^ps.bounded[b], j, ps.keys)
@@ -377,26 +410,21 @@ func keyAbove(a, f *candidate) bool {
 	return a.count > f.count
 }
 
-// blockKeys appends to keys lowerBound's bound of each node of word (of
-// block b), computed column by column rather than node by node, in heap
-// order (bound, then node).
+// blockKeys appends to keys nodeBound's bound of each node of word (of
+// block b), in heap order (bound, then node). The first threshold at which
+// each node fits is found column by column; nodes counting surely
+// violating pods are bounded alone.
 func (s *Solver) blockKeys(cl *class, b int, word uint64, j int, out []nodeKey) []nodeKey {
-	var keys [64]nodeKey
+	var first [64]int8
 	c := s.c
 	d := &cl.demand
 	nres := len(c.ResNames)
 	allocPods, reqPods := c.Alloc[index.ResPods][b*64:], c.Req[index.ResPods][b*64:]
 	allocPods, reqPods = allocPods[:min(64, len(allocPods))], reqPods[:len(allocPods)]
-	// The highest victim priority: the first threshold at which the node
-	// fits with the lower-priority pods removed.
 	left := word
 	for k := 0; k <= j && left != 0; k++ {
 		low := c.Low[k*nres : (k+1)*nres]
 		lowPods := low[index.ResPods][b*64:]
-		maxPrio := int32(math.MinInt32)
-		if k > 0 {
-			maxPrio = c.LowPrio[k-1]
-		}
 		for w := left; w != 0; w &= w - 1 {
 			o := bits.TrailingZeros64(w)
 			fits := reqPods[o]-lowPods[o]+1 <= allocPods[o]
@@ -408,35 +436,29 @@ func (s *Solver) blockKeys(cl *class, b int, word uint64, j int, out []nodeKey) 
 				fits = c.Req[rv.Res][n]-low[rv.Res][n]+rv.Val <= c.Alloc[rv.Res][n]
 			}
 			if fits {
-				keys[o].maxPrio = maxPrio
+				first[o] = int8(k)
 				left &^= 1 << o
 			}
 		}
 	}
 	for w := left; w != 0; w &= w - 1 {
-		keys[bits.TrailingZeros64(w)].maxPrio = math.MinInt32 // fits nowhere: as lowerBound
+		first[bits.TrailingZeros64(w)] = int8(j + 1) // fits nowhere: as nodeBound
 	}
-	// The victims: at least what one resource's deficit needs.
-	for w := word; w != 0; w &= w - 1 {
-		o := bits.TrailingZeros64(w)
-		n := b*64 + o
-		count := reqPods[o] + 1 - allocPods[o]
-		for _, rv := range d.Req {
-			if deficit := c.Req[rv.Res][n] + rv.Val - c.Alloc[rv.Res][n]; deficit > 0 {
-				if one := c.MaxRequest(j, rv.Res, index.NodeID(n)); one > 0 {
-					count = max(count, (deficit+one-1)/one)
-				}
-			}
-		}
-		k := &keys[o]
-		k.count = int32(max(1, min(count, math.MaxInt32)))
-		k.sum = int64(k.maxPrio) + math.MaxInt32 + 1 + int64(k.count-1)*(int64(s.minPrio)+math.MaxInt32+1)
-		k.off = int32(o)
+	var kept []int64
+	if sj := s.sureSums(j); sj != nil {
+		kept = sj[index.ResPods][b*64:]
 	}
-	// Insertion sort, stable: nodes come in offset order.
 	start := len(out)
 	for w := word; w != 0; w &= w - 1 {
-		k := keys[bits.TrailingZeros64(w)]
+		o := bits.TrailingZeros64(w)
+		n := index.NodeID(b*64 + o)
+		var k nodeKey
+		if kept != nil && kept[o] > 0 && int(first[o]) <= j {
+			k = s.nodeBound(cl, n, j)
+		} else {
+			k = s.finishKey(cl, n, j, int(first[o]), 0)
+		}
+		k.off = int32(o)
 		i := len(out)
 		out = append(out, k)
 		for ; i > start && keyLess(&k, &out[i-1]); i-- {
@@ -451,7 +473,7 @@ func (s *Solver) blockKeys(cl *class, b int, word uint64, j int, out []nodeKey) 
 // top) to its next node's bound and restores the heap order.
 func (s *Solver) refloorRefined(ps *preState, top *blockEnt) {
 	k := &ps.keys[top.next]
-	top.floor = candidate{sum: k.sum, maxPrio: k.maxPrio, count: k.count, node: index.NodeID(int(top.block)*64 + int(k.off))}
+	top.floor = candidate{viol: k.viol, sum: k.sum, maxPrio: k.maxPrio, count: k.count, node: index.NodeID(int(top.block)*64 + int(k.off))}
 	ps.blocks.fixTop()
 }
 

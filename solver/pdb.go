@@ -207,10 +207,16 @@ func (pd *pdbState) matchAnchor(p *index.Pod, set labels.Set, k, v string, out [
 	return out
 }
 
-// evicted takes one disruption from every budget victim v matches.
-func (pd *pdbState) evicted(s *Solver, v index.PodID) {
+// evicted takes one disruption from every budget victim v matches and
+// returns those it leaves with none (exhausted now).
+func (pd *pdbState) evicted(s *Solver, v index.PodID) []int32 {
+	var out []int32
 	for _, k := range pd.of(s, v) {
 		pd.allowed[k]--
 		pd.epoch++
+		if pd.allowed[k] == 0 {
+			out = append(out, k)
+		}
 	}
+	return out
 }

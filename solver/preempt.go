@@ -76,6 +76,21 @@ type candidate struct {
 	// exact is false for a lower bound on the first four criteria (start
 	// unknown), found in O(1) from the node's lower-priority sums.
 	exact bool
+	// sample marks a bound of a node a build sampled (see sampleSize).
+	sample bool
+}
+
+// rank orders candidates equal on the first four criteria: the bounds of
+// sampled nodes first (evaluated before an evaluated node equal to them is
+// taken), evaluated nodes, then the other bounds.
+func (c *candidate) rank() int {
+	switch {
+	case c.sample:
+		return 0
+	case c.exact:
+		return 1
+	}
+	return 2
 }
 
 // add counts victim e (viol: its eviction violates a budget) into c's
@@ -104,8 +119,8 @@ func betterCand(a, b *candidate) bool {
 		return a.sum < b.sum
 	case a.count != b.count:
 		return a.count < b.count
-	case a.exact != b.exact:
-		return a.exact // evaluated nodes first: start decides among them
+	case a.exact != b.exact || a.sample != b.sample:
+		return a.rank() < b.rank() // start decides among evaluated nodes
 	case a.start != b.start:
 		return a.start > b.start
 	}
@@ -231,6 +246,11 @@ type preemption struct {
 	ents    []podEnt
 	entDone []bool
 
+	// sure counts the pods whose eviction surely violates a budget, for
+	// the bounds (see sureviol.go); made on the first preemption.
+	sure     *sureViol
+	sureInit bool
+
 	// scratch
 	cols      []resCols
 	vs        []index.PodID
@@ -239,7 +259,7 @@ type preemption struct {
 	stamp     []uint32
 	stampNow  uint32
 	victimBuf []index.PodID
-	sample    []index.NodeID
+	sample    []candidate
 	refloor   []int32
 	pdbBuf    []int32
 }
@@ -453,7 +473,11 @@ func (s *Solver) evalNode(cl *class, prio int32, n index.NodeID, exact bool) (ca
 		}
 	}
 	if !exact {
-		return s.lowerBound(cl, prio, n, j), 0
+		b := s.lowerBound(cl, prio, n, j)
+		if checkBound != nil && rc == nil {
+			checkBound(cl, b, s.selectVictims(cl, prio, n, j, slackPods, nil))
+		}
+		return b, 0
 	}
 	// With rc, the lower-priority pods are out of the counters:
 	// selectVictims reprieves into them and puts the victims back.
@@ -461,39 +485,88 @@ func (s *Solver) evalNode(cl *class, prio int32, n index.NodeID, exact bool) (ca
 }
 
 // lowerBound bounds node n's criteria from below without looking at its
-// pods: the highest victim priority is at least the lowest priority p such
-// that removing every pod below the next priority in use makes room; the
-// victims are at least as many as any one resource's deficit needs, given
-// the largest request of a lower-priority pod there; each victim adds at
-// least the lowest priority in use to the sum. j >= 0 is the preemptor's
-// threshold.
+// pods (see nodeBound); j >= 0 is the preemptor's threshold.
 func (s *Solver) lowerBound(cl *class, prio int32, n index.NodeID, j int) candidate {
-	c := s.c
-	d := &cl.demand
-	out := candidate{node: n, gen: c.Gen[n], maxPrio: math.MinInt32, count: 1}
+	out := candidate{node: n, gen: s.c.Gen[n], maxPrio: math.MinInt32, count: 1}
 	if j < 0 {
 		return out // no sums for this priority: the weakest bound
 	}
-	for k := 0; k <= j; k++ {
-		fits := c.Req[index.ResPods][n]-c.LowerRequested(k, c.LowPrio[k], index.ResPods, n)+1 <= c.Alloc[index.ResPods][n]
-		for _, rv := range d.Req {
-			if !fits {
-				break
+	k := s.nodeBound(cl, n, j)
+	out.viol, out.maxPrio, out.count, out.sum = k.viol, k.maxPrio, k.count, k.sum
+	return out
+}
+
+// nodeBound bounds node n's first four criteria from below in O(1) from
+// its lower-priority sums, for class cl at threshold j >= 0: the highest
+// victim priority is at least the lowest priority p such that removing
+// every pod below the next priority in use makes room, keeping the pods
+// whose eviction surely violates a budget (sureviol.go); when nothing
+// makes room with those kept, a violation is certain and the pods are not
+// kept. The victims are at least as many as any one resource's deficit
+// needs, given the largest request of a pod below that next priority; each
+// victim adds at least the lowest priority in use to the sum.
+func (s *Solver) nodeBound(cl *class, n index.NodeID, j int) nodeKey {
+	c := s.c
+	d := &cl.demand
+	nres := len(c.ResNames)
+	fitsAt := func(k int, sure [][]int64) bool {
+		low := c.Low[k*nres : (k+1)*nres]
+		if sure == nil {
+			if c.Req[index.ResPods][n]-low[index.ResPods][n]+1 > c.Alloc[index.ResPods][n] {
+				return false
 			}
-			fits = c.Req[rv.Res][n]-c.LowerRequested(k, c.LowPrio[k], rv.Res, n)+rv.Val <= c.Alloc[rv.Res][n]
+			for _, rv := range d.Req {
+				if c.Req[rv.Res][n]-low[rv.Res][n]+rv.Val > c.Alloc[rv.Res][n] {
+					return false
+				}
+			}
+			return true
 		}
-		if fits {
-			if k > 0 {
-				out.maxPrio = c.LowPrio[k-1]
+		if c.Req[index.ResPods][n]-(low[index.ResPods][n]-sure[index.ResPods][n])+1 > c.Alloc[index.ResPods][n] {
+			return false
+		}
+		for _, rv := range d.Req {
+			if c.Req[rv.Res][n]-(low[rv.Res][n]-sure[rv.Res][n])+rv.Val > c.Alloc[rv.Res][n] {
+				return false
 			}
-			break
+		}
+		return true
+	}
+	var viol int32
+	k := 0
+	for k <= j && !fitsAt(k, nil) {
+		k++
+	}
+	if sj := s.sureSums(j); k <= j && sj != nil && sj[index.ResPods][n] > 0 {
+		kv := k
+		for kv <= j && !fitsAt(kv, s.sureSums(kv)) {
+			kv++
+		}
+		if kv > j {
+			viol = 1
+		} else {
+			k = kv
 		}
 	}
+	return s.finishKey(cl, n, j, k, viol)
+}
+
+// finishKey completes node n's bound for class cl (threshold j) from k,
+// the first threshold at which it fits (j+1: none), and viol.
+func (s *Solver) finishKey(cl *class, n index.NodeID, j, k int, viol int32) nodeKey {
+	c := s.c
+	d := &cl.demand
+	out := nodeKey{viol: viol, maxPrio: math.MinInt32}
+	if k > 0 && k <= j {
+		out.maxPrio = c.LowPrio[k-1]
+	}
+	// Every victim is below LowPrio[k] when the highest is LowPrio[k-1].
+	one := min(k, j)
 	count := c.Req[index.ResPods][n] + 1 - c.Alloc[index.ResPods][n]
 	for _, rv := range d.Req {
 		if deficit := c.Req[rv.Res][n] + rv.Val - c.Alloc[rv.Res][n]; deficit > 0 {
-			if one := c.MaxRequest(j, rv.Res, n); one > 0 {
-				count = max(count, (deficit+one-1)/one)
+			if m := c.MaxRequest(one, rv.Res, n); m > 0 {
+				count = max(count, (deficit+m-1)/m)
 			}
 		}
 	}
@@ -630,6 +703,9 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 // first).
 func (s *Solver) preempt(cl *class, pid index.PodID) (candidate, []index.PodID, bool) {
 	prio := s.c.Pods[pid].Priority
+	if !s.pre.sureInit {
+		s.initSure()
+	}
 	ps := cl.pre
 	if ps == nil {
 		nb := len(cl.g.dense)
@@ -671,17 +747,28 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (candidate, []index.PodID, 
 // for tests.
 var eagerBounds bool
 
-// sampleSize is how many of the best nodes by bound a build evaluates in
-// full: kube-scheduler's minimum number of dry-run candidates. Among nodes
-// equal in the first four criteria the latest start decides over the
-// evaluated ones.
+// eagerSample makes every build evaluate its sampled nodes at once, as a
+// reference for tests.
+var eagerSample bool
+
+// checkBound, when set (tests), is called with every bound evalNode makes
+// and the node's exact evaluation.
+var checkBound func(cl *class, bound, exact candidate)
+
+// sampleSize is how many of the best nodes by bound a build samples:
+// kube-scheduler's minimum number of dry-run candidates. Among nodes equal
+// in the first four criteria the latest start decides over the sampled
+// (and otherwise evaluated) ones. A sampled node is evaluated in full only
+// when its bound reaches the heap's top, before any evaluated node it ties
+// with is taken (see candidate.rank): one whose bound is worse than the
+// node taken could not have tied with it.
 const sampleSize = 100
 
 // buildCandidates queues every block of the class's feasible set by floor
-// and evaluates the best sampleSize nodes by bound (bounding the blocks
-// that may hold them). A class that has failed before bounds every node
-// now: its failure bits then describe every node as of its last turn, as
-// its reason must (see preemptionMessage).
+// and samples the best sampleSize nodes by bound (bounding the blocks that
+// may hold them). A class that has failed before bounds every node now:
+// its failure bits then describe every node as of its last turn, as its
+// reason must (see preemptionMessage).
 func (s *Solver) buildCandidates(cl *class, ps *preState, prio int32) {
 	c := s.c
 	ps.heap = ps.heap[:0]
@@ -699,15 +786,20 @@ func (s *Solver) buildCandidates(cl *class, ps *preState, prio int32) {
 	}
 	sample := s.pre.sample[:0]
 	for len(sample) < sampleSize && s.settle(cl, ps, prio) && !ps.heap[0].exact {
-		sample = append(sample, ps.heap[0].node)
+		sample = append(sample, ps.heap[0])
 		ps.heap.pop()
 	}
-	for _, n := range sample {
-		cand, mask := s.evalNode(cl, prio, n, true)
-		ps.setMask(n, mask)
-		if mask == 0 {
-			ps.heap.push(cand)
+	for _, b := range sample {
+		if eagerSample {
+			cand, mask := s.evalNode(cl, prio, b.node, true)
+			ps.setMask(b.node, mask)
+			if mask == 0 {
+				ps.heap.push(cand)
+			}
+			continue
 		}
+		b.sample = true
+		ps.heap.push(b)
 	}
 	s.pre.sample = sample
 	ps.built = true
@@ -774,7 +866,10 @@ func (s *Solver) evict(v index.PodID) {
 	s.c.Unbind(v, &d)
 	s.refreshNode(n)
 	if pd := s.pdbs(); pd != nil {
-		pd.evicted(s, v)
+		s.sureGone(v)
+		for _, k := range pd.evicted(s, v) {
+			s.exhausted(k)
+		}
 	}
 }
 

@@ -1,0 +1,138 @@
+package solver
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/kplace/kplace/index"
+)
+
+// TestSureViolationRaisesBound: node a holds, below the preemptor, a pod
+// whose budget has no disruption left (prio 10, 1000m), a prio-100 pod
+// (1000m) and a prio-10 pod (2000m); the preemptor needs 3000m. Letting any
+// lower-priority pod go, the two prio-10 pods make room (bound: highest
+// victim priority 10), but kube-scheduler reprieves the budgeted pod first
+// and evicts the prio-100 and the free prio-10 pod. With the budgeted pod
+// counted as kept, the bound says 100, as the dry run does. Node b then
+// wins with one prio-50 victim.
+func TestSureViolationRaisesBound(t *testing.T) {
+	defer func(f func(*class, candidate, candidate)) { checkBound = f }(checkBound)
+	bounds := map[string]candidate{}
+	var c *index.Cluster
+	checkBound = func(cl *class, b, exact candidate) {
+		bounds[c.Nodes[b.node].Name] = b
+		if betterKey(&exact, &b) {
+			t.Errorf("node %s: exact %+v beats its bound %+v", c.Nodes[b.node].Name, exact, b)
+		}
+	}
+	nodes := []index.Node{
+		makeNode("a").alloc("cpu", 4000).alloc("memory", 8<<30).alloc("pods", 10).obj(),
+		makeNode("b").alloc("cpu", 4000).alloc("memory", 8<<30).alloc("pods", 10).obj(),
+	}
+	pods := []index.Pod{
+		makePod("a-budgeted").req("cpu", 1000).priority(10).label("app", "guarded").on("a").obj(),
+		makePod("a-100").req("cpu", 1000).priority(100).on("a").obj(),
+		makePod("a-10").req("cpu", 2000).priority(10).on("a").obj(),
+		makePod("b-50").req("cpu", 3000).priority(50).on("b").obj(),
+		makePod("b-10").req("cpu", 1000).priority(10).on("b").obj(),
+		makePod("preemptor").req("cpu", 3000).priority(1000).obj(),
+	}
+	in := &index.Input{Nodes: nodes, Pods: pods, PDBs: []index.PDB{{Namespace: "default", Name: "guard",
+		Selector: &index.LabelSelector{MatchLabels: map[string]string{"app": "guarded"}}, DisruptionsAllowed: 0}}}
+	var err error
+	if c, err = index.Build(in); err != nil {
+		t.Fatal(err)
+	}
+	res := Solve(c, Config{Seed: 1})
+	if got := bounds["a"]; got.maxPrio != 100 || got.viol != 0 {
+		t.Errorf("node a bound: viol %d, highest victim priority %d; want 0 and 100", got.viol, got.maxPrio)
+	}
+	var evicted []string
+	for _, cm := range res.Commits {
+		if cm.Action == Evict {
+			evicted = append(evicted, c.Pods[cm.Pod].Name)
+		}
+	}
+	if out := outcomes(c, res); out["preemptor"] != "b" || !slices.Equal(evicted, []string{"b-50"}) {
+		t.Errorf("preemptor on %q evicting %v; want b evicting [b-50]", out["preemptor"], evicted)
+	}
+}
+
+// betterKey reports whether a beats b on the first four criteria.
+func betterKey(a, b *candidate) bool {
+	ka := nodeKey{viol: a.viol, maxPrio: a.maxPrio, sum: a.sum, count: a.count}
+	kb := nodeKey{viol: b.viol, maxPrio: b.maxPrio, sum: b.sum, count: b.count}
+	return keyLess(&ka, &kb)
+}
+
+// TestBoundsNeverAboveExact checks, on random preemption batches (budgets
+// running out as victims are taken), that no node's exact evaluation beats
+// its bound on the first four criteria, and that the surely violating pods
+// do raise bounds: some bounds certify a violation, some a higher victim
+// priority than the lower-priority sums alone give, and exactly.
+func TestBoundsNeverAboveExact(t *testing.T) {
+	defer func(f func(*class, candidate, candidate)) { checkBound = f }(checkBound)
+	var checked, violBounds, tight int
+	for seed := range uint64(40) {
+		checkBound = func(cl *class, b, exact candidate) {
+			checked++
+			if betterKey(&exact, &b) {
+				t.Fatalf("seed %d node %d: exact %+v beats its bound %+v", seed, b.node, exact, b)
+			}
+			if b.viol > 0 {
+				violBounds++
+			}
+			if b.viol == 0 && exact.viol == 0 && b.maxPrio == exact.maxPrio && b.maxPrio > 0 {
+				tight++
+			}
+		}
+		in := preemptionInput(rand.New(rand.NewPCG(seed, 17)))
+		c, err := index.Build(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		Solve(c, Config{Seed: seed})
+	}
+	if checked < 5000 || violBounds == 0 || tight == 0 {
+		t.Errorf("%d bounds checked, %d certify a violation, %d exact on the highest victim priority: the test does not exercise the bounds", checked, violBounds, tight)
+	}
+}
+
+// TestSampledNodesEvaluatedLazily places random preemption batches with the
+// sampled nodes evaluated when their bound reaches the heap's top and with
+// all of them evaluated at each build: the commits and reasons must be the
+// same. Without budgets: an evaluation made before a budget shrank may be
+// worse than the node is now (fewer victims once a budgeted pod is
+// reprieved first), so evaluating later can pick a better node.
+func TestSampledNodesEvaluatedLazily(t *testing.T) {
+	defer func(e bool) { eagerSample = e }(eagerSample)
+	evictions := 0
+	for seed := range uint64(60) {
+		var runs [2]*Result
+		for i, eager := range []bool{false, true} {
+			eagerSample = eager
+			in := preemptionInput(rand.New(rand.NewPCG(seed, 23)))
+			in.PDBs = nil
+			c, err := index.Build(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs[i] = Solve(c, Config{Seed: seed})
+		}
+		if !slices.Equal(runs[0].Commits, runs[1].Commits) {
+			t.Fatalf("seed %d: commits differ (%d lazy, %d eager)", seed, len(runs[0].Commits), len(runs[1].Commits))
+		}
+		if !slices.Equal(runs[0].Pending, runs[1].Pending) {
+			t.Fatalf("seed %d: pending pods or reasons differ", seed)
+		}
+		for _, cm := range runs[0].Commits {
+			if cm.Action == Evict {
+				evictions++
+			}
+		}
+	}
+	if evictions < 500 {
+		t.Errorf("only %d evictions: the test does not exercise preemption", evictions)
+	}
+}
