@@ -77,6 +77,17 @@ type Report struct {
 	Evicted      []EvictedPod   `json:"evicted,omitempty"`
 	SkippedKinds map[string]int `json:"skipped_kinds,omitempty"`
 	Warnings     []string       `json:"warnings,omitempty"`
+	// Tries lists, with place --tries, every solve of the batch (one seed
+	// each) and which one the result is; omitted for a single solve.
+	Tries []Try `json:"tries,omitempty"`
+}
+
+// Try is one solve of a batch with its own tie-breaking seed.
+type Try struct {
+	Seed    uint64 `json:"seed"`
+	Placed  int    `json:"placed"`
+	Evicted int    `json:"evicted"`
+	Kept    bool   `json:"kept"`
 }
 
 // NewReport builds the report of res over c (c in its final state). bound is

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/kplace/kplace/bench"
+	"github.com/kplace/kplace/export"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -162,6 +164,77 @@ func TestPlaceDeterministic(t *testing.T) {
 	}
 }
 
+// TestPlaceTries solves a resource-tight cluster on which tie-breaking
+// changes how many pods fit with --tries 4: the report must list each
+// seed's count as a single run of that seed places it, and the result must
+// be, byte for byte, that of the best seed (most placed, then fewest
+// evictions, then first).
+func TestPlaceTries(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "cluster.json")
+	if err := writeGenerated(src, bench.GenConfig{Profile: "resources", Nodes: 200, Pods: 2000, Running: -1, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	type outcome struct{ placed, evicted int }
+	single := map[uint64]outcome{}
+	results := map[uint64][]byte{}
+	for seed := uint64(1); seed < 5; seed++ {
+		out, rep := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.report.json")
+		if code, stderr := runCapture(t, "place", "-q", "-f", src, "-o", out, "--report", rep, "--seed", fmt.Sprint(seed)); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		r := readReport(t, rep)
+		single[seed] = outcome{r.Counts.Placed, r.Counts.Evicted}
+		results[seed], _ = os.ReadFile(out)
+	}
+	best := uint64(1)
+	for seed := uint64(2); seed < 5; seed++ {
+		if o, b := single[seed], single[best]; o.placed > b.placed || o.placed == b.placed && o.evicted < b.evicted {
+			best = seed
+		}
+	}
+	if single[best] == single[1] {
+		t.Fatalf("seeds 1-4 place %v: the first is as good as the best, the test cannot tell", single)
+	}
+	out, rep := filepath.Join(dir, "t.json"), filepath.Join(dir, "t.report.json")
+	code, stderr := runCapture(t, "place", "-f", src, "-o", out, "--report", rep, "--seed", "1", "--tries", "4")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, fmt.Sprintf("kept seed %d", best)) {
+		t.Errorf("summary does not say seed %d was kept:\n%s", best, stderr)
+	}
+	r := readReport(t, rep)
+	if len(r.Tries) != 4 {
+		t.Fatalf("report lists %d tries, want 4", len(r.Tries))
+	}
+	for i, tr := range r.Tries {
+		if tr.Seed != 1+uint64(i) || (outcome{tr.Placed, tr.Evicted}) != single[tr.Seed] || tr.Kept != (tr.Seed == best) {
+			t.Errorf("try %d: %+v; a single run of seed %d placed %+v, best is seed %d", i, tr, tr.Seed, single[tr.Seed], best)
+		}
+	}
+	if r.Counts.Placed != single[best].placed {
+		t.Errorf("report counts %d placed, want %d", r.Counts.Placed, single[best].placed)
+	}
+	if got, _ := os.ReadFile(out); !bytes.Equal(got, results[best]) {
+		t.Errorf("result differs from a single run of seed %d", best)
+	}
+}
+
+// readReport decodes a --report file.
+func readReport(t *testing.T, path string) *export.Report {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r export.Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	return &r
+}
+
 func TestPlaceBadInput(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.yaml")
@@ -196,6 +269,7 @@ func TestUsageErrors(t *testing.T) {
 		{"gen", "--profile", "mixed"},
 		{"place", "--sample", "--preemption=false", "--requeue-evicted"},
 		{"place", "--sample", "--preemption=false", "--cross-node-preemption"},
+		{"place", "--sample", "--tries", "0"},
 	} {
 		if code, _ := runCapture(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -8,6 +9,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/kplace/kplace/bench"
@@ -30,6 +34,9 @@ type placeConfig struct {
 	report       string
 	format       export.Format
 	quiet        bool
+	// tries is how many solves to run, with seeds solve.Seed, +1, ...; the
+	// result is the one that places the most pods (see solveTries).
+	tries int
 }
 
 // placeStats is what a run measured, beyond the report.
@@ -49,6 +56,9 @@ func cmdPlace(args []string) int {
 		"arrow (the placement table, one row per pod outcome: Arrow IPC file, zstd) or parquet (the same table)")
 	strategy := fs.String("strategy", "least-allocated", "NodeResourcesFit scoring: least-allocated (spread) or most-allocated (bin packing)")
 	seed := fs.Uint64("seed", 1, "seed for deterministic tie-breaking between equally scored nodes")
+	tries := fs.Int("tries", 1, "solve the batch this many times, with seeds --seed, --seed+1, ..., and keep the result that places\n"+
+		"the most pods (then: fewest evictions, first seed); each is a valid kube-scheduler outcome, as it breaks ties\n"+
+		"at random. Runs on every processor; each solve in flight holds its own copy of the cluster")
 	admission := fs.Bool("admission-defaults", true, "add the DefaultTolerationSeconds tolerations (not-ready, unreachable: 300s) to pending pods, as the API server does (a snapshot keeps the value it was converted with)")
 	preempt := fs.Bool("preemption", true, "let a pod that fits nowhere evict lower-priority pods (kube-scheduler's DefaultPreemption); Evictions precede its Binding in the result")
 	requeue := fs.Bool("requeue-evicted", false, "put each evicted pod back in the queue at its own priority (priority, then creation time): it may be\n"+
@@ -84,6 +94,11 @@ func cmdPlace(args []string) int {
 	cfg := placeConfig{paths: *paths, admission: *admission, admissionSet: fs.Changed("admission-defaults"),
 		out: *out, report: *report, quiet: *quiet}
 	cfg.solve.Seed = *seed
+	cfg.tries = *tries
+	if *tries < 1 || *tries > 1000 {
+		fmt.Fprintf(os.Stderr, "kplace place: --tries %d: want 1 to 1000\n", *tries)
+		return 2
+	}
 	cfg.solve.NoPreemption = !*preempt
 	cfg.solve.RequeueEvicted = *requeue
 	cfg.solve.CrossNodePreemption = *crossNode
@@ -226,7 +241,15 @@ func place(cfg placeConfig) (*placeStats, error) {
 	}
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
-	res := solver.Solve(c, cfg.solve)
+	var tries []export.Try
+	var res *solver.Result
+	if cfg.tries > 1 {
+		if c, res, tries, err = solveTries(in, c, cfg.solve, cfg.tries); err != nil {
+			return nil, err
+		}
+	} else {
+		res = solver.Solve(c, cfg.solve)
+	}
 	runtime.ReadMemStats(&ms1)
 	prog.done()
 	t3 := time.Now()
@@ -242,6 +265,7 @@ func place(cfg placeConfig) (*placeStats, error) {
 	rep := export.NewReport(c, res, bound, export.Timings{
 		Ingest: ms(t1.Sub(t0)), Index: ms(t2.Sub(t1)), Solve: ms(t3.Sub(t2)), Export: ms(t4.Sub(t3)),
 	})
+	rep.Tries = tries
 	if cfg.report != "" {
 		if err := export.WriteFileAtomic(cfg.report, rep.Write); err != nil {
 			return nil, fmt.Errorf("write %s: %w", cfg.report, err)
@@ -249,6 +273,66 @@ func place(cfg placeConfig) (*placeStats, error) {
 	}
 	rep.Timings.Total = ms(time.Since(t0))
 	return &placeStats{report: rep, mallocs: ms1.Mallocs - ms0.Mallocs}, nil
+}
+
+// solveTries solves the batch tries times, try i with seed cfg.Seed+i (the
+// first on c, the others on clusters built again from in), at most one
+// solve per processor at once, and returns the cluster and result of the
+// try that places the most pods, then evicts the fewest, then comes first:
+// the same whatever order the solves finish in. Only the best so far and
+// the solves in flight are kept.
+func solveTries(in *index.Input, c *index.Cluster, cfg solver.Config, tries int) (*index.Cluster, *solver.Result, []export.Try, error) {
+	out := make([]export.Try, tries)
+	var (
+		mu       sync.Mutex
+		bestC    *index.Cluster
+		bestRes  *solver.Result
+		best     = -1
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	sem := make(chan struct{}, min(tries, runtime.GOMAXPROCS(0)))
+	for i := range tries {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			ci, tc := c, cfg
+			tc.Seed = cfg.Seed + uint64(i)
+			if i > 0 {
+				tc.Progress = nil // the first try reports progress
+				var err error
+				if ci, err = index.Build(in); err != nil {
+					mu.Lock()
+					firstErr = cmp.Or(firstErr, err)
+					mu.Unlock()
+					return
+				}
+			}
+			res := solver.Solve(ci, tc)
+			t := export.Try{Seed: tc.Seed}
+			for _, cm := range res.Commits {
+				switch cm.Action {
+				case solver.Bind:
+					t.Placed++
+				case solver.Evict:
+					t.Evicted++
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			out[i] = t
+			if b := out[max(best, 0)]; best < 0 || t.Placed > b.Placed || t.Placed == b.Placed && (t.Evicted < b.Evicted || t.Evicted == b.Evicted && i < best) {
+				best, bestC, bestRes = i, ci, res
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, nil, nil, firstErr
+	}
+	out[best].Kept = true
+	return bestC, bestRes, out, nil
 }
 
 // printSummary writes the one-screen summary.
@@ -266,6 +350,17 @@ func printSummary(w io.Writer, r *export.Report) {
 		fmt.Fprintf(w, "  evicted, again  %8d  (of %d evicted pods requeued, placed again)\n", c.Replaced, c.Requeued)
 	}
 	fmt.Fprintf(w, "  unschedulable   %8d\n", c.Unschedulable)
+	if len(r.Tries) > 0 {
+		kept, placed := r.Tries[0], make([]string, len(r.Tries))
+		for i, t := range r.Tries {
+			if t.Kept {
+				kept = t
+			}
+			placed[i] = strconv.Itoa(t.Placed)
+		}
+		fmt.Fprintf(w, "  tries           %8d  (seeds %d-%d placed %s: kept seed %d)\n", len(r.Tries), r.Tries[0].Seed,
+			r.Tries[len(r.Tries)-1].Seed, strings.Join(placed, ", "), kept.Seed)
+	}
 	if c.Unsupported > 0 {
 		fmt.Fprintf(w, "  unsupported     %8d\n", c.Unsupported)
 	}
