@@ -344,7 +344,7 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 	dense := cl.g.dense
 	j := s.c.LowIndex(prio)
 	for {
-		for len(ps.heap) > 0 && ps.heap[0].gen != gen[ps.heap[0].node] {
+		for len(ps.heap) > 0 && (ps.heap[0].gen != gen[ps.heap[0].node] || ps.heap[0].pgen != s.pgenOf(ps.heap[0].node)) {
 			ps.heap.pop() // stale: sync pushed the node's fresh bound
 		}
 		for len(ps.blocks) > 0 && ps.blocks[0].ver != ps.ver[ps.blocks[0].block] {

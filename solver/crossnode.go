@@ -209,10 +209,7 @@ func (s *Solver) crossCandidate(n index.NodeID) candidate {
 		return 1
 	})
 	x.ents = ents
-	out := candidate{node: n, gen: s.c.Gen[n], maxPrio: math.MinInt32, start: math.MaxInt64, exact: true, count: int32(len(ents))}
-	if s.pdb != nil {
-		out.epoch = s.pdb.epoch
-	}
+	out := candidate{node: n, gen: s.c.Gen[n], pgen: s.pgenOf(n), maxPrio: math.MinInt32, start: math.MaxInt64, exact: true, count: int32(len(ents))}
 	pd := s.pdbs()
 	if pd != nil && len(pd.allowed) > 0 {
 		s.pre.stampNow++

@@ -34,8 +34,6 @@ type pdbState struct {
 	// of caches each pod's budgets: ofDone marks computed entries.
 	ofPods [][]int32
 	ofDone []bool
-	// epoch counts budget changes.
-	epoch uint32
 }
 
 // pdbs returns the batch's PDB state, built on first use; nil when the
@@ -213,7 +211,6 @@ func (pd *pdbState) evicted(s *Solver, v index.PodID) []int32 {
 	var out []int32
 	for _, k := range pd.of(s, v) {
 		pd.allowed[k]--
-		pd.epoch++
 		if pd.allowed[k] == 0 {
 			out = append(out, k)
 		}

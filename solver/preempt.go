@@ -72,7 +72,7 @@ type candidate struct {
 	count   int32 // victims
 	node    index.NodeID
 	gen     uint32 // node generation when evaluated
-	epoch   uint32 // PDB epoch when evaluated
+	pgen    uint32 // the node's budget generation when evaluated (see sureViol.gen)
 	// exact is false for a lower bound on the first four criteria (start
 	// unknown), found in O(1) from the node's lower-priority sums.
 	exact bool
@@ -184,6 +184,8 @@ func (h candHeap) down(i int) {
 type preState struct {
 	heap   candHeap
 	cursor int // next index.Cluster.Changes entry to replay
+	// pcursor is the next sureViol.changed entry to replay.
+	pcursor int
 	built  bool
 	// synced counts the feasible nodes' changes replayed since the build.
 	synced int
@@ -487,7 +489,7 @@ func (s *Solver) evalNode(cl *class, prio int32, n index.NodeID, exact bool) (ca
 // lowerBound bounds node n's criteria from below without looking at its
 // pods (see nodeBound); j >= 0 is the preemptor's threshold.
 func (s *Solver) lowerBound(cl *class, prio int32, n index.NodeID, j int) candidate {
-	out := candidate{node: n, gen: s.c.Gen[n], maxPrio: math.MinInt32, count: 1}
+	out := candidate{node: n, gen: s.c.Gen[n], pgen: s.pgenOf(n), maxPrio: math.MinInt32, count: 1}
 	if j < 0 {
 		return out // no sums for this priority: the weakest bound
 	}
@@ -635,7 +637,7 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 			fast = false
 		}
 	}
-	out := candidate{node: n, gen: c.Gen[n], maxPrio: math.MinInt32, start: math.MaxInt64, exact: true}
+	out := candidate{node: n, gen: c.Gen[n], pgen: s.pgenOf(n), maxPrio: math.MinInt32, start: math.MaxInt64, exact: true}
 	victims := pr.vs[:0]
 	// Reprieve, most important first: the violating victims first when
 	// only some violate, then the others.
@@ -691,9 +693,6 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 			s.relMove(v, n, 1)
 		}
 	}
-	if s.pdb != nil {
-		out.epoch = s.pdb.epoch
-	}
 	return out
 }
 
@@ -715,7 +714,7 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (candidate, []index.PodID, 
 	}
 	// A pod-relative counter that relaxed may let nodes pass that failed
 	// before without changing them: evaluate every node again.
-	if sig := s.relSig(cl); !ps.built || len(s.c.Changes)-ps.cursor > cl.g.feasCard || sig != ps.relSig {
+	if sig := s.relSig(cl); !ps.built || len(s.c.Changes)-ps.cursor+s.budgetChanges()-ps.pcursor > cl.g.feasCard || sig != ps.relSig {
 		ps.relSig = sig
 		s.buildCandidates(cl, ps, prio)
 	} else {
@@ -738,6 +737,9 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (candidate, []index.PodID, 
 		// s.pre.vs holds the victims of this evaluation.
 		buf := append(s.pre.victimBuf[:0], s.pre.vs...)
 		s.pre.victimBuf = buf
+		if checkChoice != nil {
+			checkChoice(s, cl, prio, top)
+		}
 		return top, buf, true
 	}
 	return candidate{}, nil, false
@@ -750,6 +752,9 @@ var eagerBounds bool
 // eagerSample makes every build evaluate its sampled nodes at once, as a
 // reference for tests.
 var eagerSample bool
+
+// checkChoice, when set (tests), is called with every node preempt takes.
+var checkChoice func(s *Solver, cl *class, prio int32, chosen candidate)
 
 // checkBound, when set (tests), is called with every bound evalNode makes
 // and the node's exact evaluation.
@@ -803,7 +808,7 @@ func (s *Solver) buildCandidates(cl *class, ps *preState, prio int32) {
 	}
 	s.pre.sample = sample
 	ps.built = true
-	ps.cursor = len(c.Changes)
+	ps.cursor, ps.pcursor = len(c.Changes), s.budgetChanges()
 }
 
 // syncCandidates bounds again the nodes changed since the class's last
@@ -827,6 +832,21 @@ func (s *Solver) syncCandidates(cl *class, ps *preState, prio int32) {
 		}
 	}
 	ps.cursor = len(c.Changes)
+	if sv := s.pre.sure; sv != nil {
+		// Nodes whose evaluation a shrinking budget may have changed.
+		for _, n := range sv.changed[ps.pcursor:] {
+			if dense[n>>6]&(1<<(n&63)) == 0 {
+				continue
+			}
+			ps.synced++
+			if ps.isBounded(n) {
+				s.evalInto(cl, ps, prio, n)
+			} else {
+				refloor = append(refloor, int32(n>>6))
+			}
+		}
+		ps.pcursor = len(sv.changed)
+	}
 	if len(refloor) > 0 {
 		// The floors of the blocks not bounded yet may have dropped.
 		slices.Sort(refloor)
@@ -867,6 +887,7 @@ func (s *Solver) evict(v index.PodID) {
 	s.refreshNode(n)
 	if pd := s.pdbs(); pd != nil {
 		s.sureGone(v)
+		s.budgetsShrink(v)
 		for _, k := range pd.evicted(s, v) {
 			s.exhausted(k)
 		}

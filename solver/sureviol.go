@@ -33,8 +33,18 @@ type sureViol struct {
 	in   []bool
 	node []index.NodeID
 	// podsOf lists, per budget, the pods matching it that were bound when
-	// the state was made.
+	// the state was made (until the budget is exhausted); maxOn is, per
+	// budget, the most of them bound on one node then.
 	podsOf [][]index.PodID
+	maxOn  []int32
+
+	// gen numbers, per node, the budget changes that may change a dry run
+	// there; changed logs those nodes, in order (see budgetsShrink).
+	gen     []uint32
+	changed []index.NodeID
+	// scratch for budgetsShrink
+	cnt  []int32
+	seen []index.NodeID
 }
 
 // initSure makes the sure-violation state on the batch's first preemption,
@@ -81,6 +91,12 @@ func (s *Solver) initSure() {
 				off += count[k]
 			}
 		}
+	}
+	sv.gen = make([]uint32, c.NumNodes())
+	sv.cnt = make([]int32, c.NumNodes())
+	sv.maxOn = make([]int32, len(pd.allowed))
+	for k, pods := range sv.podsOf {
+		sv.maxOn[k] = sv.perNode(c, pods, func(int32) bool { return false })
 	}
 	pr.sure = sv
 	for k, a := range pd.allowed {
@@ -155,4 +171,79 @@ func (s *Solver) sureSums(k int) [][]int64 {
 	}
 	nres := len(s.c.ResNames)
 	return sv.sums[k*nres : (k+1)*nres]
+}
+
+// perNode counts the bound pods of pods per node and returns the most on
+// one node; visit is called with each count in turn (the counters are
+// reset as it goes), and may stop the walk by returning true.
+func (sv *sureViol) perNode(c *index.Cluster, pods []index.PodID, visit func(n int32) bool) int32 {
+	seen := sv.seen[:0]
+	for _, q := range pods {
+		if n := c.PodNode[q]; n != index.NoNode {
+			if sv.cnt[n] == 0 {
+				seen = append(seen, index.NodeID(n))
+			}
+			sv.cnt[n]++
+		}
+	}
+	var most int32
+	stop := false
+	for _, n := range seen {
+		most = max(most, sv.cnt[n])
+		if !stop {
+			stop = visit(int32(n))
+		}
+	}
+	for _, n := range seen {
+		sv.cnt[n] = 0
+	}
+	sv.seen = seen
+	return most
+}
+
+// budgetsShrink records, before victim v's eviction takes one disruption
+// from each budget it matches, the nodes where that may change a dry run:
+// a node's evaluation depends on budget k only through how many of its m
+// pods under k may still go (the first allowed of them, in importance
+// order), so going from a to a-1 matters where 1 <= a <= m. Their budget
+// generation moves on; the classes evaluate them again (syncCandidates).
+// Pods placed during the batch are never victims (a later preemptor's
+// priority is not above theirs), so the pods bound when the state was made
+// are all the budgets' pods that matter.
+func (s *Solver) budgetsShrink(v index.PodID) {
+	sv := s.pre.sure
+	if sv == nil || sv.gen == nil {
+		return
+	}
+	pd := s.pdb
+	c := s.c
+	for _, k := range pd.of(s, v) {
+		a := pd.allowed[k]
+		if a < 1 || a > sv.maxOn[k] {
+			continue
+		}
+		sv.perNode(c, sv.podsOf[k], func(n int32) bool {
+			if sv.cnt[n] >= a {
+				sv.gen[n]++
+				sv.changed = append(sv.changed, index.NodeID(n))
+			}
+			return false
+		})
+	}
+}
+
+// pgenOf returns node n's budget generation (0 without budgets).
+func (s *Solver) pgenOf(n index.NodeID) uint32 {
+	if sv := s.pre.sure; sv != nil && sv.gen != nil {
+		return sv.gen[n]
+	}
+	return 0
+}
+
+// budgetChanges returns the length of the budget change log.
+func (s *Solver) budgetChanges() int {
+	if sv := s.pre.sure; sv != nil {
+		return len(sv.changed)
+	}
+	return 0
 }

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -102,9 +103,8 @@ func TestBoundsNeverAboveExact(t *testing.T) {
 // TestSampledNodesEvaluatedLazily places random preemption batches with the
 // sampled nodes evaluated when their bound reaches the heap's top and with
 // all of them evaluated at each build: the commits and reasons must be the
-// same. Without budgets: an evaluation made before a budget shrank may be
-// worse than the node is now (fewer victims once a budgeted pod is
-// reprieved first), so evaluating later can pick a better node.
+// same (budgets shrinking meanwhile included: a node whose evaluation they
+// may change is evaluated again, see budgetsShrink).
 func TestSampledNodesEvaluatedLazily(t *testing.T) {
 	defer func(e bool) { eagerSample = e }(eagerSample)
 	evictions := 0
@@ -113,7 +113,6 @@ func TestSampledNodesEvaluatedLazily(t *testing.T) {
 		for i, eager := range []bool{false, true} {
 			eagerSample = eager
 			in := preemptionInput(rand.New(rand.NewPCG(seed, 23)))
-			in.PDBs = nil
 			c, err := index.Build(in)
 			if err != nil {
 				t.Fatal(err)
@@ -134,5 +133,43 @@ func TestSampledNodesEvaluatedLazily(t *testing.T) {
 	}
 	if evictions < 500 {
 		t.Errorf("only %d evictions: the test does not exercise preemption", evictions)
+	}
+}
+
+// TestPreemptionChoiceOptimal checks every node preemption takes, on random
+// batches whose budgets run out as victims go, against a dry run of every
+// node of the class's feasible set at that moment: none may beat it on the
+// first four criteria (fewest violations, lowest highest victim priority,
+// smallest priority sum, fewest victims). An evaluation kept from before a
+// budget shrank, or a bound above a node's dry run, would show here.
+func TestPreemptionChoiceOptimal(t *testing.T) {
+	defer func(f func(*Solver, *class, int32, candidate)) { checkChoice = f }(checkChoice)
+	choices, withViol := 0, 0
+	for seed := range uint64(40) {
+		checkChoice = func(s *Solver, cl *class, prio int32, chosen candidate) {
+			choices++
+			if chosen.viol > 0 {
+				withViol++
+			}
+			vs := append([]index.PodID(nil), s.pre.vs...)
+			for wi, word := range cl.g.dense {
+				for ; word != 0; word &= word - 1 {
+					n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
+					if cand, mask := s.evalNode(cl, prio, n, true); mask == 0 && betterKey(&cand, &chosen) {
+						t.Fatalf("seed %d: took node %d %+v, node %d is better: %+v", seed, chosen.node, chosen, n, cand)
+					}
+				}
+			}
+			s.pre.vs = append(s.pre.vs[:0], vs...)
+		}
+		in := preemptionInput(rand.New(rand.NewPCG(seed, 29)))
+		c, err := index.Build(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		Solve(c, Config{Seed: seed})
+	}
+	if choices < 500 || withViol == 0 {
+		t.Errorf("%d preemptions, %d violating a budget: the test does not exercise the choice", choices, withViol)
 	}
 }
