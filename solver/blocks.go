@@ -76,7 +76,7 @@ func (s *Solver) blockFloor(cl *class, b int, word uint64, j int) candidate {
 		out.node = index.NodeID(b*64 + bits.TrailingZeros64(word))
 		return out
 	}
-	k := 0
+	k := s.firstThreshold(cl)
 	for k < j && !fitsAt(k, nil) {
 		k++
 	}
@@ -422,7 +422,7 @@ func (s *Solver) blockKeys(cl *class, b int, word uint64, j int, out []nodeKey) 
 	allocPods, reqPods := c.Alloc[index.ResPods][b*64:], c.Req[index.ResPods][b*64:]
 	allocPods, reqPods = allocPods[:min(64, len(allocPods))], reqPods[:len(allocPods)]
 	left := word
-	for k := 0; k <= j && left != 0; k++ {
+	for k := s.firstThreshold(cl); k <= j && left != 0; k++ {
 		low := c.Low[k*nres : (k+1)*nres]
 		lowPods := low[index.ResPods][b*64:]
 		for w := left; w != 0; w &= w - 1 {

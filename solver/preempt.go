@@ -535,7 +535,7 @@ func (s *Solver) nodeBound(cl *class, n index.NodeID, j int) nodeKey {
 		return true
 	}
 	var viol int32
-	k := 0
+	k := s.firstThreshold(cl)
 	for k <= j && !fitsAt(k, nil) {
 		k++
 	}
@@ -551,6 +551,18 @@ func (s *Solver) nodeBound(cl *class, n index.NodeID, j int) nodeKey {
 		}
 	}
 	return s.finishKey(cl, n, j, k, viol)
+}
+
+// firstThreshold is the first threshold the bounds try for class cl: 1
+// when no pod is below the lowest one (removing them frees nothing) and
+// the class is plain (no host ports, no pod-relative filter: its pod fits
+// no node of its feasible set as it is, or it would not preempt), else 0.
+func (s *Solver) firstThreshold(cl *class) int {
+	c := s.c
+	if len(cl.demand.Ports) == 0 && (cl.rel == nil || len(cl.rel.deps) == 0) && len(c.LowPrio) > 0 && c.LowPrio[0] <= s.minPrio {
+		return 1
+	}
+	return 0
 }
 
 // finishKey completes node n's bound for class cl (threshold j) from k,
