@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sort"
 
 	"github.com/kplace/kplace/index"
 )
@@ -76,22 +77,14 @@ type candidate struct {
 	// exact is false for a lower bound on the first four criteria (start
 	// unknown), found in O(1) from the node's lower-priority sums.
 	exact bool
-	// sample marks a bound of a node a build sampled (see sampleSize).
+	// sample marks a bound of a node a build sampled (see sampleSize); its
+	// start is then at least the exact one (see startBound).
 	sample bool
 }
 
-// rank orders candidates equal on the first four criteria: the bounds of
-// sampled nodes first (evaluated before an evaluated node equal to them is
-// taken), evaluated nodes, then the other bounds.
-func (c *candidate) rank() int {
-	switch {
-	case c.sample:
-		return 0
-	case c.exact:
-		return 1
-	}
-	return 2
-}
+// tied reports whether c takes part in the start-time tie-break: an
+// evaluated node, or the bound of a sampled one.
+func (c *candidate) tied() bool { return c.exact || c.sample }
 
 // add counts victim e (viol: its eviction violates a budget) into c's
 // criteria.
@@ -119,10 +112,12 @@ func betterCand(a, b *candidate) bool {
 		return a.sum < b.sum
 	case a.count != b.count:
 		return a.count < b.count
-	case a.exact != b.exact || a.sample != b.sample:
-		return a.rank() < b.rank() // start decides among evaluated nodes
+	case a.tied() != b.tied():
+		return a.tied() // start decides among evaluated and sampled nodes
 	case a.start != b.start:
-		return a.start > b.start
+		return a.start > b.start // a sampled node's bound: the latest its start may be
+	case a.exact != b.exact:
+		return !a.exact // a sampled node before an evaluated one it may tie with
 	}
 	return a.node < b.node
 }
@@ -553,6 +548,25 @@ func (s *Solver) nodeBound(cl *class, n index.NodeID, j int) nodeKey {
 	return s.finishKey(cl, n, j, k, viol)
 }
 
+// startBound bounds from above the start kube-scheduler's fifth criterion
+// reads on node n (the earliest start of the victims of the highest
+// priority) when that priority is maxPrio, for a preemptor of priority
+// prio: the latest start of the node's pods of priority maxPrio (a pod
+// list holds each priority's pods by start). MinInt64 when it has none: the
+// node's highest victim priority is then not maxPrio.
+func (s *Solver) startBound(n index.NodeID, maxPrio, prio int32) int64 {
+	if maxPrio >= prio {
+		return math.MaxInt64 // no bound on the priority: no bound on the start
+	}
+	ents := lowerSuffix(s.nodePods(n), maxPrio+1) // below maxPrio+1: maxPrio first
+	if len(ents) == 0 || ents[0].prio != maxPrio {
+		return math.MinInt64
+	}
+	// The pods of priority maxPrio lead ents; the last of them started last.
+	i := sort.Search(len(ents), func(i int) bool { return ents[i].prio < maxPrio })
+	return ents[i-1].start
+}
+
 // firstThreshold is the first threshold the bounds try for class cl: 1
 // when no pod is below the lowest one (removing them frees nothing) and
 // the class is plain (no host ports, no pod-relative filter: its pod fits
@@ -776,9 +790,10 @@ var checkBound func(cl *class, bound, exact candidate)
 // kube-scheduler's minimum number of dry-run candidates. Among nodes equal
 // in the first four criteria the latest start decides over the sampled
 // (and otherwise evaluated) ones. A sampled node is evaluated in full only
-// when its bound reaches the heap's top, before any evaluated node it ties
-// with is taken (see candidate.rank): one whose bound is worse than the
-// node taken could not have tied with it.
+// when its bound, with the latest start its victims may have, reaches the
+// heap's top, before any evaluated node it may tie with is taken (see
+// betterCand): one whose bound is worse than the node taken could not have
+// beaten it.
 const sampleSize = 100
 
 // buildCandidates queues every block of the class's feasible set by floor
@@ -815,7 +830,7 @@ func (s *Solver) buildCandidates(cl *class, ps *preState, prio int32) {
 			}
 			continue
 		}
-		b.sample = true
+		b.sample, b.start = true, s.startBound(b.node, b.maxPrio, prio)
 		ps.heap.push(b)
 	}
 	s.pre.sample = sample
