@@ -181,7 +181,7 @@ type preState struct {
 	cursor int // next index.Cluster.Changes entry to replay
 	// pcursor is the next sureViol.changed entry to replay.
 	pcursor int
-	built  bool
+	built   bool
 	// synced counts the feasible nodes' changes replayed since the build.
 	synced int
 	// blocks holds the blocks of the feasible set with nodes not bounded
