@@ -191,8 +191,10 @@ func (s *Solver) podEntOf(q index.PodID, buf []int32) (podEnt, []int32) {
 			e.more = true
 		}
 	}
-	if pd := s.pdb; pd != nil {
-		// The entry keeps two budgets; budgets looks more up again.
+	if pd := s.pdb; pd != nil && pp.NodeName != "" {
+		// The entry keeps two budgets; budgets looks more up again. A
+		// pod of the batch is never a victim (every later preemptor's
+		// priority is at most its own): its budgets are never read.
 		buf = pd.match(pp, buf)
 		e.npdb = uint8(min(len(buf), 255))
 		copy(e.pdb[:], buf)
