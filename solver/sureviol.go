@@ -61,7 +61,7 @@ func (s *Solver) initSure() {
 	}
 	// podsOf in one array: counted, then filled.
 	sv := &sureViol{podsOf: make([][]index.PodID, len(pd.allowed))}
-	count := make([]int32, len(pd.allowed)+1)
+	count := make([]int32, len(pd.allowed))
 	for pass := 0; pass < 2; pass++ {
 		for q := range c.Pods {
 			if c.PodNode[q] == index.NoNode {
@@ -96,7 +96,7 @@ func (s *Solver) initSure() {
 	sv.cnt = make([]int32, c.NumNodes())
 	sv.maxOn = make([]int32, len(pd.allowed))
 	for k, pods := range sv.podsOf {
-		sv.maxOn[k] = sv.perNode(c, pods, func(int32) bool { return false })
+		sv.maxOn[k] = sv.perNode(c, pods, nil)
 	}
 	pr.sure = sv
 	for k, a := range pd.allowed {
@@ -132,7 +132,9 @@ func (s *Solver) exhausted(k int32) {
 		sv.in[q], sv.node[q] = true, index.NodeID(n)
 		s.sureAdd(q, index.NodeID(n), 1)
 	}
-	sv.podsOf[k] = nil // counted, or gone: a pod evicted since is not bound again under this budget's count
+	// Not needed any more: the budget has nothing left to lose that
+	// changes a dry run (see budgetsShrink).
+	sv.podsOf[k] = nil
 }
 
 // sureGone takes evicted pod v out of the sums.
@@ -173,10 +175,10 @@ func (s *Solver) sureSums(k int) [][]int64 {
 	return sv.sums[k*nres : (k+1)*nres]
 }
 
-// perNode counts the bound pods of pods per node and returns the most on
-// one node; visit is called with each count in turn (the counters are
-// reset as it goes), and may stop the walk by returning true.
-func (sv *sureViol) perNode(c *index.Cluster, pods []index.PodID, visit func(n int32) bool) int32 {
+// perNode counts the bound pods of pods per node, calls visit (when not
+// nil) with each node holding some and their count, and returns the most
+// on one node.
+func (sv *sureViol) perNode(c *index.Cluster, pods []index.PodID, visit func(n index.NodeID, count int32)) int32 {
 	seen := sv.seen[:0]
 	for _, q := range pods {
 		if n := c.PodNode[q]; n != index.NoNode {
@@ -187,14 +189,11 @@ func (sv *sureViol) perNode(c *index.Cluster, pods []index.PodID, visit func(n i
 		}
 	}
 	var most int32
-	stop := false
 	for _, n := range seen {
 		most = max(most, sv.cnt[n])
-		if !stop {
-			stop = visit(int32(n))
+		if visit != nil {
+			visit(n, sv.cnt[n])
 		}
-	}
-	for _, n := range seen {
 		sv.cnt[n] = 0
 	}
 	sv.seen = seen
@@ -207,9 +206,9 @@ func (sv *sureViol) perNode(c *index.Cluster, pods []index.PodID, visit func(n i
 // pods under k may still go (the first allowed of them, in importance
 // order), so going from a to a-1 matters where 1 <= a <= m. Their budget
 // generation moves on; the classes evaluate them again (syncCandidates).
-// Pods placed during the batch are never victims (a later preemptor's
-// priority is not above theirs), so the pods bound when the state was made
-// are all the budgets' pods that matter.
+// Pods of the batch are never victims (a later preemptor's priority is
+// not above theirs): the pods the budget's list holds, those bound before
+// the batch, are all that matter.
 func (s *Solver) budgetsShrink(v index.PodID) {
 	sv := s.pre.sure
 	if sv == nil || sv.gen == nil {
@@ -222,12 +221,11 @@ func (s *Solver) budgetsShrink(v index.PodID) {
 		if a < 1 || a > sv.maxOn[k] {
 			continue
 		}
-		sv.perNode(c, sv.podsOf[k], func(n int32) bool {
-			if sv.cnt[n] >= a {
+		sv.perNode(c, sv.podsOf[k], func(n index.NodeID, count int32) {
+			if count >= a {
 				sv.gen[n]++
-				sv.changed = append(sv.changed, index.NodeID(n))
+				sv.changed = append(sv.changed, n)
 			}
-			return false
 		})
 	}
 }
