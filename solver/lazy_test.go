@@ -94,12 +94,21 @@ func preemptionInputSized(r *rand.Rand, nNodes, nDeploy int) *index.Input {
 // bounded at each build: the commits and reasons must be the same.
 func TestLazyBoundsMatchEager(t *testing.T) {
 	defer func(e bool) { eagerBounds = e }(eagerBounds)
+	lazyMatchesEager(t, 5, func(eager bool) { eagerBounds = eager })
+}
+
+// lazyMatchesEager places 60 random preemption batches (preemptionInput,
+// PCG stream) with set(false) and with set(true): the commits and the
+// pending pods with their reasons must be the same, and the batches must
+// evict at least 500 pods in all.
+func lazyMatchesEager(t *testing.T, stream uint64, set func(eager bool)) {
+	t.Helper()
 	evictions := 0
 	for seed := range uint64(60) {
 		var runs [2]*Result
 		for i, eager := range []bool{false, true} {
-			eagerBounds = eager
-			in := preemptionInput(rand.New(rand.NewPCG(seed, 5)))
+			set(eager)
+			in := preemptionInput(rand.New(rand.NewPCG(seed, stream)))
 			c, err := index.Build(in)
 			if err != nil {
 				t.Fatal(err)
