@@ -41,29 +41,11 @@ func (s *Solver) blockFloor(cl *class, b int, word uint64, j int) candidate {
 	if j < 0 {
 		return out // lowerBound's weakest bound, for every node
 	}
-	nres := len(c.ResNames)
-	allocPods, reqPods := c.Alloc[index.ResPods], c.Req[index.ResPods]
 	// fitsAt reports whether some node of word fits at threshold k, with
 	// the surely violating pods kept when sure is not nil (see nodeBound).
 	fitsAt := func(k int, sure [][]int64) bool {
-		low := c.Low[k*nres : (k+1)*nres]
 		for w := word; w != 0; w &= w - 1 {
-			n := b*64 + bits.TrailingZeros64(w)
-			var kept int64
-			if sure != nil {
-				kept = sure[index.ResPods][n]
-			}
-			fits := reqPods[n]-low[index.ResPods][n]+kept+1 <= allocPods[n]
-			for _, rv := range d.Req {
-				if !fits {
-					break
-				}
-				if sure != nil {
-					kept = sure[rv.Res][n]
-				}
-				fits = c.Req[rv.Res][n]-low[rv.Res][n]+kept+rv.Val <= c.Alloc[rv.Res][n]
-			}
-			if fits {
+			if s.fitsAtNode(d, index.NodeID(b*64+bits.TrailingZeros64(w)), k, sure) {
 				return true
 			}
 		}

@@ -503,32 +503,8 @@ func (s *Solver) lowerBound(cl *class, prio int32, n index.NodeID, j int) candid
 // needs, given the largest request of a pod below that next priority; each
 // victim adds at least the lowest priority in use to the sum.
 func (s *Solver) nodeBound(cl *class, n index.NodeID, j int) nodeKey {
-	c := s.c
 	d := &cl.demand
-	nres := len(c.ResNames)
-	fitsAt := func(k int, sure [][]int64) bool {
-		low := c.Low[k*nres : (k+1)*nres]
-		if sure == nil {
-			if c.Req[index.ResPods][n]-low[index.ResPods][n]+1 > c.Alloc[index.ResPods][n] {
-				return false
-			}
-			for _, rv := range d.Req {
-				if c.Req[rv.Res][n]-low[rv.Res][n]+rv.Val > c.Alloc[rv.Res][n] {
-					return false
-				}
-			}
-			return true
-		}
-		if c.Req[index.ResPods][n]-(low[index.ResPods][n]-sure[index.ResPods][n])+1 > c.Alloc[index.ResPods][n] {
-			return false
-		}
-		for _, rv := range d.Req {
-			if c.Req[rv.Res][n]-(low[rv.Res][n]-sure[rv.Res][n])+rv.Val > c.Alloc[rv.Res][n] {
-				return false
-			}
-		}
-		return true
-	}
+	fitsAt := func(k int, sure [][]int64) bool { return s.fitsAtNode(d, n, k, sure) }
 	var viol int32
 	k := s.firstThreshold(cl)
 	for k <= j && !fitsAt(k, nil) {
@@ -546,6 +522,31 @@ func (s *Solver) nodeBound(cl *class, n index.NodeID, j int) nodeKey {
 		}
 	}
 	return s.finishKey(cl, n, j, k, viol)
+}
+
+// fitsAtNode reports whether demand d fits node n once every pod below
+// threshold k is removed, except, when sure is not nil (threshold k's sums
+// of sureViol), the pods whose eviction surely violates a budget.
+func (s *Solver) fitsAtNode(d *index.Demand, n index.NodeID, k int, sure [][]int64) bool {
+	c := s.c
+	nres := len(c.ResNames)
+	low := c.Low[k*nres : (k+1)*nres]
+	var kept int64
+	if sure != nil {
+		kept = sure[index.ResPods][n]
+	}
+	if c.Req[index.ResPods][n]-low[index.ResPods][n]+kept+1 > c.Alloc[index.ResPods][n] {
+		return false
+	}
+	for _, rv := range d.Req {
+		if sure != nil {
+			kept = sure[rv.Res][n]
+		}
+		if c.Req[rv.Res][n]-low[rv.Res][n]+kept+rv.Val > c.Alloc[rv.Res][n] {
+			return false
+		}
+	}
+	return true
 }
 
 // startBound bounds from above the start kube-scheduler's fifth criterion
@@ -913,7 +914,7 @@ func (s *Solver) evict(v index.PodID) {
 	s.c.Unbind(v, &d)
 	s.refreshNode(n)
 	if pd := s.pdbs(); pd != nil {
-		s.sureGone(v)
+		s.sureGone(v, n)
 		s.budgetsShrink(v)
 		for _, k := range pd.evicted(s, v) {
 			s.exhausted(k)

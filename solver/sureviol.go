@@ -29,9 +29,8 @@ type sureViol struct {
 	// index.Cluster.LowPrio[k] request of column r on node n (index.ResPods:
 	// how many), as index.Cluster.Low.
 	sums [][]int64
-	// in marks the counted pods, with the node they were counted on.
-	in   []bool
-	node []index.NodeID
+	// in marks the counted pods (on the node they are bound to).
+	in []bool
 	// podsOf lists, per budget, the pods matching it that were bound when
 	// the state was made (until the budget is exhausted); maxOn is, per
 	// budget, the most of them bound on one node then.
@@ -122,14 +121,13 @@ func (s *Solver) exhausted(k int32) {
 			sv.sums[i] = make([]int64, c.NumNodes())
 		}
 		sv.in = make([]bool, len(c.Pods))
-		sv.node = make([]index.NodeID, len(c.Pods))
 	}
 	for _, q := range sv.podsOf[k] {
 		n := c.PodNode[q]
 		if n == index.NoNode || sv.in[q] {
 			continue
 		}
-		sv.in[q], sv.node[q] = true, index.NodeID(n)
+		sv.in[q] = true
 		s.sureAdd(q, index.NodeID(n), 1)
 	}
 	// Not needed any more: the budget has nothing left to lose that
@@ -137,14 +135,14 @@ func (s *Solver) exhausted(k int32) {
 	sv.podsOf[k] = nil
 }
 
-// sureGone takes evicted pod v out of the sums.
-func (s *Solver) sureGone(v index.PodID) {
+// sureGone takes pod v, evicted from node n, out of the sums.
+func (s *Solver) sureGone(v index.PodID, n index.NodeID) {
 	sv := s.pre.sure
 	if sv == nil || sv.in == nil || !sv.in[v] {
 		return
 	}
 	sv.in[v] = false
-	s.sureAdd(v, sv.node[v], -1)
+	s.sureAdd(v, n, -1)
 }
 
 // sureAdd adds (sign 1) or removes (-1) pod q's requests on node n to the
