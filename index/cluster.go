@@ -123,6 +123,9 @@ type Cluster struct {
 	// MaxOne[j*len(ResNames)+r][n] bounds from above the largest request
 	// of resource r by one pod of priority below LowPrio[j] on node n.
 	MaxOne [][]int64
+	// latest[j][n] is the latest start (StartOf) of node n's pods of
+	// priority LowPrio[j] (math.MinInt64: none), for j below lowLive.
+	latest [][]int64
 	// bound records the requests each pod was bound with (see
 	// BoundRequests).
 	bound boundReqs
@@ -402,6 +405,9 @@ func (c *Cluster) Unbind(p PodID, d *Demand) {
 			c.PodsOn[n] = append(on[:i], on[i+1:]...)
 			break
 		}
+	}
+	if c.Low != nil {
+		c.dropLatest(p, n)
 	}
 	c.PodNode[p] = NoNode
 	c.touch(n)

@@ -2,6 +2,7 @@ package index
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"sort"
 )
@@ -55,6 +56,14 @@ func (c *Cluster) initLow() {
 		c.Low[i] = make([]int64, len(c.Nodes))
 		c.MaxOne[i] = make([]int64, len(c.Nodes))
 	}
+	c.latest = make([][]int64, len(prios))
+	for j := range c.latest {
+		col := make([]int64, len(c.Nodes))
+		for n := range col {
+			col[n] = math.MinInt64
+		}
+		c.latest[j] = col
+	}
 	c.lowFrom = make([]uint8, len(c.Pods))
 	c.bound.off = make([]int32, len(c.Pods))
 	c.bound.n = make([]uint8, len(c.Pods))
@@ -88,7 +97,47 @@ func (c *Cluster) addLow(p PodID, n NodeID, d *Demand, sign int64) {
 			}
 		}
 	}
+	if j, ok := c.prioThreshold(p); ok && sign > 0 { // Unbind: dropLatest
+		c.latest[j][n] = max(c.latest[j][n], StartOf(&c.Pods[p]))
+	}
 }
+
+// prioThreshold returns the threshold whose priority is pod p's, when
+// there is one and its latest start is kept up to date.
+func (c *Cluster) prioThreshold(p PodID) (int, bool) {
+	j := int(c.lowFrom[p]) - 1
+	return j, j >= 0 && j < c.lowLive && c.LowPrio[j] == c.Pods[p].Priority
+}
+
+// dropLatest brings the latest start of pod p's priority on node n up to
+// date after p left n.
+func (c *Cluster) dropLatest(p PodID, n NodeID) {
+	j, ok := c.prioThreshold(p)
+	if !ok || StartOf(&c.Pods[p]) < c.latest[j][n] {
+		return
+	}
+	latest := int64(math.MinInt64)
+	for _, q := range c.PodsOn[n] {
+		if pq := &c.Pods[q]; pq.Priority == c.Pods[p].Priority {
+			latest = max(latest, StartOf(pq))
+		}
+	}
+	c.latest[j][n] = latest
+}
+
+// StartOf is pod p's start as kube-scheduler's preemption compares it: a
+// pod without a start time counts as started now, after every other.
+func StartOf(p *Pod) int64 {
+	if p.StartUnix == 0 {
+		return math.MaxInt64
+	}
+	return p.StartUnix
+}
+
+// LatestStart returns the latest start (StartOf) of node n's pods of
+// priority LowPrio[j], math.MinInt64 when it has none. j must be a
+// threshold Bind and Unbind keep up to date (see KeepLowUpTo).
+func (c *Cluster) LatestStart(j int, n NodeID) int64 { return c.latest[j][n] }
 
 // KeepLowUpTo stops keeping the sums of the thresholds above priority prio
 // up to date: a solver calls it when no preemptor of higher priority is

@@ -3,6 +3,7 @@ package solver
 import (
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/kplace/kplace/index"
 )
@@ -152,6 +153,13 @@ func (h *blockHeap) push(e blockEnt) {
 	}
 }
 
+// init orders the heap in O(n).
+func (h blockHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
 func (h *blockHeap) pop() {
 	a := *h
 	n := len(a) - 1
@@ -161,9 +169,12 @@ func (h *blockHeap) pop() {
 }
 
 // fixTop restores the heap order after the top's floor grew.
-func (h blockHeap) fixTop() {
+func (h blockHeap) fixTop() { h.down(0) }
+
+// down moves entry i down to its place.
+func (h blockHeap) down(i int) {
 	a, n := h, len(h)
-	for i := 0; ; {
+	for {
 		l := 2*i + 1
 		if l >= n {
 			return
@@ -198,6 +209,49 @@ func (s *Solver) pushBlock(cl *class, ps *preState, j int, b int) {
 		}
 	}
 	ps.blocks.push(blockEnt{floor: s.blockFloor(cl, b, word, j), block: int32(b), ver: ps.ver[b], keys: -1})
+}
+
+// noBlockCand marks, in pushBlocks, a plain class's block without a
+// candidate (no floor has a negative count).
+var noBlockCand = candidate{count: -1}
+
+// pushBlocks queues every block of the class's feasible set (a build:
+// none is bounded), as pushBlock does block by block: the floors, and a
+// plain class's test for a candidate, are found on every processor, then
+// queued in block order.
+func (s *Solver) pushBlocks(cl *class, ps *preState, j int) {
+	dense := cl.g.dense
+	floors := s.pre.floors[:0]
+	floors = slices.Grow(floors, len(dense))[:len(dense)]
+	s.pre.floors = floors
+	cols := s.plainCols(cl, j)
+	s.parallel(s.scanners(cl.g.feasCard), dense, func(_ *scanner, lo, hi int) {
+		var masks [64]uint64
+		for b := lo; b < hi; b++ {
+			word := dense[b]
+			switch {
+			case word == 0:
+			case cols != nil && s.plainVerdicts(cols, j, b, word, &masks, true) == 0:
+				floors[b] = noBlockCand
+			default:
+				floors[b] = s.blockFloor(cl, b, word, j)
+			}
+		}
+	})
+	for b, word := range dense {
+		ps.ver[b]++
+		if word == 0 {
+			continue
+		}
+		if floors[b] == noBlockCand {
+			var masks [64]uint64
+			s.plainVerdicts(cols, j, b, word, &masks, false)
+			s.setMasks(ps, b, word, &masks)
+			continue
+		}
+		ps.blocks = append(ps.blocks, blockEnt{floor: floors[b], block: int32(b), ver: ps.ver[b], keys: -1})
+	}
+	ps.blocks.init()
 }
 
 // boundAll bounds every node of the class's feasible set not bounded yet.
@@ -262,43 +316,59 @@ func (s *Solver) plainCols(cl *class, j int) []resCols {
 // gone. It returns the nodes with none short, the candidates, whose
 // verdict needs the full evaluation; with stop, it returns at the first.
 func (s *Solver) plainVerdicts(cols []resCols, j int, b int, word uint64, masks *[64]uint64, stop bool) uint64 {
-	c := s.c
-	nres := len(c.ResNames)
-	allocPods, reqPods, lowPods := c.Alloc[index.ResPods], c.Req[index.ResPods], c.Low[j*nres+index.ResPods]
 	var cand uint64
 	for ; word != 0; word &= word - 1 {
 		i := bits.TrailingZeros64(word)
-		n := b*64 + i
-		var m uint64
-		for k := range cols {
-			if cols[k].val > cols[k].alloc[n] {
-				m = maskNotHelpful
-				break
-			}
-		}
-		switch {
-		case m != 0:
-		case lowPods[n] == 0:
-			m = maskNoVictims
-		default:
-			if allocPods[n]-(reqPods[n]-lowPods[n])-1 < 0 {
-				m |= maskTooMany
-			}
-			for k := range cols {
-				if col := &cols[k]; col.req[n]-col.low[n]+col.val > col.alloc[n] {
-					m |= col.bit
-				}
-			}
-			if m == 0 {
-				cand |= 1 << i
-				if stop {
-					return cand
-				}
+		m := s.plainVerdict(cols, j, b*64+i)
+		if m == 0 {
+			cand |= 1 << i
+			if stop {
+				return cand
 			}
 		}
 		masks[i] = m
 	}
 	return cand
+}
+
+// plainVerdict is plainVerdicts' verdict on node n: its failure bits, 0
+// for a candidate.
+func (s *Solver) plainVerdict(cols []resCols, j int, n int) uint64 {
+	c := s.c
+	for k := range cols {
+		if cols[k].val > cols[k].alloc[n] {
+			return maskNotHelpful
+		}
+	}
+	lowPods := c.Low[j*len(c.ResNames)+index.ResPods][n]
+	if lowPods == 0 {
+		return maskNoVictims
+	}
+	var m uint64
+	if c.Alloc[index.ResPods][n]-(c.Req[index.ResPods][n]-lowPods)-1 < 0 {
+		m |= maskTooMany
+	}
+	for k := range cols {
+		if col := &cols[k]; col.req[n]-col.low[n]+col.val > col.alloc[n] {
+			m |= col.bit
+		}
+	}
+	return m
+}
+
+// plainBound is evalNode's bound of node n for plain class cl (cols and
+// threshold j from plainCols), given the node's bound k from blockKeys:
+// the verdict from the columns (plainVerdict), then k.
+func (s *Solver) plainBound(cl *class, cols []resCols, prio int32, j int, n index.NodeID, k *nodeKey) (candidate, uint64) {
+	if m := s.plainVerdict(cols, j, int(n)); m != 0 {
+		return candidate{}, m
+	}
+	out := candidate{node: n, gen: s.c.Gen[n], pgen: s.pgenOf(n), viol: k.viol, maxPrio: k.maxPrio, count: k.count, sum: k.sum}
+	if checkBound != nil {
+		slackPods := s.c.Alloc[index.ResPods][n] - (s.c.Req[index.ResPods][n] - s.c.LowerRequested(j, prio, index.ResPods, n)) - 1
+		checkBound(cl, out, s.selectVictims(cl, prio, n, j, slackPods, nil))
+	}
+	return out, 0
 }
 
 // setMasks bounds the nodes of word (block b) with their failure masks.
@@ -356,7 +426,13 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 		// in a refined one.
 		n := top.floor.node
 		ps.bounded[b] |= 1 << (n & 63)
-		cand, mask := s.evalNode(cl, prio, n, false)
+		var cand candidate
+		var mask uint64
+		if cols := s.plainCols(cl, j); top.keys >= 0 && cols != nil {
+			cand, mask = s.plainBound(cl, cols, prio, j, n, &ps.keys[top.next])
+		} else {
+			cand, mask = s.evalNode(cl, prio, n, false)
+		}
 		switch {
 		case dense[b]&^ps.bounded[b] == 0:
 			ps.ver[b]++
@@ -393,60 +469,143 @@ func keyAbove(a, f *candidate) bool {
 }
 
 // blockKeys appends to keys nodeBound's bound of each node of word (of
-// block b), in heap order (bound, then node). The first threshold at which
-// each node fits is found column by column; nodes counting surely
-// violating pods are bounded alone.
+// block b), in heap order (bound, then node). The thresholds are tried
+// for the whole word at once: first each node's first threshold with the
+// lower-priority pods removed, then, for the nodes counting surely
+// violating pods, the first from there with those pods kept (as nodeBound
+// does node by node).
 func (s *Solver) blockKeys(cl *class, b int, word uint64, j int, out []nodeKey) []nodeKey {
 	var first [64]int8
-	c := s.c
-	d := &cl.demand
-	nres := len(c.ResNames)
-	allocPods, reqPods := c.Alloc[index.ResPods][b*64:], c.Req[index.ResPods][b*64:]
-	allocPods, reqPods = allocPods[:min(64, len(allocPods))], reqPods[:len(allocPods)]
 	left := word
 	for k := s.firstThreshold(cl); k <= j && left != 0; k++ {
-		low := c.Low[k*nres : (k+1)*nres]
-		lowPods := low[index.ResPods][b*64:]
-		for w := left; w != 0; w &= w - 1 {
-			o := bits.TrailingZeros64(w)
-			fits := reqPods[o]-lowPods[o]+1 <= allocPods[o]
-			for _, rv := range d.Req {
-				if !fits {
-					break
-				}
-				n := b*64 + o
-				fits = c.Req[rv.Res][n]-low[rv.Res][n]+rv.Val <= c.Alloc[rv.Res][n]
-			}
-			if fits {
-				first[o] = int8(k)
-				left &^= 1 << o
-			}
+		f := s.fitWord(cl, b, left, k, nil)
+		for w := f; w != 0; w &= w - 1 {
+			first[bits.TrailingZeros64(w)] = int8(k)
 		}
+		left &^= f
 	}
 	for w := left; w != 0; w &= w - 1 {
 		first[bits.TrailingZeros64(w)] = int8(j + 1) // fits nowhere: as nodeBound
 	}
-	var kept []int64
+	var viol uint64 // nodes whose bound counts a violation
 	if sj := s.sureSums(j); sj != nil {
-		kept = sj[index.ResPods][b*64:]
+		kept := sj[index.ResPods][b*64:]
+		var pend uint64 // nodes counting kept pods, fitting at some threshold
+		for w := word &^ left; w != 0; w &= w - 1 {
+			if o := bits.TrailingZeros64(w); kept[o] > 0 {
+				pend |= 1 << o
+			}
+		}
+		var from [64]int8
+		for w := pend; w != 0; w &= w - 1 {
+			o := bits.TrailingZeros64(w)
+			from[o] = first[o]
+		}
+		for k := s.firstThreshold(cl); k <= j && pend != 0; k++ {
+			var active uint64 // from their own first threshold on
+			for w := pend; w != 0; w &= w - 1 {
+				if o := bits.TrailingZeros64(w); int(from[o]) <= k {
+					active |= 1 << o
+				}
+			}
+			f := s.fitWord(cl, b, active, k, s.sureSums(k))
+			for w := f; w != 0; w &= w - 1 {
+				first[bits.TrailingZeros64(w)] = int8(k)
+			}
+			pend &^= f
+		}
+		viol = pend // no room with the kept pods: the first threshold stays
 	}
-	start := len(out)
+	// Sort by packed key: bound order, then offset (see packKey); a count
+	// too large to pack sorts by comparison instead.
+	var packed [64]uint64
+	var keys [64]nodeKey
+	np, wide := 0, false
 	for w := word; w != 0; w &= w - 1 {
 		o := bits.TrailingZeros64(w)
-		n := index.NodeID(b*64 + o)
-		var k nodeKey
-		if kept != nil && kept[o] > 0 && int(first[o]) <= j {
-			k = s.nodeBound(cl, n, j)
-		} else {
-			k = s.finishKey(cl, n, j, int(first[o]), 0)
+		var v int32
+		if viol&(1<<o) != 0 {
+			v = 1
 		}
+		k := s.finishKey(cl, index.NodeID(b*64+o), j, int(first[o]), v)
 		k.off = int32(o)
-		i := len(out)
-		out = append(out, k)
-		for ; i > start && keyLess(&k, &out[i-1]); i-- {
-			out[i] = out[i-1]
+		keys[o] = k
+		p, ok := packKey(&k)
+		wide = wide || !ok
+		packed[np] = p
+		np++
+	}
+	start := len(out)
+	if !wide {
+		slices.Sort(packed[:np])
+		for _, p := range packed[:np] {
+			out = append(out, keys[p&63])
 		}
-		out[i] = k
+		return out
+	}
+	for w := word; w != 0; w &= w - 1 {
+		out = append(out, keys[bits.TrailingZeros64(w)])
+	}
+	slices.SortStableFunc(out[start:], func(a, b nodeKey) int {
+		switch {
+		case keyLess(&a, &b):
+			return -1
+		case keyLess(&b, &a):
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// packKey packs bound k and its node offset into one word ordered as
+// keyLess, then offset: the sum follows from the highest priority and the
+// count (see finishKey). It reports false for a count of 2^25-1 or more.
+func packKey(k *nodeKey) (uint64, bool) {
+	if k.count >= 1<<25-1 {
+		return 0, false
+	}
+	return uint64(k.viol)<<63 | uint64(uint32(k.maxPrio)^1<<31)<<31 | uint64(k.count)<<6 | uint64(k.off), true
+}
+
+// fitWord returns the nodes of word (of block b) where class cl's demand
+// fits once every pod below threshold k is removed, except, when sure is
+// not nil, the pods whose eviction surely violates a budget (fitsAtNode
+// for a word).
+func (s *Solver) fitWord(cl *class, b int, word uint64, k int, sure [][]int64) uint64 {
+	c := s.c
+	nres := len(c.ResNames)
+	low := c.Low[k*nres : (k+1)*nres]
+	base := b * 64
+	allocPods, reqPods, lowPods := c.Alloc[index.ResPods][base:], c.Req[index.ResPods][base:], low[index.ResPods][base:]
+	var keptPods []int64
+	if sure != nil {
+		keptPods = sure[index.ResPods][base:]
+	}
+	var out uint64
+	for w := word; w != 0; w &= w - 1 {
+		o := bits.TrailingZeros64(w)
+		var kept int64
+		if keptPods != nil {
+			kept = keptPods[o]
+		}
+		if reqPods[o]-lowPods[o]+kept+1 > allocPods[o] {
+			continue
+		}
+		n := base + o
+		fits := true
+		for _, rv := range cl.demand.Req {
+			if sure != nil {
+				kept = sure[rv.Res][n]
+			}
+			if c.Req[rv.Res][n]-low[rv.Res][n]+kept+rv.Val > c.Alloc[rv.Res][n] {
+				fits = false
+				break
+			}
+		}
+		if fits {
+			out |= 1 << o
+		}
 	}
 	return out
 }

@@ -278,19 +278,31 @@ func scoreTable(buf []int64, top, maxRaw, weight int64, reverse bool) []int64 {
 }
 
 // fittingMax returns the highest rawTT and rawNA values among the group's
-// feasible nodes that the class fits on now (0 where there is none). The
-// scan ends once both reach the group's tops, usually early.
+// feasible nodes that the class fits on now (0 where there is none). Each
+// worker scans its range of words, first with the compact free test, and
+// stops once both reach the group's tops (usually early).
 func (s *Solver) fittingMax(cl *class) (tt, na int64) {
 	g := cl.g
-	rawTT, rawNA := cl.rawTT, cl.rawNA
+	ws := s.scanners(g.feasCard)
+	s.parallel(ws, g.dense, func(w *scanner, lo, hi int) { w.ttMax, w.naMax = s.fittingMaxIn(cl, lo, hi) })
+	for i := range ws {
+		tt, na = max(tt, ws[i].ttMax), max(na, ws[i].naMax)
+	}
+	return tt, na
+}
+
+// fittingMaxIn is fittingMax over bitset words [lo, hi).
+func (s *Solver) fittingMaxIn(cl *class, lo, hi int) (tt, na int64) {
+	g := cl.g
+	rawTT, rawNA, free := cl.rawTT, cl.rawNA, s.free
 	var bt, bn int32
-	for wi, word := range g.dense {
-		for ; word != 0; word &= word - 1 {
+	for wi := lo; wi < hi; wi++ {
+		for word := g.dense[wi]; word != 0; word &= word - 1 {
 			if bt == g.ttTop && bn == g.naTop {
 				return int64(bt), int64(bn)
 			}
 			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
-			if t, a := rawTT[n], rawNA[n]; (t > bt || a > bn) && s.fits(n, cl) {
+			if t, a := rawTT[n], rawNA[n]; (t > bt || a > bn) && cl.fitsFree(&free[n]) && s.fits(n, cl) {
 				bt, bn = max(bt, t), max(bn, a)
 			}
 		}

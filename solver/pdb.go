@@ -2,9 +2,11 @@ package solver
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/kplace/kplace/index"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -44,13 +46,27 @@ func (s *Solver) pdbs() *pdbState {
 	}
 	c := s.c
 	pd := &pdbState{pdbs: c.PDBs, byLabel: map[pdbLabel][]int32{}, scan: map[string][]int32{}, ofPods: make([][]int32, len(c.Pods)), ofDone: make([]bool, len(c.Pods))}
+	// The selectors (validated by apimachinery, the slow part) on every
+	// processor.
+	pd.sels = make([]labels.Selector, len(c.PDBs))
+	workers := runtime.GOMAXPROCS(0)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := len(c.PDBs)*w/workers, len(c.PDBs)*(w+1)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				if ls := c.PDBs[i].Selector; ls != nil && (len(ls.MatchLabels) > 0 || len(ls.MatchExpressions) > 0) {
+					pd.sels[i] = selectorOf(ls)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 	for i := range c.PDBs {
 		b := &c.PDBs[i]
-		var sel labels.Selector
-		if b.Selector != nil && (len(b.Selector.MatchLabels) > 0 || len(b.Selector.MatchExpressions) > 0) {
-			sel = selectorOf(b.Selector)
-		}
-		pd.sels = append(pd.sels, sel)
+		sel := pd.sels[i]
 		pd.single = append(pd.single, sel != nil && len(b.Selector.MatchLabels) == 1 && len(b.Selector.MatchExpressions) == 0)
 		if sel == nil {
 			continue // matches nothing

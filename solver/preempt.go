@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"sort"
 
 	"github.com/kplace/kplace/index"
 )
@@ -258,6 +257,7 @@ type preemption struct {
 	victimBuf []index.PodID
 	sample    []candidate
 	refloor   []int32
+	floors    []candidate // per block, for pushBlocks
 	pdbBuf    []int32
 }
 
@@ -365,13 +365,6 @@ func (s *Solver) demandOf(p index.PodID) index.Demand {
 		d.Ports = s.c.DemandOf(pp).Ports
 	}
 	return d
-}
-
-func startOf(p *index.Pod) int64 {
-	if p.StartUnix == 0 {
-		return math.MaxInt64 // kube-scheduler takes a pod without startTime as started now
-	}
-	return p.StartUnix
 }
 
 // portsClash reports whether pod q's host ports clash with ports.
@@ -552,20 +545,18 @@ func (s *Solver) fitsAtNode(d *index.Demand, n index.NodeID, k int, sure [][]int
 // startBound bounds from above the start kube-scheduler's fifth criterion
 // reads on node n (the earliest start of the victims of the highest
 // priority) when that priority is maxPrio, for a preemptor of priority
-// prio: the latest start of the node's pods of priority maxPrio (a pod
-// list holds each priority's pods by start). MinInt64 when it has none: the
-// node's highest victim priority is then not maxPrio.
+// prio: the latest start of the node's pods of priority maxPrio, kept by
+// the index. MinInt64 when it has none: the node's highest victim priority
+// is then not maxPrio.
 func (s *Solver) startBound(n index.NodeID, maxPrio, prio int32) int64 {
 	if maxPrio >= prio {
 		return math.MaxInt64 // no bound on the priority: no bound on the start
 	}
-	ents := lowerSuffix(s.nodePods(n), maxPrio+1) // below maxPrio+1: maxPrio first
-	if len(ents) == 0 || ents[0].prio != maxPrio {
-		return math.MinInt64
+	j := s.c.LowIndex(maxPrio)
+	if j < 0 {
+		return math.MinInt64 // no pod of that priority
 	}
-	// The pods of priority maxPrio lead ents; the last of them started last.
-	i := sort.Search(len(ents), func(i int) bool { return ents[i].prio < maxPrio })
-	return ents[i-1].start
+	return s.c.LatestStart(j, n)
 }
 
 // firstThreshold is the first threshold the bounds try for class cl: 1
@@ -812,10 +803,7 @@ func (s *Solver) buildCandidates(cl *class, ps *preState, prio int32) {
 	if cl.failures > 0 || eagerBounds {
 		s.boundAll(cl, ps, prio)
 	} else {
-		j := c.LowIndex(prio)
-		for b := range cl.g.dense {
-			s.pushBlock(cl, ps, j, b)
-		}
+		s.pushBlocks(cl, ps, c.LowIndex(prio))
 	}
 	sample := s.pre.sample[:0]
 	for len(sample) < sampleSize && s.settle(cl, ps, prio) && !ps.heap[0].exact {

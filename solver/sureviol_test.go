@@ -147,3 +147,74 @@ func TestPreemptionChoiceOptimal(t *testing.T) {
 		t.Errorf("%d preemptions, %d violating a budget: the test does not exercise the choice", choices, withViol)
 	}
 }
+
+// TestBlockKeysMatchNodeBounds checks, at every preemption of random
+// batches (budgets running out meanwhile), each block of the class's
+// feasible set: blockKeys must hold nodeBound's bound of every node, in
+// keyLess order then by node, and plainBound (a refined block's node of a
+// plain class) must equal evalNode's bound and failure bits.
+func TestBlockKeysMatchNodeBounds(t *testing.T) {
+	defer func(f func(*Solver, *class, int32, candidate)) { checkChoice = f }(checkChoice)
+	blocks, plain, sure := 0, 0, 0
+	for seed := range uint64(30) {
+		checkChoice = func(s *Solver, cl *class, prio int32, _ candidate) {
+			j := s.c.LowIndex(prio)
+			if j < 0 {
+				return
+			}
+			vs := append([]index.PodID(nil), s.pre.vs...)
+			for b, word := range cl.g.dense {
+				if word == 0 {
+					continue
+				}
+				blocks++
+				got := s.blockKeys(cl, b, word, j, nil)
+				var want []nodeKey
+				for w := word; w != 0; w &= w - 1 {
+					o := bits.TrailingZeros64(w)
+					k := s.nodeBound(cl, index.NodeID(b*64+o), j)
+					k.off = int32(o)
+					want = append(want, k)
+					if sj := s.sureSums(j); sj != nil && sj[index.ResPods][b*64+o] > 0 {
+						sure++
+					}
+				}
+				slices.SortStableFunc(want, func(a, b nodeKey) int {
+					switch {
+					case keyLess(&a, &b):
+						return -1
+					case keyLess(&b, &a):
+						return 1
+					}
+					return 0
+				})
+				if !slices.Equal(got, want) {
+					t.Fatalf("seed %d block %d: blockKeys\n%+v\nnodeBound\n%+v", seed, b, got, want)
+				}
+				cols := s.plainCols(cl, j)
+				if cols == nil {
+					continue
+				}
+				for _, k := range got {
+					n := index.NodeID(b*64 + int(k.off))
+					pc, pm := s.plainBound(cl, cols, prio, j, n, &k)
+					ec, em := s.evalNode(cl, prio, n, false)
+					if pm != em || pm == 0 && pc != ec {
+						t.Fatalf("seed %d node %d: plainBound %+v %b, evalNode %+v %b", seed, n, pc, pm, ec, em)
+					}
+					plain++
+				}
+			}
+			s.pre.vs = append(s.pre.vs[:0], vs...)
+		}
+		in := preemptionInput(rand.New(rand.NewPCG(seed, 31)))
+		c, err := index.Build(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		Solve(c, Config{Seed: seed})
+	}
+	if blocks < 1000 || plain < 10000 || sure == 0 {
+		t.Errorf("%d blocks, %d plain bounds, %d nodes with kept pods: the test does not exercise the keys", blocks, plain, sure)
+	}
+}

@@ -11,7 +11,7 @@ import (
 // nodePods): what the preemption dry run reads of it, kept beside its
 // neighbours so that a dry run does not chase the pods' records.
 type podEnt struct {
-	start    int64 // startOf
+	start    int64 // index.StartOf
 	cpu, mem int64 // requests of the cpu and memory columns
 	pod      index.PodID
 	prio     int32
@@ -177,7 +177,7 @@ func (s *Solver) makeEnts() {
 func (s *Solver) podEntOf(q index.PodID, buf []int32) (podEnt, []int32) {
 	pp := &s.c.Pods[q]
 	req := s.podReq(q)
-	e := podEnt{start: startOf(pp), pod: q, prio: pp.Priority, ports: len(pp.HostPorts) > 0}
+	e := podEnt{start: index.StartOf(pp), pod: q, prio: pp.Priority, ports: len(pp.HostPorts) > 0}
 	e.xres = -1
 	for _, rv := range req {
 		switch {
