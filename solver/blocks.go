@@ -108,6 +108,9 @@ type blockEnt struct {
 	// loose counts the nodes bounded in node order since the entry was
 	// made whose bound is above the floor (possibly bounded for nothing).
 	loose int32
+	// lazy marks a floor not found yet: the class's least (see
+	// pushBlocks).
+	lazy bool
 }
 
 // refineAfter is how many nodes of a block are bounded above its floor,
@@ -211,47 +214,35 @@ func (s *Solver) pushBlock(cl *class, ps *preState, j int, b int) {
 	ps.blocks.push(blockEnt{floor: s.blockFloor(cl, b, word, j), block: int32(b), ver: ps.ver[b], keys: -1})
 }
 
-// noBlockCand marks, in pushBlocks, a plain class's block without a
-// candidate (no floor has a negative count).
-var noBlockCand = candidate{count: -1}
-
 // pushBlocks queues every block of the class's feasible set (a build:
-// none is bounded), as pushBlock does block by block: the floors, and a
-// plain class's test for a candidate, are found on every processor, then
-// queued in block order.
+// none is bounded) with the least floor any block may have (see
+// leastFloor), its real floor found when it reaches the top (see settle):
+// most blocks never do.
 func (s *Solver) pushBlocks(cl *class, ps *preState, j int) {
-	dense := cl.g.dense
-	floors := s.pre.floors[:0]
-	floors = slices.Grow(floors, len(dense))[:len(dense)]
-	s.pre.floors = floors
-	cols := s.plainCols(cl, j)
-	s.parallel(s.scanners(cl.g.feasCard), dense, func(_ *scanner, lo, hi int) {
-		var masks [64]uint64
-		for b := lo; b < hi; b++ {
-			word := dense[b]
-			switch {
-			case word == 0:
-			case cols != nil && s.plainVerdicts(cols, j, b, word, &masks, true) == 0:
-				floors[b] = noBlockCand
-			default:
-				floors[b] = s.blockFloor(cl, b, word, j)
-			}
-		}
-	})
-	for b, word := range dense {
+	least := s.leastFloor(cl, j)
+	for b, word := range cl.g.dense {
 		ps.ver[b]++
 		if word == 0 {
 			continue
 		}
-		if floors[b] == noBlockCand {
-			var masks [64]uint64
-			s.plainVerdicts(cols, j, b, word, &masks, false)
-			s.setMasks(ps, b, word, &masks)
-			continue
-		}
-		ps.blocks = append(ps.blocks, blockEnt{floor: floors[b], block: int32(b), ver: ps.ver[b], keys: -1})
+		least.node = index.NodeID(b*64 + bits.TrailingZeros64(word))
+		ps.blocks = append(ps.blocks, blockEnt{floor: least, block: int32(b), ver: ps.ver[b], keys: -1, lazy: true})
 	}
-	ps.blocks.init()
+	// Floors grow with the block (the first node first): already a heap.
+}
+
+// leastFloor is the floor blockFloor finds when a node fits at the first
+// threshold it tries, with no violation: no bound of class cl (threshold
+// j) is below it.
+func (s *Solver) leastFloor(cl *class, j int) candidate {
+	out := candidate{maxPrio: math.MinInt32, count: 1}
+	if j >= 0 {
+		if k := s.firstThreshold(cl); k > 0 {
+			out.maxPrio = s.c.LowPrio[k-1]
+		}
+		out.sum = int64(out.maxPrio) + math.MaxInt32 + 1
+	}
+	return out
 }
 
 // boundAll bounds every node of the class's feasible set not bounded yet.
@@ -413,6 +404,13 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 		}
 		top := &ps.blocks[0]
 		b := int(top.block)
+		if top.lazy {
+			// Its real floor, at least the least one it had.
+			top.lazy = false
+			top.floor = s.blockFloor(cl, b, dense[b]&^ps.bounded[b], j)
+			ps.blocks.fixTop()
+			continue
+		}
 		if top.keys < 0 && j >= 0 && top.floor.viol != noCandidate.viol && top.loose >= refineAfter {
 			// Refine: the floor can only grow.
 			top.keys = int32(len(ps.keys))

@@ -257,7 +257,6 @@ type preemption struct {
 	victimBuf []index.PodID
 	sample    []candidate
 	refloor   []int32
-	floors    []candidate // per block, for pushBlocks
 	pdbBuf    []int32
 }
 
