@@ -3,7 +3,6 @@ package solver
 import (
 	"math"
 	"math/bits"
-	"slices"
 
 	"github.com/kplace/kplace/index"
 )
@@ -103,8 +102,9 @@ type blockEnt struct {
 	block int32
 	ver   uint32
 	// keys is, for a refined block, the offset in preState.keys of its
-	// nodes' bounds in heap order, from next on; -1 if not refined.
-	keys, next int32
+	// unbounded nodes' bounds, a keyHeap of left entries; -1 if not
+	// refined.
+	keys, left int32
 	// loose counts the nodes bounded in node order since the entry was
 	// made whose bound is above the floor (possibly bounded for nothing).
 	loose int32
@@ -415,7 +415,7 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 			// Refine: the floor can only grow.
 			top.keys = int32(len(ps.keys))
 			ps.keys = s.blockKeys(cl, b, dense[b]&^ps.bounded[b], j, ps.keys)
-			top.next = top.keys
+			top.left = int32(len(ps.keys)) - top.keys
 			s.refloorRefined(ps, top)
 			continue
 		}
@@ -427,7 +427,7 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 		var cand candidate
 		var mask uint64
 		if cols := s.plainCols(cl, j); top.keys >= 0 && cols != nil {
-			cand, mask = s.plainBound(cl, cols, prio, j, n, &ps.keys[top.next])
+			cand, mask = s.plainBound(cl, cols, prio, j, n, &ps.keys[top.keys])
 		} else {
 			cand, mask = s.evalNode(cl, prio, n, false)
 		}
@@ -436,7 +436,8 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 			ps.ver[b]++
 			ps.blocks.pop()
 		case top.keys >= 0:
-			top.next++
+			keyHeap(ps.keys[top.keys : top.keys+top.left]).pop()
+			top.left--
 			s.refloorRefined(ps, top)
 		default:
 			if mask == 0 && keyAbove(&cand, &top.floor) {
@@ -467,7 +468,7 @@ func keyAbove(a, f *candidate) bool {
 }
 
 // blockKeys appends to keys nodeBound's bound of each node of word (of
-// block b), in heap order (bound, then node). The thresholds are tried
+// block b), as a keyHeap (least bound, then node, first). The thresholds are tried
 // for the whole word at once: first each node's first threshold with the
 // lower-priority pods removed, then, for the nodes counting surely
 // violating pods, the first from there with those pods kept (as nodeBound
@@ -514,56 +515,135 @@ func (s *Solver) blockKeys(cl *class, b int, word uint64, j int, out []nodeKey) 
 		}
 		viol = pend // no room with the kept pods: the first threshold stays
 	}
-	// Sort by packed key: bound order, then offset (see packKey); a count
-	// too large to pack sorts by comparison instead.
-	var packed [64]uint64
 	var keys [64]nodeKey
-	np, wide := 0, false
-	for w := word; w != 0; w &= w - 1 {
-		o := bits.TrailingZeros64(w)
-		var v int32
-		if viol&(1<<o) != 0 {
-			v = 1
+	if len(cl.demand.Req) > maxBlockRes {
+		for w := word; w != 0; w &= w - 1 {
+			o := bits.TrailingZeros64(w)
+			keys[o] = s.finishKey(cl, index.NodeID(b*64+o), j, int(first[o]), int32(viol>>o&1))
 		}
-		k := s.finishKey(cl, index.NodeID(b*64+o), j, int(first[o]), v)
-		k.off = int32(o)
-		keys[o] = k
-		p, ok := packKey(&k)
-		wide = wide || !ok
-		packed[np] = p
-		np++
+	} else {
+		s.finishKeys(cl, b, word, j, &first, viol, &keys)
 	}
 	start := len(out)
-	if !wide {
-		slices.Sort(packed[:np])
-		for _, p := range packed[:np] {
-			out = append(out, keys[p&63])
-		}
-		return out
-	}
 	for w := word; w != 0; w &= w - 1 {
-		out = append(out, keys[bits.TrailingZeros64(w)])
+		o := bits.TrailingZeros64(w)
+		keys[o].off = int32(o)
+		out = append(out, keys[o])
 	}
-	slices.SortStableFunc(out[start:], func(a, b nodeKey) int {
-		switch {
-		case keyLess(&a, &b):
-			return -1
-		case keyLess(&b, &a):
-			return 1
-		}
-		return 0
-	})
+	keyHeap(out[start:]).init()
 	return out
 }
 
-// packKey packs bound k and its node offset into one word ordered as
-// keyLess, then offset: the sum follows from the highest priority and the
-// count (see finishKey). It reports false for a count of 2^25-1 or more.
-func packKey(k *nodeKey) (uint64, bool) {
-	if k.count >= 1<<25-1 {
-		return 0, false
+// keyHeap is a refined block's node bounds not bounded yet, least first
+// (keyLess, then node): a heap, as a block is seldom consumed far.
+type keyHeap []nodeKey
+
+func keyBefore(a, b *nodeKey) bool {
+	if keyLess(a, b) {
+		return true
 	}
-	return uint64(k.viol)<<63 | uint64(uint32(k.maxPrio)^1<<31)<<31 | uint64(k.count)<<6 | uint64(k.off), true
+	return !keyLess(b, a) && a.off < b.off
+}
+
+func (h keyHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h keyHeap) down(i int) {
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && keyBefore(&h[r], &h[l]) {
+			m = r
+		}
+		if !keyBefore(&h[m], &h[i]) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+// pop removes the least key; the heap is h[:len(h)-1] after.
+func (h keyHeap) pop() {
+	n := len(h) - 1
+	h[0] = h[n]
+	h[:n].down(0)
+}
+
+// maxBlockRes is the most requested columns finishKeys takes.
+const maxBlockRes = 6
+
+// finishKeys is finishKey for every node of word (of block b), given each
+// node's first threshold and violation bit, with the block's columns
+// taken once.
+func (s *Solver) finishKeys(cl *class, b int, word uint64, j int, first *[64]int8, viol uint64, keys *[64]nodeKey) {
+	c := s.c
+	d := &cl.demand
+	nres := len(c.ResNames)
+	base := b * 64
+	end := min(base+64, c.NumNodes())
+	type col struct {
+		req, alloc []int64
+		val        int64
+	}
+	var cols [maxBlockRes]col
+	for i, rv := range d.Req {
+		cols[i] = col{req: c.Req[rv.Res][base:end], alloc: c.Alloc[rv.Res][base:end], val: rv.Val}
+	}
+	// The MaxOne columns of the last two thresholds used (a block's nodes
+	// mostly share one or two).
+	var ones [2][maxBlockRes][]int64
+	oneAt, next := [2]int{-1, -1}, 0
+	reqPods, allocPods := c.Req[index.ResPods][base:end], c.Alloc[index.ResPods][base:end]
+	minSum := int64(s.minPrio) + math.MaxInt32 + 1
+	for w := word; w != 0; w &= w - 1 {
+		o := bits.TrailingZeros64(w)
+		k := int(first[o])
+		out := nodeKey{viol: int32(viol >> o & 1), maxPrio: math.MinInt32}
+		if k > 0 && k <= j {
+			out.maxPrio = c.LowPrio[k-1]
+		}
+		one := min(k, j)
+		slot := 0
+		switch one {
+		case oneAt[0]:
+		case oneAt[1]:
+			slot = 1
+		default:
+			slot, next = next, next^1
+			oneAt[slot] = one
+			for i, rv := range d.Req {
+				ones[slot][i] = c.MaxOne[one*nres+int(rv.Res)][base:end]
+			}
+		}
+		one1 := &ones[slot]
+		count := reqPods[o] + 1 - allocPods[o]
+		for i := range d.Req {
+			cl := &cols[i]
+			if deficit := cl.req[o] + cl.val - cl.alloc[o]; deficit > 0 {
+				if m := one1[i][o]; m > 0 {
+					switch {
+					case deficit <= m:
+						count = max(count, 1)
+					case deficit-m <= m:
+						count = max(count, 2)
+					default:
+						count = max(count, (deficit+m-1)/m)
+					}
+				}
+			}
+		}
+		out.count = int32(max(1, min(count, math.MaxInt32)))
+		out.sum = int64(out.maxPrio) + math.MaxInt32 + 1 + int64(out.count-1)*minSum
+		keys[o] = out
+	}
 }
 
 // fitWord returns the nodes of word (of block b) where class cl's demand
@@ -575,28 +655,46 @@ func (s *Solver) fitWord(cl *class, b int, word uint64, k int, sure [][]int64) u
 	nres := len(c.ResNames)
 	low := c.Low[k*nres : (k+1)*nres]
 	base := b * 64
-	allocPods, reqPods, lowPods := c.Alloc[index.ResPods][base:], c.Req[index.ResPods][base:], low[index.ResPods][base:]
-	var keptPods []int64
+	end := min(base+64, c.NumNodes())
+	d := &cl.demand
+	if len(d.Req) > maxBlockRes {
+		var out uint64
+		for w := word; w != 0; w &= w - 1 {
+			if o := bits.TrailingZeros64(w); s.fitsAtNode(d, index.NodeID(base+o), k, sure) {
+				out |= 1 << o
+			}
+		}
+		return out
+	}
+	// Per column, what is left once the pods below k (but the kept ones)
+	// are gone: alloc - (req - low + kept) >= val.
+	type col struct {
+		req, low, alloc, kept []int64
+		val                   int64
+	}
+	var cols [maxBlockRes + 1]col
+	cols[0] = col{req: c.Req[index.ResPods][base:end], low: low[index.ResPods][base:end], alloc: c.Alloc[index.ResPods][base:end], val: 1}
+	for i, rv := range d.Req {
+		cols[i+1] = col{req: c.Req[rv.Res][base:end], low: low[rv.Res][base:end], alloc: c.Alloc[rv.Res][base:end], val: rv.Val}
+	}
+	ncol := len(d.Req) + 1
 	if sure != nil {
-		keptPods = sure[index.ResPods][base:]
+		cols[0].kept = sure[index.ResPods][base:end]
+		for i, rv := range d.Req {
+			cols[i+1].kept = sure[rv.Res][base:end]
+		}
 	}
 	var out uint64
 	for w := word; w != 0; w &= w - 1 {
 		o := bits.TrailingZeros64(w)
-		var kept int64
-		if keptPods != nil {
-			kept = keptPods[o]
-		}
-		if reqPods[o]-lowPods[o]+kept+1 > allocPods[o] {
-			continue
-		}
-		n := base + o
 		fits := true
-		for _, rv := range cl.demand.Req {
-			if sure != nil {
-				kept = sure[rv.Res][n]
+		for i := range ncol {
+			cl := &cols[i]
+			used := cl.req[o] - cl.low[o]
+			if cl.kept != nil {
+				used += cl.kept[o]
 			}
-			if c.Req[rv.Res][n]-low[rv.Res][n]+kept+rv.Val > c.Alloc[rv.Res][n] {
+			if used+cl.val > cl.alloc[o] {
 				fits = false
 				break
 			}
@@ -609,9 +707,9 @@ func (s *Solver) fitWord(cl *class, b int, word uint64, k int, sure [][]int64) u
 }
 
 // refloorRefined sets the floor of refined block entry top (the heap's
-// top) to its next node's bound and restores the heap order.
+// top) to its least node bound and restores the heap order.
 func (s *Solver) refloorRefined(ps *preState, top *blockEnt) {
-	k := &ps.keys[top.next]
+	k := &ps.keys[top.keys]
 	top.floor = candidate{viol: k.viol, sum: k.sum, maxPrio: k.maxPrio, count: k.count, node: index.NodeID(int(top.block)*64 + int(k.off))}
 	ps.blocks.fixTop()
 }

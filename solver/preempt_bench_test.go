@@ -29,3 +29,41 @@ func BenchmarkPreemption(b *testing.B) {
 	}
 	b.ReportMetric(float64(preemptions)*float64(b.N)/b.Elapsed().Seconds(), "preemptions/s")
 }
+
+// BenchmarkBlockKeys measures refining one block of 64 nodes (blockKeys:
+// every node's bound, sorted) at the state of the 50th preemption of the
+// BenchmarkPreemption batch, over the class's whole feasible set: ns/op
+// per block.
+func BenchmarkBlockKeys(b *testing.B) {
+	r := rand.New(rand.NewPCG(7, 7))
+	in := preemptionInputSized(r, 4000, 400)
+	c, err := index.Build(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func(f func(*Solver, *class, int32, candidate)) { checkChoice = f }(checkChoice)
+	seen, ran := 0, false
+	checkChoice = func(s *Solver, cl *class, prio int32, _ candidate) {
+		if seen++; seen != 50 {
+			return
+		}
+		ran = true
+		j := s.c.LowIndex(prio)
+		var keys []nodeKey
+		var blocks []int
+		for bl, word := range cl.g.dense {
+			if word != 0 {
+				blocks = append(blocks, bl)
+			}
+		}
+		b.ResetTimer()
+		for i := 0; b.Loop(); i++ {
+			bl := blocks[i%len(blocks)]
+			keys = s.blockKeys(cl, bl, cl.g.dense[bl], j, keys[:0])
+		}
+	}
+	Solve(c, Config{Seed: 1})
+	if !ran {
+		b.Fatal("fewer than 50 preemptions")
+	}
+}

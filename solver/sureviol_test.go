@@ -150,8 +150,8 @@ func TestPreemptionChoiceOptimal(t *testing.T) {
 
 // TestBlockKeysMatchNodeBounds checks, at every preemption of random
 // batches (budgets running out meanwhile), each block of the class's
-// feasible set: blockKeys must hold nodeBound's bound of every node, in
-// keyLess order then by node, and plainBound (a refined block's node of a
+// feasible set: blockKeys must hold nodeBound's bound of every node, and
+// pop them in keyLess order then by node, and plainBound (a refined block's node of a
 // plain class) must equal evalNode's bound and failure bits.
 func TestBlockKeysMatchNodeBounds(t *testing.T) {
 	defer func(f func(*Solver, *class, int32, candidate)) { checkChoice = f }(checkChoice)
@@ -168,7 +168,13 @@ func TestBlockKeysMatchNodeBounds(t *testing.T) {
 					continue
 				}
 				blocks++
-				got := s.blockKeys(cl, b, word, j, nil)
+				// The heap popped to the end: every key, least first.
+				h := keyHeap(s.blockKeys(cl, b, word, j, nil))
+				var got []nodeKey
+				for ; len(h) > 0; h = h[:len(h)-1] {
+					got = append(got, h[0])
+					h.pop()
+				}
 				var want []nodeKey
 				for w := word; w != 0; w &= w - 1 {
 					o := bits.TrailingZeros64(w)
