@@ -182,3 +182,13 @@ func TestPlainVerdictsMatchEvalNode(t *testing.T) {
 		}
 	}
 }
+
+// TestKeptVictimsMatchEvaluation places random preemption batches with the
+// victims kept from a plain class's evaluation of the node it takes and
+// with that node evaluated again: the commits and reasons must be the
+// same (a kept evaluation is only used while the node and its budgets are
+// unchanged, see settle).
+func TestKeptVictimsMatchEvaluation(t *testing.T) {
+	defer func(e bool) { noVictimCache = e }(noVictimCache)
+	lazyMatchesEager(t, 37, func(eager bool) { noVictimCache = eager })
+}

@@ -73,6 +73,9 @@ type candidate struct {
 	node    index.NodeID
 	gen     uint32 // node generation when evaluated
 	pgen    uint32 // the node's budget generation when evaluated (see sureViol.gen)
+	// vic is, for an evaluated node of a plain class, 1 + the offset of
+	// its victims (count of them) in preState.vics; 0 when not kept.
+	vic int32
 	// exact is false for a lower bound on the first four criteria (start
 	// unknown), found in O(1) from the node's lower-priority sums.
 	exact bool
@@ -191,6 +194,9 @@ type preState struct {
 	bounded []uint64
 	ver     []uint32
 	keys    []nodeKey // the refined blocks' node bounds (see blockEnt)
+	// vics holds the victims of the evaluations in the heap (see
+	// candidate.vic), since the build.
+	vics []index.PodID
 	// maskOf[n] indexes masks: node n's failure bits at its last
 	// evaluation (0: a candidate, or outside the group's feasible set).
 	maskOf []uint16
@@ -737,9 +743,22 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (candidate, []index.PodID, 
 	} else {
 		s.syncCandidates(cl, ps, prio)
 	}
+	// A plain class's evaluation depends only on the node and the budgets,
+	// both unchanged for an entry settle keeps: its victims are kept with
+	// it. Others are evaluated again when taken (pod-relative counters may
+	// have moved).
+	plain := s.plainCols(cl, s.c.LowIndex(prio)) != nil && !noVictimCache
 	for s.settle(cl, ps, prio) {
 		top := ps.heap[0]
 		ps.heap.pop()
+		if top.exact && top.vic > 0 {
+			buf := append(s.pre.victimBuf[:0], ps.vics[top.vic-1:top.vic-1+top.count]...)
+			s.pre.victimBuf = buf
+			if checkChoice != nil {
+				checkChoice(s, cl, prio, top)
+			}
+			return top, buf, true
+		}
 		fresh, mask := s.evalNode(cl, prio, top.node, true)
 		if mask != 0 {
 			ps.setMask(top.node, mask) // cannot happen with an unchanged node; be safe
@@ -748,6 +767,10 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (candidate, []index.PodID, 
 		if !top.exact || !sameCand(&fresh, &top) {
 			// A bound, or a PDB budget shrank since: rank the node by its
 			// evaluation.
+			if plain {
+				fresh.vic = int32(len(ps.vics)) + 1
+				ps.vics = append(ps.vics, s.pre.vs...)
+			}
 			ps.heap.push(fresh)
 			continue
 		}
@@ -765,6 +788,10 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (candidate, []index.PodID, 
 // eagerBounds makes every build bound every feasible node, as a reference
 // for tests.
 var eagerBounds bool
+
+// noVictimCache makes preempt evaluate every node it takes again, as a
+// reference for tests.
+var noVictimCache bool
 
 // eagerSample makes every build evaluate its sampled nodes at once, as a
 // reference for tests.
@@ -797,6 +824,7 @@ func (s *Solver) buildCandidates(cl *class, ps *preState, prio int32) {
 	ps.heap = ps.heap[:0]
 	ps.blocks = ps.blocks[:0]
 	ps.keys = ps.keys[:0]
+	ps.vics = ps.vics[:0]
 	clear(ps.bounded)
 	ps.synced = 0
 	if cl.failures > 0 || eagerBounds {

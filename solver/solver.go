@@ -322,7 +322,7 @@ queue:
 			}
 			cl.heap, cl.dom, cl.buckets, cl.rawTT, cl.rawNA = nil, nil, nil, nil, nil // release: the class has no pod left
 			if cl.pre != nil {
-				cl.pre.heap = nil // the failure bits stay for the reason
+				cl.pre.heap, cl.pre.vics = nil, nil // the failure bits stay for the reason
 			}
 		}
 		if cl.g.pods == 0 && cl.g.failures == 0 {
