@@ -412,8 +412,7 @@ func (s *Solver) placeBuckets(cl *class, pid index.PodID) (index.NodeID, int64, 
 			be = e
 		}
 	}
-	s.c.Bind(pid, be.node, &cl.demand)
-	s.refreshNode(be.node)
+	s.bindPod(pid, be.node, &cl.demand)
 	return be.node, be.score, true
 }
 

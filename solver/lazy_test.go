@@ -192,3 +192,11 @@ func TestKeptVictimsMatchEvaluation(t *testing.T) {
 	defer func(e bool) { noVictimCache = e }(noVictimCache)
 	lazyMatchesEager(t, 37, func(eager bool) { noVictimCache = eager })
 }
+
+// TestListUpkeepMatchesRebuild places random preemption batches with the
+// node pod lists kept up to date on every bind and eviction and with them
+// rebuilt after each change: the commits and reasons must be the same.
+func TestListUpkeepMatchesRebuild(t *testing.T) {
+	defer func(e bool) { noListUpkeep = e }(noListUpkeep)
+	lazyMatchesEager(t, 41, func(eager bool) { noListUpkeep = eager })
+}

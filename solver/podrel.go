@@ -1289,7 +1289,6 @@ func (s *Solver) relPlaced(cl *class, p index.PodID, n index.NodeID, delta int32
 func (s *Solver) placeScored(cl *class, pid index.PodID) (index.NodeID, int64, bool) {
 	rc := cl.rel
 	r := s.rel
-	c := s.c
 	s.prepareStatic(cl)
 	if s.useBuckets(cl) {
 		return s.placeBuckets(cl, pid)
@@ -1403,8 +1402,7 @@ func (s *Solver) placeScored(cl *class, pid index.PodID) (index.NodeID, int64, b
 			best, be = i, e
 		}
 	}
-	c.Bind(pid, be.node, &cl.demand)
-	s.refreshNode(be.node)
+	s.bindPod(pid, be.node, &cl.demand)
 	return be.node, be.score, true
 }
 

@@ -927,6 +927,7 @@ func (s *Solver) evict(v index.PodID) {
 		s.relBind(v, n, -1, nil)
 	}
 	s.c.Unbind(v, &d)
+	s.listGone(v, n)
 	s.refreshNode(n)
 	if pd := s.pdbs(); pd != nil {
 		s.sureGone(v, n)

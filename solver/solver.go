@@ -293,8 +293,7 @@ queue:
 		if !ok && !cfg.NoPreemption && p.PreemptionPolicy != index.PreemptNever && !cl.g.conflict {
 			if n, ok = s.preemptFor(cl, pid, res, &rq); ok {
 				score = s.score(cl, n)
-				s.c.Bind(pid, n, &cl.demand)
-				s.refreshNode(n)
+				s.bindPod(pid, n, &cl.demand)
 				s.relPlaced(cl, pid, n, 1)
 				res.Preemptions++
 			}
@@ -691,8 +690,7 @@ func (s *Solver) place(cl *class, pid index.PodID) (index.NodeID, int64, bool) {
 
 // bindTop binds pid to the node of its class's chosen entry.
 func (s *Solver) bindTop(cl *class, pid index.PodID, top entry) {
-	s.c.Bind(pid, top.node, &cl.demand)
-	s.refreshNode(top.node)
+	s.bindPod(pid, top.node, &cl.demand)
 	if s.rel != nil {
 		s.relPlaced(cl, pid, top.node, 1)
 	}

@@ -112,6 +112,44 @@ func (s *Solver) nodePods(n index.NodeID) []podEnt {
 	return ents
 }
 
+// bindPod binds pod p to node n with demand d, and keeps the node's pod
+// list, when up to date before, up to date.
+func (s *Solver) bindPod(p index.PodID, n index.NodeID, d *index.Demand) {
+	c := s.c
+	gen := c.Gen[n]
+	c.Bind(p, n, d)
+	if pr := &s.pre; pr.lists != nil && !noListUpkeep {
+		if l := &pr.lists[n]; l.valid && l.gen == gen {
+			l.ents, l.gen = insertEnt(l.ents, s.entOf(p)), c.Gen[n]
+		}
+	}
+	s.refreshNode(n)
+}
+
+// listGone takes pod p, just unbound from node n, out of the node's pod
+// list when it was up to date before.
+func (s *Solver) listGone(p index.PodID, n index.NodeID) {
+	pr := &s.pre
+	if pr.lists == nil || noListUpkeep {
+		return
+	}
+	l := &pr.lists[n]
+	if !l.valid || l.gen != s.c.Gen[n]-1 {
+		return
+	}
+	for i := range l.ents {
+		if l.ents[i].pod == p {
+			l.ents = append(l.ents[:i], l.ents[i+1:]...)
+			l.gen = s.c.Gen[n]
+			return
+		}
+	}
+}
+
+// noListUpkeep makes node lists be rebuilt after every change, as a
+// reference for tests.
+var noListUpkeep bool
+
 // insertEnt inserts e into ents in importance order.
 func insertEnt(ents []podEnt, e podEnt) []podEnt {
 	i := len(ents)
