@@ -263,7 +263,9 @@ type preemption struct {
 	victimBuf []index.PodID
 	sample    []candidate
 	refloor   []int32
-	pdbBuf    []int32
+	// spare holds the states finished classes gave back (newPreState).
+	spare  []*preState
+	pdbBuf []int32
 }
 
 // reprieveSlow is the reprieve test of victim e for a preemptor that
@@ -730,9 +732,7 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (candidate, []index.PodID, 
 	}
 	ps := cl.pre
 	if ps == nil {
-		nb := len(cl.g.dense)
-		ps = &preState{maskOf: make([]uint16, s.c.NumNodes()), masks: []uint64{0}, bounded: make([]uint64, nb), ver: make([]uint32, nb),
-			blocks: make(blockHeap, 0, nb)}
+		ps = s.newPreState(len(cl.g.dense))
 		cl.pre = ps
 	}
 	// A pod-relative counter that relaxed may let nodes pass that failed
@@ -783,6 +783,34 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (candidate, []index.PodID, 
 		return top, buf, true
 	}
 	return candidate{}, nil, false
+}
+
+// newPreState returns an empty preemption state for a class whose feasible
+// bitset has nb words: one a finished class gave back (see releasePre), its
+// buffers reused, or a new one. A batch of many preempting classes then
+// does not take fresh memory (and its page faults) for each.
+func (s *Solver) newPreState(nb int) *preState {
+	pr := &s.pre
+	if k := len(pr.spare); k > 0 {
+		ps := pr.spare[k-1]
+		pr.spare = pr.spare[:k-1]
+		if len(ps.bounded) == nb {
+			clear(ps.maskOf)
+			clear(ps.bounded)
+			clear(ps.ver)
+			*ps = preState{heap: ps.heap[:0], blocks: ps.blocks[:0], bounded: ps.bounded, ver: ps.ver, keys: ps.keys[:0],
+				maskOf: ps.maskOf, masks: append(ps.masks[:0], 0), vics: ps.vics[:0]}
+			return ps
+		}
+	}
+	return &preState{maskOf: make([]uint16, s.c.NumNodes()), masks: []uint64{0}, bounded: make([]uint64, nb), ver: make([]uint32, nb),
+		blocks: make(blockHeap, 0, nb)}
+}
+
+// releasePre gives back the preemption state of a class with no pod left
+// and no failure (its failure bits name no pending pod).
+func (s *Solver) releasePre(ps *preState) {
+	s.pre.spare = append(s.pre.spare, ps)
 }
 
 // eagerBounds makes every build bound every feasible node, as a reference

@@ -321,7 +321,8 @@ queue:
 			}
 			cl.heap, cl.dom, cl.buckets, cl.rawTT, cl.rawNA = nil, nil, nil, nil, nil // release: the class has no pod left
 			if cl.pre != nil {
-				cl.pre.heap, cl.pre.vics = nil, nil // the failure bits stay for the reason
+				s.releasePre(cl.pre) // never failed: no reason reads its failure bits
+				cl.pre = nil
 			}
 		}
 		if cl.g.pods == 0 && cl.g.failures == 0 {
