@@ -119,24 +119,31 @@ type blockEnt struct {
 const refineAfter = 8
 
 // nodeKey is a node's bound on the first four criteria, kept in a refined
-// block.
+// block. Its priority sum follows from the others (see finishKey and
+// sum).
 type nodeKey struct {
-	sum     int64
 	viol    int32
 	maxPrio int32
 	count   int32
 	off     int32 // the node's offset in the block
 }
 
-// keyLess orders node keys as betterCand orders bounds.
+// sum is k's bound on the sum of victim priorities: the highest, then the
+// lowest priority in use (s.minPrio) for each other victim, each shifted
+// by 2^31 as candidate.sum is.
+func (k *nodeKey) sum(minPrio int32) int64 {
+	return int64(k.maxPrio) + math.MaxInt32 + 1 + int64(k.count-1)*(int64(minPrio)+math.MaxInt32+1)
+}
+
+// keyLess orders node keys as betterCand orders bounds: for equal
+// highest priorities the sum grows with the count (by a non-negative
+// step), so the count decides both.
 func keyLess(a, b *nodeKey) bool {
 	switch {
 	case a.viol != b.viol:
 		return a.viol < b.viol
 	case a.maxPrio != b.maxPrio:
 		return a.maxPrio < b.maxPrio
-	case a.sum != b.sum:
-		return a.sum < b.sum
 	}
 	return a.count < b.count
 }
@@ -354,7 +361,7 @@ func (s *Solver) plainBound(cl *class, cols []resCols, prio int32, j int, n inde
 	if m := s.plainVerdict(cols, j, int(n)); m != 0 {
 		return candidate{}, m
 	}
-	out := candidate{node: n, gen: s.c.Gen[n], pgen: s.pgenOf(n), viol: k.viol, maxPrio: k.maxPrio, count: k.count, sum: k.sum}
+	out := candidate{node: n, gen: s.c.Gen[n], pgen: s.pgenOf(n), viol: k.viol, maxPrio: k.maxPrio, count: k.count, sum: k.sum(s.minPrio)}
 	if checkBound != nil {
 		slackPods := s.c.Alloc[index.ResPods][n] - (s.c.Req[index.ResPods][n] - s.c.LowerRequested(j, prio, index.ResPods, n)) - 1
 		checkBound(cl, out, s.selectVictims(cl, prio, n, j, slackPods, nil))
@@ -602,7 +609,6 @@ func (s *Solver) finishKeys(cl *class, b int, word uint64, j int, first *[64]int
 	var ones [2][maxBlockRes][]int64
 	oneAt, next := [2]int{-1, -1}, 0
 	reqPods, allocPods := c.Req[index.ResPods][base:end], c.Alloc[index.ResPods][base:end]
-	minSum := int64(s.minPrio) + math.MaxInt32 + 1
 	for w := word; w != 0; w &= w - 1 {
 		o := bits.TrailingZeros64(w)
 		k := int(first[o])
@@ -641,7 +647,6 @@ func (s *Solver) finishKeys(cl *class, b int, word uint64, j int, first *[64]int
 			}
 		}
 		out.count = int32(max(1, min(count, math.MaxInt32)))
-		out.sum = int64(out.maxPrio) + math.MaxInt32 + 1 + int64(out.count-1)*minSum
 		keys[o] = out
 	}
 }
@@ -710,7 +715,7 @@ func (s *Solver) fitWord(cl *class, b int, word uint64, k int, sure [][]int64) u
 // top) to its least node bound and restores the heap order.
 func (s *Solver) refloorRefined(ps *preState, top *blockEnt) {
 	k := &ps.keys[top.keys]
-	top.floor = candidate{viol: k.viol, sum: k.sum, maxPrio: k.maxPrio, count: k.count, node: index.NodeID(int(top.block)*64 + int(k.off))}
+	top.floor = candidate{viol: k.viol, sum: k.sum(s.minPrio), maxPrio: k.maxPrio, count: k.count, node: index.NodeID(int(top.block)*64 + int(k.off))}
 	ps.blocks.fixTop()
 }
 

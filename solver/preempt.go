@@ -489,7 +489,7 @@ func (s *Solver) lowerBound(cl *class, prio int32, n index.NodeID, j int) candid
 		return out // no sums for this priority: the weakest bound
 	}
 	k := s.nodeBound(cl, n, j)
-	out.viol, out.maxPrio, out.count, out.sum = k.viol, k.maxPrio, k.count, k.sum
+	out.viol, out.maxPrio, out.count, out.sum = k.viol, k.maxPrio, k.count, k.sum(s.minPrio)
 	return out
 }
 
@@ -598,7 +598,6 @@ func (s *Solver) finishKey(cl *class, n index.NodeID, j, k int, viol int32) node
 		}
 	}
 	out.count = int32(max(1, min(count, math.MaxInt32)))
-	out.sum = int64(out.maxPrio) + math.MaxInt32 + 1 + int64(out.count-1)*(int64(s.minPrio)+math.MaxInt32+1)
 	return out
 }
 

@@ -62,9 +62,15 @@ func TestSureViolationRaisesBound(t *testing.T) {
 
 // betterKey reports whether a beats b on the first four criteria.
 func betterKey(a, b *candidate) bool {
-	ka := nodeKey{viol: a.viol, maxPrio: a.maxPrio, sum: a.sum, count: a.count}
-	kb := nodeKey{viol: b.viol, maxPrio: b.maxPrio, sum: b.sum, count: b.count}
-	return keyLess(&ka, &kb)
+	switch {
+	case a.viol != b.viol:
+		return a.viol < b.viol
+	case a.maxPrio != b.maxPrio:
+		return a.maxPrio < b.maxPrio
+	case a.sum != b.sum:
+		return a.sum < b.sum
+	}
+	return a.count < b.count
 }
 
 // TestBoundsNeverAboveExact checks, on random preemption batches (budgets
