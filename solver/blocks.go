@@ -224,12 +224,20 @@ func (s *Solver) pushBlock(cl *class, ps *preState, j int, b int) {
 // pushBlocks queues every block of the class's feasible set (a build:
 // none is bounded) with the least floor any block may have (see
 // leastFloor), its real floor found when it reaches the top (see settle):
-// most blocks never do.
+// most blocks never do. A plain class's block without a candidate is
+// bounded at once instead, as pushBlock does (the test stops at the first
+// candidate, usually early).
 func (s *Solver) pushBlocks(cl *class, ps *preState, j int) {
 	least := s.leastFloor(cl, j)
+	cols := s.plainCols(cl, j)
+	var masks [64]uint64
 	for b, word := range cl.g.dense {
 		ps.ver[b]++
 		if word == 0 {
+			continue
+		}
+		if cols != nil && s.plainVerdicts(cols, j, b, word, &masks, true) == 0 {
+			s.setMasks(ps, b, word, &masks)
 			continue
 		}
 		least.node = index.NodeID(b*64 + bits.TrailingZeros64(word))

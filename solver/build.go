@@ -278,28 +278,43 @@ func scoreTable(buf []int64, top, maxRaw, weight int64, reverse bool) []int64 {
 }
 
 // fittingMax returns the highest rawTT and rawNA values among the group's
-// feasible nodes that the class fits on now (0 where there is none). Each
-// worker scans its range of words, first with the compact free test, and
-// stops once both reach the group's tops (usually early).
+// feasible nodes that the class fits on now (0 where there is none),
+// testing the compact free columns first. The scan ends once both reach
+// the group's tops, usually within the first words; when not (a crowded
+// cluster, where few nodes fit), the rest is scanned on every processor.
 func (s *Solver) fittingMax(cl *class) (tt, na int64) {
 	g := cl.g
-	ws := s.scanners(g.feasCard)
-	s.parallel(ws, g.dense, func(w *scanner, lo, hi int) { w.ttMax, w.naMax = s.fittingMaxIn(cl, lo, hi) })
+	head := min(len(g.dense), fittingMaxHead)
+	bt, bn := s.fittingMaxIn(cl, 0, head, 0, 0)
+	if head == len(g.dense) || bt == g.ttTop && bn == g.naTop {
+		return int64(bt), int64(bn)
+	}
+	rest := g.dense[head:]
+	ws := s.scanners(64 * len(rest))
+	s.parallel(ws, rest, func(w *scanner, lo, hi int) {
+		t, a := s.fittingMaxIn(cl, head+lo, head+hi, bt, bn)
+		w.ttMax, w.naMax = int64(t), int64(a)
+	})
+	tt, na = int64(bt), int64(bn)
 	for i := range ws {
 		tt, na = max(tt, ws[i].ttMax), max(na, ws[i].naMax)
 	}
 	return tt, na
 }
 
-// fittingMaxIn is fittingMax over bitset words [lo, hi).
-func (s *Solver) fittingMaxIn(cl *class, lo, hi int) (tt, na int64) {
+// fittingMaxHead is how many bitset words fittingMax scans on one
+// processor before it splits the rest.
+const fittingMaxHead = 16
+
+// fittingMaxIn is fittingMax over bitset words [lo, hi), from maxima bt
+// and bn.
+func (s *Solver) fittingMaxIn(cl *class, lo, hi int, bt, bn int32) (int32, int32) {
 	g := cl.g
 	rawTT, rawNA, free := cl.rawTT, cl.rawNA, s.free
-	var bt, bn int32
 	for wi := lo; wi < hi; wi++ {
 		for word := g.dense[wi]; word != 0; word &= word - 1 {
 			if bt == g.ttTop && bn == g.naTop {
-				return int64(bt), int64(bn)
+				return bt, bn
 			}
 			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
 			if t, a := rawTT[n], rawNA[n]; (t > bt || a > bn) && cl.fitsFree(&free[n]) && s.fits(n, cl) {
@@ -307,7 +322,7 @@ func (s *Solver) fittingMaxIn(cl *class, lo, hi int) (tt, na int64) {
 			}
 		}
 	}
-	return int64(bt), int64(bn)
+	return bt, bn
 }
 
 // fitsAt reports whether the class fits on a feasible node whose raw value
