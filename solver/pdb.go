@@ -33,9 +33,9 @@ type pdbState struct {
 	scan    map[string][]int32
 	// anchors lists the label keys byLabel uses, each once.
 	anchors []string
-	// of caches each pod's budgets: ofDone marks computed entries.
-	ofPods [][]int32
-	ofDone []bool
+	// ofPod caches the budgets of the pods of asked about (victims, and
+	// pods matching more budgets than a victim-list entry keeps).
+	ofPod map[index.PodID][]int32
 }
 
 // pdbs returns the batch's PDB state, built on first use; nil when the
@@ -45,7 +45,7 @@ func (s *Solver) pdbs() *pdbState {
 		return s.pdb
 	}
 	c := s.c
-	pd := &pdbState{pdbs: c.PDBs, byLabel: map[pdbLabel][]int32{}, scan: map[string][]int32{}, ofPods: make([][]int32, len(c.Pods)), ofDone: make([]bool, len(c.Pods))}
+	pd := &pdbState{pdbs: c.PDBs, byLabel: map[pdbLabel][]int32{}, scan: map[string][]int32{}, ofPod: map[index.PodID][]int32{}}
 	// The selectors (validated by apimachinery, the slow part) on every
 	// processor.
 	pd.sels = make([]labels.Selector, len(c.PDBs))
@@ -158,11 +158,11 @@ func scaled(v string, total int) int {
 
 // of returns the budgets pod p matches (cached).
 func (pd *pdbState) of(s *Solver, p index.PodID) []int32 {
-	if pd.ofDone[p] {
-		return pd.ofPods[p]
+	if out, ok := pd.ofPod[p]; ok {
+		return out
 	}
 	out := pd.match(&s.c.Pods[p], nil)
-	pd.ofPods[p], pd.ofDone[p] = out, true
+	pd.ofPod[p] = out
 	return out
 }
 
