@@ -2,11 +2,9 @@ package solver
 
 import (
 	"math"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/kplace/kplace/index"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -49,21 +47,13 @@ func (s *Solver) pdbs() *pdbState {
 	// The selectors (validated by apimachinery, the slow part) on every
 	// processor.
 	pd.sels = make([]labels.Selector, len(c.PDBs))
-	workers := runtime.GOMAXPROCS(0)
-	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := len(c.PDBs)*w/workers, len(c.PDBs)*(w+1)/workers
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := lo; i < hi; i++ {
-				if ls := c.PDBs[i].Selector; ls != nil && (len(ls.MatchLabels) > 0 || len(ls.MatchExpressions) > 0) {
-					pd.sels[i] = selectorOf(ls)
-				}
+	inRanges(len(c.PDBs), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if ls := c.PDBs[i].Selector; ls != nil && (len(ls.MatchLabels) > 0 || len(ls.MatchExpressions) > 0) {
+				pd.sels[i] = selectorOf(ls)
 			}
-		}()
-	}
-	wg.Wait()
+		}
+	})
 	for i := range c.PDBs {
 		b := &c.PDBs[i]
 		sel := pd.sels[i]

@@ -61,17 +61,7 @@ func TestSureViolationRaisesBound(t *testing.T) {
 }
 
 // betterKey reports whether a beats b on the first four criteria.
-func betterKey(a, b *candidate) bool {
-	switch {
-	case a.viol != b.viol:
-		return a.viol < b.viol
-	case a.maxPrio != b.maxPrio:
-		return a.maxPrio < b.maxPrio
-	case a.sum != b.sum:
-		return a.sum < b.sum
-	}
-	return a.count < b.count
-}
+func betterKey(a, b *candidate) bool { return keyAbove(b, a) }
 
 // TestBoundsNeverAboveExact checks, on random preemption batches (budgets
 // running out as victims are taken), that no node's exact evaluation beats

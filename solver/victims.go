@@ -186,24 +186,31 @@ func (s *Solver) makeEnts() {
 	pr.ents = make([]podEnt, len(c.Pods))
 	pr.entDone = make([]bool, len(c.Pods))
 	s.pdbs() // built before the workers read it
+	inRanges(len(c.Pods), func(lo, hi int) {
+		var buf []int32
+		for q := lo; q < hi; q++ {
+			if c.PodNode[q] == index.NoNode {
+				continue
+			}
+			if _, ok := c.BoundRequests(index.PodID(q)); !ok {
+				continue // podReq would fill its cache: left to entOf
+			}
+			pr.ents[q], buf = s.podEntOf(index.PodID(q), buf[:0])
+			pr.entDone[q] = true
+		}
+	})
+}
+
+// inRanges runs f over [0, n) split in one range per processor, at once.
+func inRanges(n int, f func(lo, hi int)) {
 	workers := runtime.GOMAXPROCS(0)
 	var wg sync.WaitGroup
 	for w := range workers {
-		lo, hi := len(c.Pods)*w/workers, len(c.Pods)*(w+1)/workers
+		lo, hi := n*w/workers, n*(w+1)/workers
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var buf []int32
-			for q := lo; q < hi; q++ {
-				if c.PodNode[q] == index.NoNode {
-					continue
-				}
-				if _, ok := c.BoundRequests(index.PodID(q)); !ok {
-					continue // podReq would fill its cache: left to entOf
-				}
-				pr.ents[q], buf = s.podEntOf(index.PodID(q), buf[:0])
-				pr.entDone[q] = true
-			}
+			f(lo, hi)
 		}()
 	}
 	wg.Wait()
