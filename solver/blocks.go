@@ -19,9 +19,12 @@ import (
 //
 // A block's floor is found from the nodes' lower-priority sums alone, in
 // a few operations per node (see blockFloor), while bounding a node costs
-// its filters, its bound and a heap push. A block from which several nodes
-// came out above the floor is refined: its nodes' bounds are computed alone
-// and sorted, and its floor follows them (see blockEnt).
+// its filters, its bound and a heap push; a build queues every block with
+// the least floor a block can have and finds a block's own only when it
+// reaches the top (see pushBlocks). A block from which several nodes came
+// out above the floor is refined: its nodes' bounds are computed alone,
+// word by word, into a small heap, and its floor follows them (see
+// blockEnt).
 
 // noCandidate is a floor above every candidate: the nodes have none (they
 // are bounded still, when the heap has nothing better, for their failure
@@ -163,13 +166,6 @@ func (h *blockHeap) push(e blockEnt) {
 	}
 }
 
-// init orders the heap in O(n).
-func (h blockHeap) init() {
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		h.down(i)
-	}
-}
-
 func (h *blockHeap) pop() {
 	a := *h
 	n := len(a) - 1
@@ -179,12 +175,9 @@ func (h *blockHeap) pop() {
 }
 
 // fixTop restores the heap order after the top's floor grew.
-func (h blockHeap) fixTop() { h.down(0) }
-
-// down moves entry i down to its place.
-func (h blockHeap) down(i int) {
+func (h blockHeap) fixTop() {
 	a, n := h, len(h)
-	for {
+	for i := 0; ; {
 		l := 2*i + 1
 		if l >= n {
 			return
