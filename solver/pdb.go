@@ -36,40 +36,20 @@ type pdbState struct {
 	ofPod map[index.PodID][]int32
 }
 
-// pdbs returns the batch's PDB state, built on first use; nil when the
+// pdbs returns the batch's PDB state, built on first use (its budget index
+// possibly begun at the start of the batch, see startPDBs); nil when the
 // input has no PDBs.
 func (s *Solver) pdbs() *pdbState {
 	if s.pdb != nil || len(s.c.PDBs) == 0 {
 		return s.pdb
 	}
 	c := s.c
-	pd := &pdbState{pdbs: c.PDBs, byLabel: map[pdbLabel][]int32{}, scan: map[string][]int32{}, ofPod: map[index.PodID][]int32{}}
-	// The selectors (validated by apimachinery, the slow part) on every
-	// processor.
-	pd.sels = make([]labels.Selector, len(c.PDBs))
-	inRanges(len(c.PDBs), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			if ls := c.PDBs[i].Selector; ls != nil && (len(ls.MatchLabels) > 0 || len(ls.MatchExpressions) > 0) {
-				pd.sels[i] = selectorOf(ls)
-			}
-		}
-	})
-	for i := range c.PDBs {
-		b := &c.PDBs[i]
-		sel := pd.sels[i]
-		pd.single = append(pd.single, sel != nil && len(b.Selector.MatchLabels) == 1 && len(b.Selector.MatchExpressions) == 0)
-		if sel == nil {
-			continue // matches nothing
-		}
-		if k, ok := anchorKey(b.Selector); ok {
-			l := pdbLabel{ns: b.Namespace, key: k, value: b.Selector.MatchLabels[k]}
-			pd.byLabel[l] = append(pd.byLabel[l], int32(i))
-			if !slices.Contains(pd.anchors, k) {
-				pd.anchors = append(pd.anchors, k)
-			}
-		} else {
-			pd.scan[b.Namespace] = append(pd.scan[b.Namespace], int32(i))
-		}
+	var pd *pdbState
+	if s.pdbIndex != nil {
+		pd = <-s.pdbIndex
+		s.pdbIndex = nil
+	} else {
+		pd = newPDBIndex(c.PDBs)
 	}
 	pd.allowed = make([]int32, len(c.PDBs))
 	var pending []int32 // budgets computed from the spec
@@ -104,6 +84,53 @@ func (s *Solver) pdbs() *pdbState {
 	s.pre.local = make([]int32, len(c.PDBs))
 	s.pre.stamp = make([]uint32, len(c.PDBs))
 	s.pdb = pd
+	return pd
+}
+
+// startPDBs begins the budgets' index (newPDBIndex) on another goroutine,
+// for a batch that may preempt: the first preemption then finds it made,
+// or made in part while the batch placed its first pods. The index reads
+// only the budgets, which nothing changes during a batch.
+func (s *Solver) startPDBs() {
+	if len(s.c.PDBs) == 0 || s.pdb != nil || s.pdbIndex != nil {
+		return
+	}
+	ch := make(chan *pdbState, 1)
+	s.pdbIndex = ch
+	pdbs := s.c.PDBs
+	go func() { ch <- newPDBIndex(pdbs) }()
+}
+
+// newPDBIndex makes the budgets' selectors (validated by apimachinery, the
+// slow part, on every processor) and the index that finds a pod's budgets
+// through its labels; allowed disruptions come later (see pdbs).
+func newPDBIndex(pdbs []index.PDB) *pdbState {
+	pd := &pdbState{pdbs: pdbs, byLabel: map[pdbLabel][]int32{}, scan: map[string][]int32{}, ofPod: map[index.PodID][]int32{}}
+	pd.sels = make([]labels.Selector, len(pdbs))
+	inRanges(len(pdbs), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if ls := pdbs[i].Selector; ls != nil && (len(ls.MatchLabels) > 0 || len(ls.MatchExpressions) > 0) {
+				pd.sels[i] = selectorOf(ls)
+			}
+		}
+	})
+	for i := range pdbs {
+		b := &pdbs[i]
+		sel := pd.sels[i]
+		pd.single = append(pd.single, sel != nil && len(b.Selector.MatchLabels) == 1 && len(b.Selector.MatchExpressions) == 0)
+		if sel == nil {
+			continue // matches nothing
+		}
+		if k, ok := anchorKey(b.Selector); ok {
+			l := pdbLabel{ns: b.Namespace, key: k, value: b.Selector.MatchLabels[k]}
+			pd.byLabel[l] = append(pd.byLabel[l], int32(i))
+			if !slices.Contains(pd.anchors, k) {
+				pd.anchors = append(pd.anchors, k)
+			}
+		} else {
+			pd.scan[b.Namespace] = append(pd.scan[b.Namespace], int32(i))
+		}
+	}
 	return pd
 }
 

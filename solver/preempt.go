@@ -230,7 +230,6 @@ func (ps *preState) setMask(n index.NodeID, m uint64) {
 
 // preemption holds the solver-wide preemption state.
 type preemption struct {
-	pdb *pdbState
 	// dem caches bound pods' demands: demOff[p] is 1 + the offset of pod
 	// p's requests in demVals (0: not computed), demLen their number.
 	demOff  []int32

@@ -180,6 +180,8 @@ type Solver struct {
 	// pre and pdb hold the preemption state (see preempt.go, pdb.go).
 	pre preemption
 	pdb *pdbState
+	// pdbIndex delivers the budgets' index begun by startPDBs.
+	pdbIndex chan *pdbState
 	// minPrio is the lowest priority of any pod (for preemption bounds).
 	minPrio int32
 	// rel holds the pod-relative counters (nil when no pod needs them);
@@ -231,6 +233,9 @@ func newSolver(c *index.Cluster, cfg Config) *Solver {
 // left pending. c is updated to the final state.
 func Solve(c *index.Cluster, cfg Config) *Result {
 	s := newSolver(c, cfg)
+	if !cfg.NoPreemption && c.Low != nil {
+		s.startPDBs() // some pending pod may preempt
+	}
 	queue := Queue(c)
 	s.rel = newRelState(c, &cfg)
 	classOf := s.classify(queue)
