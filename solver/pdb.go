@@ -31,7 +31,7 @@ type pdbState struct {
 	scan    map[string][]int32
 	// anchors lists the label keys byLabel uses, each once.
 	anchors []string
-	// ofPod caches the budgets of the pods of asked about (victims, and
+	// ofPod caches the budgets of the pods asked about (victims, and
 	// pods matching more budgets than a victim-list entry keeps).
 	ofPod map[index.PodID][]int32
 }
