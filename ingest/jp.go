@@ -468,6 +468,52 @@ func (p *jp) strMap() map[string]string {
 	}
 }
 
+// labelMap parses metadata.labels like strMap, returning a map shared with
+// earlier equal ones (same pairs in the same order) when interning. Only
+// objects' own labels come from it: nothing writes them, while label
+// selectors' maps may be written (matchLabelKeys merges into them).
+func (p *jp) labelMap() map[string]string {
+	if p.in == nil {
+		return p.strMap()
+	}
+	if !p.objStart() {
+		return nil
+	}
+	in := p.in
+	pairs, key := in.pairs[:0], in.lblKey[:0]
+	for first := true; ; {
+		k := p.next(&first)
+		if k == nil {
+			break
+		}
+		if p.peek() != '"' && p.peek() != 'n' {
+			p.fail("expected a string value, found %s", p.describe())
+		}
+		ks := p.internBytes(k)
+		vs := p.istr()
+		pairs = append(pairs, ks, vs)
+		key = binary.AppendUvarint(key, uint64(len(ks)))
+		key = append(key, ks...)
+		key = binary.AppendUvarint(key, uint64(len(vs)))
+		key = append(key, vs...)
+	}
+	in.pairs, in.lblKey = pairs, key
+	if m, ok := in.labels[string(key)]; ok {
+		return m
+	}
+	m := make(map[string]string, len(pairs)/2)
+	for i := 0; i < len(pairs); i += 2 {
+		m[pairs[i]] = pairs[i+1] // a repeated key: the last wins, as in strMap
+	}
+	if in.labels == nil {
+		in.labels = map[string]map[string]string{}
+	}
+	if len(in.labels) < maxInterned {
+		in.labels[string(key)] = m
+	}
+	return m
+}
+
 // strSlice parses a []string (null: nil).
 func (p *jp) strSlice() []string {
 	if !p.arrStart() {
@@ -484,6 +530,13 @@ func (p *jp) strSlice() []string {
 // label keys and values, node names, resource names, ...).
 type interner struct {
 	m map[string]string
+	// labels shares equal label maps (metadata.labels): the pods of one
+	// template carry the same labels, and a shared map is one object in
+	// memory instead of one per pod. Keyed by the pairs in document order
+	// (see labelMap); maps from it are never written.
+	labels map[string]map[string]string
+	pairs  []string
+	lblKey []byte
 }
 
 const (

@@ -315,7 +315,7 @@ func (p *jp) meta(m *wireMeta) {
 		case "uid":
 			m.UID = p.str()
 		case "labels":
-			m.Labels = p.strMap()
+			m.Labels = p.labelMap()
 		case "creationTimestamp":
 			m.Created, m.CreatedBad = p.timestamp()
 		case "ownerReferences":

@@ -2,9 +2,11 @@ package solver
 
 import (
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/kplace/kplace/index"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,6 +36,7 @@ type pdbState struct {
 	// ofPod caches the budgets of the pods asked about (victims, and
 	// pods matching more budgets than a victim-list entry keeps).
 	ofPod map[index.PodID][]int32
+	memo  budgetMemo // of's
 }
 
 // pdbs returns the batch's PDB state, built on first use (its budget index
@@ -63,11 +66,14 @@ func (s *Solver) pdbs() *pdbState {
 	if len(pending) > 0 {
 		healthy := make([]int, len(c.PDBs))
 		expected := make([]int, len(c.PDBs))
+		var memo budgetMemo
+		var buf []int32
 		for p := range c.Pods {
 			if c.Pods[p].Rejected != "" {
 				continue
 			}
-			for _, k := range pd.match(&c.Pods[p], nil) {
+			buf = pd.matchMemo(&c.Pods[p], buf[:0], &memo)
+			for _, k := range buf {
 				if c.PDBs[k].DisruptionsAllowed >= 0 {
 					continue
 				}
@@ -178,7 +184,7 @@ func (pd *pdbState) of(s *Solver, p index.PodID) []int32 {
 	if out, ok := pd.ofPod[p]; ok {
 		return out
 	}
-	out := pd.match(&s.c.Pods[p], nil)
+	out := pd.matchMemo(&s.c.Pods[p], nil, &pd.memo)
 	pd.ofPod[p] = out
 	return out
 }
@@ -225,6 +231,56 @@ func (pd *pdbState) match(p *index.Pod, out []int32) []int32 {
 	}
 	slices.Sort(out[start:])
 	return out
+}
+
+// budgetMemo remembers pdbState.match's answers by namespace and labels
+// map: the pods of one template share one labels map (ingest and the
+// snapshot reader share equal ones), so most pods are answered without
+// reading their labels, the slow part of matching every bound pod (their
+// maps lie all over memory). A small direct-mapped table: pods sharing a
+// map mostly come together, and pods that share none cost a probe and a
+// store. One per goroutine.
+type budgetMemo struct {
+	slots [memoSlots]memoSlot
+}
+
+const memoSlots = 256
+
+type memoSlot struct {
+	key  memoKey
+	n    int32    // budgets: inl[:n], or more when n > len(inl)
+	inl  [2]int32 // the common case without an allocation
+	more []int32
+}
+
+type memoKey struct {
+	ns     string
+	labels unsafe.Pointer // the map's identity
+}
+
+// matchMemo is match through memo m.
+func (pd *pdbState) matchMemo(p *index.Pod, out []int32, m *budgetMemo) []int32 {
+	if len(p.Labels) == 0 {
+		return out
+	}
+	k := memoKey{p.Namespace, reflect.ValueOf(p.Labels).UnsafePointer()}
+	sl := &m.slots[(uintptr(k.labels)>>4^uintptr(len(k.ns)))%memoSlots]
+	if sl.key != k {
+		start := len(out)
+		out = pd.match(p, out)
+		got := out[start:]
+		sl.key, sl.n = k, int32(len(got))
+		if len(got) <= len(sl.inl) {
+			copy(sl.inl[:], got)
+		} else {
+			sl.more = append(sl.more[:0], got...)
+		}
+		return out
+	}
+	if int(sl.n) <= len(sl.inl) {
+		return append(out, sl.inl[:sl.n]...)
+	}
+	return append(out, sl.more...)
 }
 
 // matchAnchor appends to out the budgets anchored at pod p's label k=v

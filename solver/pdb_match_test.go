@@ -82,3 +82,68 @@ func TestPDBMatch(t *testing.T) {
 		t.Errorf("only %d matches", matched)
 	}
 }
+
+// TestBudgetMemo checks matchMemo, which answers by namespace and labels
+// map identity, against match on pods sharing a few maps across both
+// namespaces, visited in random order (repeats and runs of one map).
+func TestBudgetMemo(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	nss := []string{"default", "other"}
+	var pdbs []index.PDB
+	for i := range 20 {
+		sel := &index.LabelSelector{MatchLabels: map[string]string{"app": fmt.Sprint("a", r.IntN(4))}}
+		if r.IntN(3) == 0 {
+			sel.MatchExpressions = []index.Requirement{{Key: "tier", Operator: "In", Values: []string{"x"}}}
+		}
+		pdbs = append(pdbs, index.PDB{Namespace: nss[r.IntN(2)], Name: fmt.Sprint("b", i), Selector: sel, DisruptionsAllowed: 1})
+	}
+	var maps []map[string]string
+	for i := range 8 {
+		m := map[string]string{"app": fmt.Sprint("a", i%4)}
+		if i >= 4 {
+			m["tier"] = "x"
+		}
+		maps = append(maps, m)
+	}
+	var pods []index.Pod
+	for i := range 300 {
+		b := makePod(fmt.Sprint("p", i)).on("n")
+		b.p.Namespace = nss[r.IntN(2)]
+		p := b.obj()
+		if r.IntN(10) > 0 {
+			p.Labels = maps[r.IntN(len(maps))] // shared, as ingest shares equal maps
+		} else {
+			p.Labels = map[string]string{"app": fmt.Sprint("a", r.IntN(4))}
+		}
+		pods = append(pods, p)
+	}
+	c, err := index.Build(&index.Input{Nodes: []index.Node{makeNode("n").obj()}, Pods: pods, PDBs: pdbs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pd := newSolver(c, Config{}).pdbs()
+	// Some map must be matched differently in the two namespaces, or the
+	// namespace part of the key is not exercised.
+	differs := false
+	for _, m := range maps {
+		a := pd.match(&index.Pod{Namespace: nss[0], Labels: m}, nil)
+		b := pd.match(&index.Pod{Namespace: nss[1], Labels: m}, nil)
+		differs = differs || !slices.Equal(a, b)
+	}
+	if !differs {
+		t.Fatal("no map is matched differently in the two namespaces")
+	}
+	var memo budgetMemo
+	for range 3000 {
+		p := r.IntN(len(c.Pods))
+		for run := r.IntN(3); run >= 0 && p < len(c.Pods); run-- {
+			pre := []int32{-1}
+			got := pd.matchMemo(&c.Pods[p], pre, &memo)
+			want := pd.match(&c.Pods[p], []int32{-1})
+			if !slices.Equal(got, want) {
+				t.Fatalf("pod %d (%s %v): memo %v, want %v", p, c.Pods[p].Namespace, c.Pods[p].Labels, got, want)
+			}
+			p++
+		}
+	}
+}

@@ -265,6 +265,7 @@ type preemption struct {
 	// spare holds the states finished classes gave back (newPreState).
 	spare  []*preState
 	pdbBuf []int32
+	memo   budgetMemo // entOf's
 }
 
 // reprieveSlow is the reprieve test of victim e for a preemptor that

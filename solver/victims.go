@@ -172,7 +172,7 @@ func (s *Solver) entOf(q index.PodID) podEnt {
 	}
 	if !pr.entDone[q] {
 		var buf []int32
-		pr.ents[q], buf = s.podEntOf(q, s.pre.pdbBuf[:0])
+		pr.ents[q], buf = s.podEntOf(q, s.pre.pdbBuf[:0], &s.pre.memo)
 		s.pre.pdbBuf = buf
 		pr.entDone[q] = true
 	}
@@ -188,6 +188,7 @@ func (s *Solver) makeEnts() {
 	s.pdbs() // built before the workers read it
 	inRanges(len(c.Pods), func(lo, hi int) {
 		var buf []int32
+		var memo budgetMemo
 		for q := lo; q < hi; q++ {
 			if c.PodNode[q] == index.NoNode {
 				continue
@@ -195,7 +196,7 @@ func (s *Solver) makeEnts() {
 			if _, ok := c.BoundRequests(index.PodID(q)); !ok {
 				continue // podReq would fill its cache: left to entOf
 			}
-			pr.ents[q], buf = s.podEntOf(index.PodID(q), buf[:0])
+			pr.ents[q], buf = s.podEntOf(index.PodID(q), buf[:0], &memo)
 			pr.entDone[q] = true
 		}
 	})
@@ -219,7 +220,7 @@ func inRanges(n int, f func(lo, hi int)) {
 // podEntOf describes bound pod q for nodePods; buf is scratch for its
 // budgets, returned for reuse. With the pod's bound requests recorded in
 // the index it only reads the solver, so workers may call it at once.
-func (s *Solver) podEntOf(q index.PodID, buf []int32) (podEnt, []int32) {
+func (s *Solver) podEntOf(q index.PodID, buf []int32, memo *budgetMemo) (podEnt, []int32) {
 	pp := &s.c.Pods[q]
 	req := s.podReq(q)
 	e := podEnt{start: index.StartOf(pp), pod: q, prio: pp.Priority, ports: len(pp.HostPorts) > 0}
@@ -240,7 +241,7 @@ func (s *Solver) podEntOf(q index.PodID, buf []int32) (podEnt, []int32) {
 		// The entry keeps two budgets; budgets looks more up again. A
 		// pod of the batch is never a victim (every later preemptor's
 		// priority is at most its own): its budgets are never read.
-		buf = pd.match(pp, buf)
+		buf = pd.matchMemo(pp, buf, memo)
 		e.npdb = uint8(min(len(buf), 255))
 		copy(e.pdb[:], buf)
 	}

@@ -23,7 +23,7 @@ func TestNodePodsFollowChanges(t *testing.T) {
 			got := slices.Clone(s.nodePods(n))
 			var want []podEnt
 			for _, q := range c.PodsOn[n] {
-				e, _ := s.podEntOf(q, nil) // made afresh, not from the cache
+				e, _ := s.podEntOf(q, nil, &budgetMemo{}) // made afresh, not from the cache
 				want = append(want, e)
 			}
 			slices.SortFunc(want, func(a, b podEnt) int {
