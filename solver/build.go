@@ -178,14 +178,15 @@ func (s *Solver) scanScore(cl *class, dense []uint64, w *scanner, lo, hi, keep i
 	}
 	var cand [64]index.NodeID
 	var static [64]int64
+	roomCPU, roomMem := s.room.of(cl)
 	for wi := lo; wi < hi; wi++ {
-		// Stage one, a tight loop over the word's nodes: the fit test on
-		// cpu, memory and pod count (most nodes of a crowded cluster fail
-		// it), then the class-independent bound plus the static scores.
+		// Stage one, a tight loop over the word's nodes with room for
+		// the class (see roomLevels): the fit test on cpu, memory and pod
+		// count, then the class-independent bound plus the static scores.
 		// A node above a normalisation maximum did not fit when the
 		// maxima were taken: skipping it changes nothing.
 		k := 0
-		for word := dense[wi]; word != 0; word &= word - 1 {
+		for word := dense[wi] & roomCPU[wi] & roomMem[wi]; word != 0; word &= word - 1 {
 			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
 			if !cl.fitsFree(&free[n]) {
 				continue // never an entry: not in the cut either
@@ -311,8 +312,9 @@ const fittingMaxHead = 16
 func (s *Solver) fittingMaxIn(cl *class, lo, hi int, bt, bn int32) (int32, int32) {
 	g := cl.g
 	rawTT, rawNA, free := cl.rawTT, cl.rawNA, s.free
+	roomCPU, roomMem := s.room.of(cl)
 	for wi := lo; wi < hi; wi++ {
-		for word := g.dense[wi]; word != 0; word &= word - 1 {
+		for word := g.dense[wi] & roomCPU[wi] & roomMem[wi]; word != 0; word &= word - 1 {
 			if bt == g.ttTop && bn == g.naTop {
 				return bt, bn
 			}

@@ -276,6 +276,7 @@ func (s *Solver) refreshNode(n index.NodeID) {
 	if h.usePods >= h.capPods {
 		s.free[n].cpu = math.MinInt64
 	}
+	s.room.set(n, s.free[n])
 	b := &s.bounds[n]
 	if h.capCPU > 0 && h.capMem > 0 {
 		*b = nodeBound{

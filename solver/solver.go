@@ -168,8 +168,10 @@ type Solver struct {
 	// its class-independent bound alone, for the first pruning stage.
 	bounds []nodeBound
 	bound  []int16
-	// free holds each node's free cpu and memory (see nodeFree).
+	// free holds each node's free cpu and memory (see nodeFree); room
+	// the nodes by how much of each is free (see roomLevels).
 	free []nodeFree
+	room roomLevels
 	// fitA and fitS turn a requested fraction into NodeResourcesFit's
 	// per-resource share: a + s*fraction (see upper).
 	fitA, fitS float32
@@ -218,6 +220,7 @@ func newSolver(c *index.Cluster, cfg Config) *Solver {
 	for i := range c.Pods {
 		s.minPrio = min(s.minPrio, c.Pods[i].Priority)
 	}
+	s.room.init(n)
 	s.fitA, s.fitS = 1, -1
 	if cfg.Strategy == MostAllocated {
 		s.fitA, s.fitS = 0, 1

@@ -1,0 +1,80 @@
+package solver
+
+import (
+	"math/bits"
+
+	"github.com/kplace/kplace/index"
+)
+
+// roomLevels files the nodes by free cpu and free memory in power-of-two
+// levels, as bitsets like a group's dense one, so that a build's scan
+// visits only the nodes with room for the class: on a crowded cluster a
+// class's request fits on a few percent of the nodes, scattered (nearly
+// every 64-node word has one), and testing every feasible node's free
+// room was most of a build.
+//
+// cpu[l] holds the nodes whose free cpu is at least cpuLevel(l) (level 0:
+// at least 0, with a pod slot left), mem[l] likewise for memory; a node is
+// in every level up to its own. A class needing c cpu and m memory can fit
+// only nodes of cpu[levelOf(c)] and mem[levelOf(m)]: the bits are a
+// superset of the nodes passing class.fitsFree, never fewer.
+type roomLevels struct {
+	cpu, mem [roomLevelCount][]uint64
+	// lvl is each node's current levels (cpu, mem; -1: in none).
+	lvl [][2]int8
+}
+
+// roomLevelCount levels: 0, then 2^(roomShift+1) ... (about 64 cpu cores
+// in millicores, 64 TiB in bytes, past the last level's floor).
+const (
+	roomLevelCount = 48
+	roomShift      = 0
+)
+
+// levelOf is the highest level whose floor v reaches (-1: v < 0): level 0
+// for 0, else 1 + floor(log2 v), capped.
+func levelOf(v int64) int {
+	switch {
+	case v < 0:
+		return -1
+	case v == 0:
+		return 0
+	}
+	return min(bits.Len64(uint64(v)), roomLevelCount-1)
+}
+
+func (r *roomLevels) init(nodes int) {
+	words := (nodes + 63) / 64
+	for l := range roomLevelCount {
+		r.cpu[l] = make([]uint64, words)
+		r.mem[l] = make([]uint64, words)
+	}
+	r.lvl = make([][2]int8, nodes)
+	for n := range r.lvl {
+		r.lvl[n] = [2]int8{-1, -1}
+	}
+}
+
+// set files node n by its free room f.
+func (r *roomLevels) set(n index.NodeID, f nodeFree) {
+	cl, ml := levelOf(f.cpu), levelOf(f.mem)
+	cur := &r.lvl[n]
+	w, bit := n>>6, uint64(1)<<(n&63)
+	move := func(levels *[roomLevelCount][]uint64, from, to int) {
+		for l := to + 1; l <= from; l++ {
+			levels[l][w] &^= bit
+		}
+		for l := from + 1; l <= to; l++ {
+			levels[l][w] |= bit
+		}
+	}
+	move(&r.cpu, int(cur[0]), cl)
+	move(&r.mem, int(cur[1]), ml)
+	cur[0], cur[1] = int8(cl), int8(ml)
+}
+
+// of returns the level bitsets that hold every node with room for class
+// cl: a node of neither word w of cpu nor of mem fails fitsFree.
+func (r *roomLevels) of(cl *class) (cpu, mem []uint64) {
+	return r.cpu[max(levelOf(cl.needCPU), 0)], r.mem[max(levelOf(cl.needMem), 0)]
+}

@@ -1,0 +1,73 @@
+package solver
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/kplace/kplace/index"
+)
+
+// TestRoomLevels files random free rooms (none, negative, zero, small,
+// huge) again and again and checks every level's bits against the
+// definition, and that a class's level words hold every node passing
+// fitsFree.
+func TestRoomLevels(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	const nodes = 200
+	var rl roomLevels
+	rl.init(nodes)
+	free := make([]nodeFree, nodes)
+	for i := range free {
+		free[i] = nodeFree{cpu: math.MinInt64, mem: math.MinInt64} // as init files them: in no level
+	}
+	value := func() int64 {
+		switch r.IntN(6) {
+		case 0:
+			return math.MinInt64
+		case 1:
+			return -r.Int64N(5000)
+		case 2:
+			return 0
+		case 3:
+			return r.Int64N(4000)
+		case 4:
+			return r.Int64N(1 << 40)
+		}
+		return math.MaxInt64 - r.Int64N(10)
+	}
+	floor := func(l int) int64 {
+		if l == 0 {
+			return 0
+		}
+		return 1 << (l - 1)
+	}
+	for round := range 3000 {
+		n := index.NodeID(r.IntN(nodes))
+		free[n] = nodeFree{cpu: value(), mem: value()}
+		rl.set(n, free[n])
+		if round%50 != 0 {
+			continue
+		}
+		for l := range roomLevelCount {
+			for m := range nodes {
+				in := func(b []uint64) bool { return b[m>>6]&(1<<(m&63)) != 0 }
+				if want := free[m].cpu >= floor(l); in(rl.cpu[l]) != want {
+					t.Fatalf("round %d: node %d cpu %d in level %d: %v, want %v", round, m, free[m].cpu, l, in(rl.cpu[l]), want)
+				}
+				if want := free[m].mem >= floor(l); in(rl.mem[l]) != want {
+					t.Fatalf("round %d: node %d mem %d in level %d: %v, want %v", round, m, free[m].mem, l, in(rl.mem[l]), want)
+				}
+			}
+		}
+		for range 20 {
+			cl := &class{needCPU: max(0, value()), needMem: max(0, value())}
+			cpu, mem := rl.of(cl)
+			for m := range nodes {
+				if cl.fitsFree(&free[m]) && (cpu[m>>6]&mem[m>>6])&(1<<(m&63)) == 0 {
+					t.Fatalf("node %d (free %+v) fits class (cpu %d, mem %d) but is not in its levels", m, free[m], cl.needCPU, cl.needMem)
+				}
+			}
+		}
+	}
+}
