@@ -362,12 +362,29 @@ func (s *Solver) plainBound(cl *class, cols []resCols, prio int32, j int, n inde
 	if m := s.plainVerdict(cols, j, int(n)); m != 0 {
 		return candidate{}, m
 	}
+	return s.plainCand(cl, prio, j, n, k), 0
+}
+
+// plainCand is the bound of candidate node n (plainVerdict 0) from its
+// key k.
+func (s *Solver) plainCand(cl *class, prio int32, j int, n index.NodeID, k *nodeKey) candidate {
 	out := candidate{node: n, gen: s.c.Gen[n], pgen: s.pgenOf(n), viol: k.viol, maxPrio: k.maxPrio, count: k.count, sum: k.sum(s.minPrio)}
 	if checkBound != nil {
 		slackPods := s.c.Alloc[index.ResPods][n] - (s.c.Req[index.ResPods][n] - s.c.LowerRequested(j, prio, index.ResPods, n)) - 1
 		checkBound(cl, out, s.selectVictims(cl, prio, n, j, slackPods, nil))
 	}
-	return out, 0
+	return out
+}
+
+// plainNodeBound is evalNode's bound of node n for plain class cl (cols
+// and threshold j from plainCols), from the columns alone: plainVerdict,
+// then nodeBound.
+func (s *Solver) plainNodeBound(cl *class, cols []resCols, prio int32, j int, n index.NodeID) (candidate, uint64) {
+	if m := s.plainVerdict(cols, j, int(n)); m != 0 {
+		return candidate{}, m
+	}
+	k := s.nodeBound(cl, n, j)
+	return s.plainCand(cl, prio, j, n, &k), 0
 }
 
 // setMasks bounds the nodes of word (block b) with their failure masks.
@@ -394,6 +411,7 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 	gen := s.c.Gen
 	dense := cl.g.dense
 	j := s.c.LowIndex(prio)
+	cols := s.plainCols(cl, j)
 	for {
 		for len(ps.heap) > 0 && (ps.heap[0].gen != gen[ps.heap[0].node] || ps.heap[0].pgen != s.pgenOf(ps.heap[0].node)) {
 			ps.heap.pop() // stale: sync pushed the node's fresh bound
@@ -434,9 +452,12 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 		ps.bounded[b] |= 1 << (n & 63)
 		var cand candidate
 		var mask uint64
-		if cols := s.plainCols(cl, j); top.keys >= 0 && cols != nil {
+		switch {
+		case cols != nil && top.keys >= 0:
 			cand, mask = s.plainBound(cl, cols, prio, j, n, &ps.keys[top.keys])
-		} else {
+		case cols != nil:
+			cand, mask = s.plainNodeBound(cl, cols, prio, j, n)
+		default:
 			cand, mask = s.evalNode(cl, prio, n, false)
 		}
 		switch {

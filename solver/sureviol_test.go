@@ -147,8 +147,9 @@ func TestPreemptionChoiceOptimal(t *testing.T) {
 // TestBlockKeysMatchNodeBounds checks, at every preemption of random
 // batches (budgets running out meanwhile), each block of the class's
 // feasible set: blockKeys must hold nodeBound's bound of every node, and
-// pop them in keyLess order then by node, and plainBound (a refined block's node of a
-// plain class) must equal evalNode's bound and failure bits.
+// pop them in keyLess order then by node; plainBound (a refined block's
+// node of a plain class) and plainNodeBound (the others) must equal
+// evalNode's bound and failure bits.
 func TestBlockKeysMatchNodeBounds(t *testing.T) {
 	defer func(f func(*Solver, *class, int32, candidate)) { checkChoice = f }(checkChoice)
 	blocks, plain, sure := 0, 0, 0
@@ -203,6 +204,9 @@ func TestBlockKeysMatchNodeBounds(t *testing.T) {
 					ec, em := s.evalNode(cl, prio, n, false)
 					if pm != em || pm == 0 && pc != ec {
 						t.Fatalf("seed %d node %d: plainBound %+v %b, evalNode %+v %b", seed, n, pc, pm, ec, em)
+					}
+					if nc, nm := s.plainNodeBound(cl, cols, prio, j, n); nm != em || nm == 0 && nc != ec {
+						t.Fatalf("seed %d node %d: plainNodeBound %+v %b, evalNode %+v %b", seed, n, nc, nm, ec, em)
 					}
 					plain++
 				}
