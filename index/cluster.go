@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -100,6 +101,13 @@ type Cluster struct {
 	// scheduler, in input order. Rejected pods are in Rejected.
 	Pending  []PodID
 	Rejected []PodID
+	// RelPods lists, in input order, the pods with pod-relative terms
+	// (topology spread, pod affinity or anti-affinity, required or
+	// preferred), whatever their state; MinPriority is the lowest priority
+	// of any pod (MaxInt32 without pods). Both spare a solve a pass over
+	// every pod record.
+	RelPods     []PodID
+	MinPriority int32
 
 	PriorityClasses []PriorityClass
 	PDBs            []PDB
@@ -254,10 +262,15 @@ func Build(in *Input) (*Cluster, error) {
 		}
 	}
 	c.initLow()
+	c.MinPriority = math.MaxInt32
 	for i := range in.Pods {
 		p := &in.Pods[i]
 		pid := PodID(i)
 		c.PodNode[i] = NoNode
+		c.MinPriority = min(c.MinPriority, p.Priority)
+		if len(p.Spread) > 0 || len(p.Affinity) > 0 || len(p.PreferredAffinity) > 0 || len(p.AntiAffinity) > 0 || len(p.PreferredAntiAffinity) > 0 {
+			c.RelPods = append(c.RelPods, pid)
+		}
 		switch {
 		case p.NodeName != "":
 			nid, ok := c.NodeByName[p.NodeName]

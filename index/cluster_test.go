@@ -137,3 +137,27 @@ func TestDuplicateNode(t *testing.T) {
 		t.Error("duplicate node accepted")
 	}
 }
+
+// TestRelPodsAndMinPriority: every pod with a pod-relative term is listed,
+// in input order, whatever its state (bound to an unknown node and rejected
+// pods included), and MinPriority is the least priority of all pods.
+func TestRelPodsAndMinPriority(t *testing.T) {
+	in := testInput()
+	term := PodAffinityTerm{TopologyKey: "zone"}
+	in.Pods[0].Priority = 5
+	in.Pods[1].Priority = -3
+	in.Pods[1].PreferredAntiAffinity = []WeightedPodAffinityTerm{{Weight: 1, Term: term}}
+	in.Pods[2].Priority = -7 // rejected: counted as well
+	in.Pods[2].Spread = []SpreadConstraint{{MaxSkew: 1, TopologyKey: "zone"}}
+	in.Pods[3].AntiAffinity = []PodAffinityTerm{term}
+	c, err := Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []PodID{1, 2, 3}; !slices.Equal(c.RelPods, want) {
+		t.Errorf("RelPods %v, want %v", c.RelPods, want)
+	}
+	if c.MinPriority != -7 {
+		t.Errorf("MinPriority %d, want -7", c.MinPriority)
+	}
+}

@@ -397,14 +397,10 @@ func newRelState(c *index.Cluster, cfg *Config) *relState {
 			r.owners[w.Kind+"/"+w.Namespace+"/"+w.Name] = w
 		}
 	}
-	any := false
-	for i := range c.Pods {
-		p := &c.Pods[i]
-		if len(p.Spread) > 0 || len(p.Affinity) > 0 || len(p.PreferredAffinity) > 0 || len(p.PreferredAntiAffinity) > 0 {
-			any = true
-		}
+	any := len(c.RelPods) > 0
+	for _, pid := range c.RelPods {
+		p := &c.Pods[pid]
 		for t := range p.AntiAffinity {
-			any = true
 			r.repelCounter(&p.AntiAffinity[t])
 		}
 		r.eachCarry(p, func(t *index.PodAffinityTerm, weight int64) { r.carryCounter(t, weight) })

@@ -216,10 +216,7 @@ type Solver struct {
 func newSolver(c *index.Cluster, cfg Config) *Solver {
 	n := c.NumNodes()
 	s := &Solver{c: c, cfg: cfg, buf: make([]uint32, 256), hot: make([]nodeHot, n), bounds: make([]nodeBound, n), bound: make([]int16, n), free: make([]nodeFree, n)}
-	s.minPrio = math.MaxInt32
-	for i := range c.Pods {
-		s.minPrio = min(s.minPrio, c.Pods[i].Priority)
-	}
+	s.minPrio = c.MinPriority
 	s.room.init(n)
 	s.fitA, s.fitS = 1, -1
 	if cfg.Strategy == MostAllocated {
