@@ -125,6 +125,10 @@ type Cluster struct {
 	LowPrio []int32
 	Low     [][]int64
 	lowFrom []uint8
+	// startOf and prioOf are each pod's StartOf and priority, dense, for
+	// dropLatest (with Low).
+	startOf []int64
+	prioOf  []int32
 	// lowLive is how many thresholds, from the lowest, Bind and Unbind
 	// keep up to date (see KeepLowUpTo).
 	lowLive int

@@ -65,6 +65,11 @@ func (c *Cluster) initLow() {
 		c.latest[j] = col
 	}
 	c.lowFrom = make([]uint8, len(c.Pods))
+	c.startOf = make([]int64, len(c.Pods))
+	c.prioOf = make([]int32, len(c.Pods))
+	for i := range c.Pods {
+		c.startOf[i], c.prioOf[i] = StartOf(&c.Pods[i]), c.Pods[i].Priority
+	}
 	c.bound.off = make([]int32, len(c.Pods))
 	c.bound.n = make([]uint8, len(c.Pods))
 	c.bound.vals = make([]ResVal, 0, 2*len(c.Pods))
@@ -98,7 +103,7 @@ func (c *Cluster) addLow(p PodID, n NodeID, d *Demand, sign int64) {
 		}
 	}
 	if j, ok := c.prioThreshold(p); ok && sign > 0 { // Unbind: dropLatest
-		c.latest[j][n] = max(c.latest[j][n], StartOf(&c.Pods[p]))
+		c.latest[j][n] = max(c.latest[j][n], c.startOf[p])
 	}
 }
 
@@ -113,13 +118,14 @@ func (c *Cluster) prioThreshold(p PodID) (int, bool) {
 // date after p left n.
 func (c *Cluster) dropLatest(p PodID, n NodeID) {
 	j, ok := c.prioThreshold(p)
-	if !ok || StartOf(&c.Pods[p]) < c.latest[j][n] {
+	if !ok || c.startOf[p] < c.latest[j][n] {
 		return
 	}
+	// From the dense columns, not the pod records.
 	latest := int64(math.MinInt64)
 	for _, q := range c.PodsOn[n] {
-		if pq := &c.Pods[q]; pq.Priority == c.Pods[p].Priority {
-			latest = max(latest, StartOf(pq))
+		if c.prioOf[q] == c.prioOf[p] {
+			latest = max(latest, c.startOf[q])
 		}
 	}
 	c.latest[j][n] = latest

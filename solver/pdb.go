@@ -294,11 +294,11 @@ func (pd *pdbState) matchAnchor(p *index.Pod, set labels.Set, k, v string, out [
 	return out
 }
 
-// evicted takes one disruption from every budget victim v matches and
-// returns those it leaves with none (exhausted now).
-func (pd *pdbState) evicted(s *Solver, v index.PodID) []int32 {
+// evicted takes one disruption from each of a victim's budgets and returns
+// those it leaves with none (exhausted now).
+func (pd *pdbState) evicted(budgets []int32) []int32 {
 	var out []int32
-	for _, k := range pd.of(s, v) {
+	for _, k := range budgets {
 		pd.allowed[k]--
 		if pd.allowed[k] == 0 {
 			out = append(out, k)

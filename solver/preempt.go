@@ -958,8 +958,9 @@ func (s *Solver) evict(v index.PodID) {
 	s.refreshNode(n)
 	if pd := s.pdbs(); pd != nil {
 		s.sureGone(v, n)
-		s.budgetsShrink(v)
-		for _, k := range pd.evicted(s, v) {
+		budgets := s.podBudgets(v)
+		s.budgetsShrink(budgets)
+		for _, k := range pd.evicted(budgets) {
 			s.exhausted(k)
 		}
 	}

@@ -207,14 +207,14 @@ func (sv *sureViol) perNode(c *index.Cluster, pods []index.PodID, visit func(n i
 // Pods of the batch are never victims (a later preemptor's priority is
 // not above theirs): the pods the budget's list holds, those bound before
 // the batch, are all that matter.
-func (s *Solver) budgetsShrink(v index.PodID) {
+func (s *Solver) budgetsShrink(budgets []int32) {
 	sv := s.pre.sure
 	if sv == nil || sv.gen == nil {
 		return
 	}
 	pd := s.pdb
 	c := s.c
-	for _, k := range pd.of(s, v) {
+	for _, k := range budgets {
 		a := pd.allowed[k]
 		if a < 1 || a > sv.maxOn[k] {
 			continue

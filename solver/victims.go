@@ -256,6 +256,13 @@ func (e *podEnt) budgets(s *Solver) []int32 {
 	return s.pdb.of(s, e.pod)
 }
 
+// podBudgets returns the budgets bound pod p matches, from its entry (see
+// entOf): for a victim, without matching its labels again.
+func (s *Solver) podBudgets(p index.PodID) []int32 {
+	s.entOf(p)
+	return s.pre.ents[p].budgets(s)
+}
+
 // lowerSuffix returns the pods of ents (most important first) with
 // priority below prio.
 func lowerSuffix(ents []podEnt, prio int32) []podEnt {
