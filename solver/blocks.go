@@ -124,32 +124,34 @@ const refineAfter = 8
 // nodeKey is a node's bound on the first four criteria, kept in a refined
 // block. Its priority sum follows from the others (see finishKey and
 // sum).
+//
+// The violation (0 or 1), highest victim priority and victim count are
+// packed into rank, most significant first, so that one comparison orders
+// keys as betterCand orders bounds: for equal highest priorities the sum
+// grows with the count (by a non-negative step), so the count decides both.
 type nodeKey struct {
-	viol    int32
-	maxPrio int32
-	count   int32
-	off     int32 // the node's offset in the block
+	rank uint64 // viol (bit 63), maxPrio + 2^31 (bits 31-62), count (bits 0-30)
+	off  int32  // the node's offset in the block
 }
+
+// makeKey packs a bound: viol 0 or 1, count 1 to MaxInt32.
+func makeKey(viol, maxPrio, count int32) nodeKey {
+	return nodeKey{rank: uint64(viol)<<63 | uint64(uint32(maxPrio)^1<<31)<<31 | uint64(count)}
+}
+
+func (k *nodeKey) viol() int32    { return int32(k.rank >> 63) }
+func (k *nodeKey) maxPrio() int32 { return int32(uint32(k.rank>>31) ^ 1<<31) }
+func (k *nodeKey) count() int32   { return int32(k.rank & math.MaxInt32) }
 
 // sum is k's bound on the sum of victim priorities: the highest, then the
 // lowest priority in use (s.minPrio) for each other victim, each shifted
 // by 2^31 as candidate.sum is.
 func (k *nodeKey) sum(minPrio int32) int64 {
-	return int64(k.maxPrio) + math.MaxInt32 + 1 + int64(k.count-1)*(int64(minPrio)+math.MaxInt32+1)
+	return int64(k.maxPrio()) + math.MaxInt32 + 1 + int64(k.count()-1)*(int64(minPrio)+math.MaxInt32+1)
 }
 
-// keyLess orders node keys as betterCand orders bounds: for equal
-// highest priorities the sum grows with the count (by a non-negative
-// step), so the count decides both.
-func keyLess(a, b *nodeKey) bool {
-	switch {
-	case a.viol != b.viol:
-		return a.viol < b.viol
-	case a.maxPrio != b.maxPrio:
-		return a.maxPrio < b.maxPrio
-	}
-	return a.count < b.count
-}
+// keyLess orders node keys as betterCand orders bounds (see nodeKey).
+func keyLess(a, b *nodeKey) bool { return a.rank < b.rank }
 
 type blockHeap []blockEnt
 
@@ -368,7 +370,7 @@ func (s *Solver) plainBound(cl *class, cols []resCols, prio int32, j int, n inde
 // plainCand is the bound of candidate node n (plainVerdict 0) from its
 // key k.
 func (s *Solver) plainCand(cl *class, prio int32, j int, n index.NodeID, k *nodeKey) candidate {
-	out := candidate{node: n, gen: s.c.Gen[n], pgen: s.pgenOf(n), viol: k.viol, maxPrio: k.maxPrio, count: k.count, sum: k.sum(s.minPrio)}
+	out := candidate{node: n, gen: s.c.Gen[n], pgen: s.pgenOf(n), viol: k.viol(), maxPrio: k.maxPrio(), count: k.count(), sum: k.sum(s.minPrio)}
 	if checkBound != nil {
 		slackPods := s.c.Alloc[index.ResPods][n] - (s.c.Req[index.ResPods][n] - s.c.LowerRequested(j, prio, index.ResPods, n)) - 1
 		checkBound(cl, out, s.selectVictims(cl, prio, n, j, slackPods, nil))
@@ -568,10 +570,7 @@ func (s *Solver) blockKeys(cl *class, b int, word uint64, j int, out []nodeKey) 
 type keyHeap []nodeKey
 
 func keyBefore(a, b *nodeKey) bool {
-	if keyLess(a, b) {
-		return true
-	}
-	return !keyLess(b, a) && a.off < b.off
+	return a.rank < b.rank || a.rank == b.rank && a.off < b.off
 }
 
 func (h keyHeap) init() {
@@ -634,9 +633,9 @@ func (s *Solver) finishKeys(cl *class, b int, word uint64, j int, first *[64]int
 	for w := word; w != 0; w &= w - 1 {
 		o := bits.TrailingZeros64(w)
 		k := int(first[o])
-		out := nodeKey{viol: int32(viol >> o & 1), maxPrio: math.MinInt32}
+		maxPrio := int32(math.MinInt32)
 		if k > 0 && k <= j {
-			out.maxPrio = c.LowPrio[k-1]
+			maxPrio = c.LowPrio[k-1]
 		}
 		one := min(k, j)
 		slot := 0
@@ -668,8 +667,7 @@ func (s *Solver) finishKeys(cl *class, b int, word uint64, j int, first *[64]int
 				}
 			}
 		}
-		out.count = int32(max(1, min(count, math.MaxInt32)))
-		keys[o] = out
+		keys[o] = makeKey(int32(viol>>o&1), maxPrio, int32(max(1, min(count, math.MaxInt32))))
 	}
 }
 
@@ -737,7 +735,7 @@ func (s *Solver) fitWord(cl *class, b int, word uint64, k int, sure [][]int64) u
 // top) to its least node bound and restores the heap order.
 func (s *Solver) refloorRefined(ps *preState, top *blockEnt) {
 	k := &ps.keys[top.keys]
-	top.floor = candidate{viol: k.viol, sum: k.sum(s.minPrio), maxPrio: k.maxPrio, count: k.count, node: index.NodeID(int(top.block)*64 + int(k.off))}
+	top.floor = candidate{viol: k.viol(), sum: k.sum(s.minPrio), maxPrio: k.maxPrio(), count: k.count(), node: index.NodeID(int(top.block)*64 + int(k.off))}
 	ps.blocks.fixTop()
 }
 

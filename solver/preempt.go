@@ -489,7 +489,7 @@ func (s *Solver) lowerBound(cl *class, prio int32, n index.NodeID, j int) candid
 		return out // no sums for this priority: the weakest bound
 	}
 	k := s.nodeBound(cl, n, j)
-	out.viol, out.maxPrio, out.count, out.sum = k.viol, k.maxPrio, k.count, k.sum(s.minPrio)
+	out.viol, out.maxPrio, out.count, out.sum = k.viol(), k.maxPrio(), k.count(), k.sum(s.minPrio)
 	return out
 }
 
@@ -583,9 +583,9 @@ func (s *Solver) firstThreshold(cl *class) int {
 func (s *Solver) finishKey(cl *class, n index.NodeID, j, k int, viol int32) nodeKey {
 	c := s.c
 	d := &cl.demand
-	out := nodeKey{viol: viol, maxPrio: math.MinInt32}
+	maxPrio := int32(math.MinInt32)
 	if k > 0 && k <= j {
-		out.maxPrio = c.LowPrio[k-1]
+		maxPrio = c.LowPrio[k-1]
 	}
 	// Every victim is below LowPrio[k] when the highest is LowPrio[k-1].
 	one := min(k, j)
@@ -597,8 +597,7 @@ func (s *Solver) finishKey(cl *class, n index.NodeID, j, k int, viol int32) node
 			}
 		}
 	}
-	out.count = int32(max(1, min(count, math.MaxInt32)))
-	return out
+	return makeKey(viol, maxPrio, int32(max(1, min(count, math.MaxInt32))))
 }
 
 // selectVictims finds the minimal victims on candidate node n by reprieve
