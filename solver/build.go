@@ -66,6 +66,9 @@ func (s *Solver) build(cl *class) {
 		s.parkAll(cl, workers)
 		return
 	}
+	if len(workers) > 1 && s.room.fewer(cl, dense, minParallelNodes) {
+		workers = workers[:1] // the scan's work is the nodes with room: not worth the goroutines
+	}
 	s.parallel(workers, dense, func(w *scanner, lo, hi int) { s.scanScore(cl, dense, w, lo, hi, keep, cl.rel) })
 	m := s.mergeScanners(workers, keep)
 	cl.heap = append(cl.heap[:0], m.heap...)

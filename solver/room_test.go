@@ -10,8 +10,8 @@ import (
 
 // TestRoomLevels files random free rooms (none, negative, zero, small,
 // huge) again and again and checks every level's bits against the
-// definition, and that a class's level words hold every node passing
-// fitsFree.
+// definition, that a class's level words hold every node passing
+// fitsFree, and fewer's count of them.
 func TestRoomLevels(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 9))
 	const nodes = 200
@@ -63,9 +63,23 @@ func TestRoomLevels(t *testing.T) {
 		for range 20 {
 			cl := &class{needCPU: max(0, value()), needMem: max(0, value())}
 			cpu, mem := rl.of(cl)
+			inLevels := 0
 			for m := range nodes {
-				if cl.fitsFree(&free[m]) && (cpu[m>>6]&mem[m>>6])&(1<<(m&63)) == 0 {
+				in := (cpu[m>>6]&mem[m>>6])&(1<<(m&63)) != 0
+				if cl.fitsFree(&free[m]) && !in {
 					t.Fatalf("node %d (free %+v) fits class (cpu %d, mem %d) but is not in its levels", m, free[m], cl.needCPU, cl.needMem)
+				}
+				if in {
+					inLevels++
+				}
+			}
+			dense := make([]uint64, (nodes+63)/64)
+			for m := range nodes {
+				dense[m>>6] |= 1 << (m & 63)
+			}
+			for _, limit := range []int{1, inLevels, inLevels + 1, nodes} {
+				if got, want := rl.fewer(cl, dense, limit), inLevels < limit; got != want {
+					t.Fatalf("fewer(limit %d) = %v with %d nodes in the levels", limit, got, inLevels)
 				}
 			}
 		}
