@@ -504,6 +504,71 @@ func (s *Solver) lowerBound(cl *class, prio int32, n index.NodeID, j int) candid
 // victim adds at least the lowest priority in use to the sum.
 func (s *Solver) nodeBound(cl *class, n index.NodeID, j int) nodeKey {
 	d := &cl.demand
+	if len(d.Req) > maxBlockRes {
+		return s.nodeBoundSlow(cl, n, j)
+	}
+	// What the pods below a threshold must free on n, per column (the pod
+	// count first): the demand fits once they are gone when they free at
+	// least that much (fitsAtNode with the node's columns read once).
+	c := s.c
+	nres := len(c.ResNames)
+	var need [maxBlockRes + 1]int64
+	var col [maxBlockRes + 1]int32
+	need[0], col[0] = c.Req[index.ResPods][n]+1-c.Alloc[index.ResPods][n], index.ResPods
+	for i, rv := range d.Req {
+		need[i+1], col[i+1] = c.Req[rv.Res][n]+rv.Val-c.Alloc[rv.Res][n], rv.Res
+	}
+	ncol := len(d.Req) + 1
+	fitsAt := func(k int, sure [][]int64) bool {
+		low := c.Low[k*nres : (k+1)*nres]
+		for i := range ncol {
+			freed := low[col[i]][n]
+			if sure != nil {
+				freed -= sure[col[i]][n]
+			}
+			if freed < need[i] {
+				return false
+			}
+		}
+		return true
+	}
+	var viol int32
+	k := s.firstThreshold(cl)
+	for k <= j && !fitsAt(k, nil) {
+		k++
+	}
+	if sj := s.sureSums(j); k <= j && sj != nil && sj[index.ResPods][n] > 0 {
+		kv := k
+		for kv <= j && !fitsAt(kv, s.sureSums(kv)) {
+			kv++
+		}
+		if kv > j {
+			viol = 1
+		} else {
+			k = kv
+		}
+	}
+	// finishKey, from the deficits above.
+	maxPrio := int32(math.MinInt32)
+	if k > 0 && k <= j {
+		maxPrio = c.LowPrio[k-1]
+	}
+	one := min(k, j)
+	count := need[0]
+	for i := 1; i < ncol; i++ {
+		if deficit := need[i]; deficit > 0 {
+			if m := c.MaxOne[one*nres+int(col[i])][n]; m > 0 {
+				count = max(count, (deficit+m-1)/m)
+			}
+		}
+	}
+	return makeKey(viol, maxPrio, int32(max(1, min(count, math.MaxInt32))))
+}
+
+// nodeBoundSlow is nodeBound for a demand of more columns than it keeps
+// apart.
+func (s *Solver) nodeBoundSlow(cl *class, n index.NodeID, j int) nodeKey {
+	d := &cl.demand
 	fitsAt := func(k int, sure [][]int64) bool { return s.fitsAtNode(d, n, k, sure) }
 	var viol int32
 	k := s.firstThreshold(cl)

@@ -146,7 +146,8 @@ func TestPreemptionChoiceOptimal(t *testing.T) {
 
 // TestBlockKeysMatchNodeBounds checks, at every preemption of random
 // batches (budgets running out meanwhile), each block of the class's
-// feasible set: blockKeys must hold nodeBound's bound of every node, and
+// feasible set: blockKeys must hold nodeBound's bound of every node (the
+// same as nodeBoundSlow's, from fitsAtNode and finishKey), and
 // pop them in keyLess order then by node; plainBound (a refined block's
 // node of a plain class) and plainNodeBound (the others) must equal
 // evalNode's bound and failure bits.
@@ -176,6 +177,9 @@ func TestBlockKeysMatchNodeBounds(t *testing.T) {
 				for w := word; w != 0; w &= w - 1 {
 					o := bits.TrailingZeros64(w)
 					k := s.nodeBound(cl, index.NodeID(b*64+o), j)
+					if slow := s.nodeBoundSlow(cl, index.NodeID(b*64+o), j); slow != k {
+						t.Fatalf("seed %d node %d: nodeBound %+v, from fitsAtNode and finishKey %+v", seed, b*64+o, k, slow)
+					}
 					k.off = int32(o)
 					want = append(want, k)
 					if sj := s.sureSums(j); sj != nil && sj[index.ResPods][b*64+o] > 0 {
