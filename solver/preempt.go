@@ -532,22 +532,7 @@ func (s *Solver) nodeBound(cl *class, n index.NodeID, j int) nodeKey {
 		}
 		return true
 	}
-	var viol int32
-	k := s.firstThreshold(cl)
-	for k <= j && !fitsAt(k, nil) {
-		k++
-	}
-	if sj := s.sureSums(j); k <= j && sj != nil && sj[index.ResPods][n] > 0 {
-		kv := k
-		for kv <= j && !fitsAt(kv, s.sureSums(kv)) {
-			kv++
-		}
-		if kv > j {
-			viol = 1
-		} else {
-			k = kv
-		}
-	}
+	k, viol := s.boundThreshold(cl, n, j, fitsAt)
 	// finishKey, from the deficits above.
 	maxPrio := int32(math.MinInt32)
 	if k > 0 && k <= j {
@@ -569,7 +554,14 @@ func (s *Solver) nodeBound(cl *class, n index.NodeID, j int) nodeKey {
 // apart.
 func (s *Solver) nodeBoundSlow(cl *class, n index.NodeID, j int) nodeKey {
 	d := &cl.demand
-	fitsAt := func(k int, sure [][]int64) bool { return s.fitsAtNode(d, n, k, sure) }
+	k, viol := s.boundThreshold(cl, n, j, func(k int, sure [][]int64) bool { return s.fitsAtNode(d, n, k, sure) })
+	return s.finishKey(cl, n, j, k, viol)
+}
+
+// boundThreshold is nodeBound's first threshold at which node n fits
+// (j+1: none) and whether a violation is certain, given fitsAt (the
+// surely violating pods kept when sure is not nil).
+func (s *Solver) boundThreshold(cl *class, n index.NodeID, j int, fitsAt func(k int, sure [][]int64) bool) (int, int32) {
 	var viol int32
 	k := s.firstThreshold(cl)
 	for k <= j && !fitsAt(k, nil) {
@@ -586,7 +578,7 @@ func (s *Solver) nodeBoundSlow(cl *class, n index.NodeID, j int) nodeKey {
 			k = kv
 		}
 	}
-	return s.finishKey(cl, n, j, k, viol)
+	return k, viol
 }
 
 // fitsAtNode reports whether demand d fits node n once every pod below
