@@ -13,9 +13,9 @@ import (
 // every 64-node word has one), and testing every feasible node's free
 // room was most of a build.
 //
-// cpu[l] holds the nodes whose free cpu is at least cpuLevel(l) (level 0:
-// at least 0, with a pod slot left), mem[l] likewise for memory; a node is
-// in every level up to its own. A class needing c cpu and m memory can fit
+// cpu[l] holds the nodes whose free cpu is at least the level's floor (0
+// for level 0, with a pod slot left; 2^(l-1) above), mem[l] likewise for
+// memory; a node is in every level up to its own. A class needing c cpu and m memory can fit
 // only nodes of cpu[levelOf(c)] and mem[levelOf(m)]: the bits are a
 // superset of the nodes passing class.fitsFree, never fewer.
 type roomLevels struct {
@@ -24,12 +24,9 @@ type roomLevels struct {
 	lvl [][2]int8
 }
 
-// roomLevelCount levels: 0, then 2^(roomShift+1) ... (about 64 cpu cores
-// in millicores, 64 TiB in bytes, past the last level's floor).
-const (
-	roomLevelCount = 48
-	roomShift      = 0
-)
+// roomLevelCount is how many levels there are: the last one's floor, 2^46,
+// is past any cpu in millicores and 64 TiB of memory in bytes.
+const roomLevelCount = 48
 
 // levelOf is the highest level whose floor v reaches (-1: v < 0): level 0
 // for 0, else 1 + floor(log2 v), capped.
@@ -57,7 +54,7 @@ func (r *roomLevels) init(nodes int) {
 
 // set files node n by its free room f.
 func (r *roomLevels) set(n index.NodeID, f nodeFree) {
-	cl, ml := levelOf(f.cpu), levelOf(f.mem)
+	cpuL, memL := levelOf(f.cpu), levelOf(f.mem)
 	cur := &r.lvl[n]
 	w, bit := n>>6, uint64(1)<<(n&63)
 	move := func(levels *[roomLevelCount][]uint64, from, to int) {
@@ -68,13 +65,14 @@ func (r *roomLevels) set(n index.NodeID, f nodeFree) {
 			levels[l][w] |= bit
 		}
 	}
-	move(&r.cpu, int(cur[0]), cl)
-	move(&r.mem, int(cur[1]), ml)
-	cur[0], cur[1] = int8(cl), int8(ml)
+	move(&r.cpu, int(cur[0]), cpuL)
+	move(&r.mem, int(cur[1]), memL)
+	cur[0], cur[1] = int8(cpuL), int8(memL)
 }
 
 // of returns the level bitsets that hold every node with room for class
-// cl: a node of neither word w of cpu nor of mem fails fitsFree.
+// cl: a node missing from either fails fitsFree (requests are never
+// negative: ingest rejects them).
 func (r *roomLevels) of(cl *class) (cpu, mem []uint64) {
 	return r.cpu[max(levelOf(cl.needCPU), 0)], r.mem[max(levelOf(cl.needMem), 0)]
 }
