@@ -456,16 +456,26 @@ func (p *jp) strMap() map[string]string {
 	}
 	m := make(map[string]string, 4)
 	for first := true; ; {
-		k := p.next(&first)
-		if k == nil {
+		k, v, ok := p.strPair(&first)
+		if !ok {
 			return m
 		}
-		if p.peek() != '"' && p.peek() != 'n' {
-			p.fail("expected a string value, found %s", p.describe())
-		}
-		key := p.internBytes(k)
-		m[key] = p.istr()
+		m[k] = v
 	}
+}
+
+// strPair parses the next key and string value (null: "") of the object
+// strMap or labelMap reads, interned; false at its end.
+func (p *jp) strPair(first *bool) (k, v string, ok bool) {
+	kb := p.next(first)
+	if kb == nil {
+		return "", "", false
+	}
+	if p.peek() != '"' && p.peek() != 'n' {
+		p.fail("expected a string value, found %s", p.describe())
+	}
+	k = p.internBytes(kb)
+	return k, p.istr(), true
 }
 
 // labelMap parses metadata.labels like strMap, returning a map shared with
@@ -482,15 +492,10 @@ func (p *jp) labelMap() map[string]string {
 	in := p.in
 	pairs, key := in.pairs[:0], in.lblKey[:0]
 	for first := true; ; {
-		k := p.next(&first)
-		if k == nil {
+		ks, vs, ok := p.strPair(&first)
+		if !ok {
 			break
 		}
-		if p.peek() != '"' && p.peek() != 'n' {
-			p.fail("expected a string value, found %s", p.describe())
-		}
-		ks := p.internBytes(k)
-		vs := p.istr()
 		pairs = append(pairs, ks, vs)
 		key = binary.AppendUvarint(key, uint64(len(ks)))
 		key = append(key, ks...)
