@@ -262,6 +262,9 @@ type preemption struct {
 	victimBuf []index.PodID
 	sample    []candidate
 	refloor   []int32
+	// blockMark marks the blocks refloored in one sync (markNow).
+	blockMark []uint32
+	markNow   uint32
 	// spare holds the states finished classes gave back (newPreState).
 	spare  []*preState
 	pdbBuf []int32
@@ -974,12 +977,22 @@ func (s *Solver) syncCandidates(cl *class, ps *preState, prio int32) {
 		ps.pcursor = len(sv.changed)
 	}
 	if len(refloor) > 0 {
-		// The floors of the blocks not bounded yet may have dropped.
-		slices.Sort(refloor)
-		refloor = slices.Compact(refloor)
+		// The floors of the blocks not bounded yet may have dropped: each
+		// block once, in any order (the block heap's order is total).
+		pr := &s.pre
+		if len(pr.blockMark) < len(dense) {
+			pr.blockMark = make([]uint32, len(dense))
+		}
+		if pr.markNow++; pr.markNow == 0 {
+			clear(pr.blockMark) // wrapped around
+			pr.markNow = 1
+		}
 		j := c.LowIndex(prio)
 		for _, b := range refloor {
-			s.pushBlock(cl, ps, j, int(b))
+			if pr.blockMark[b] != pr.markNow {
+				pr.blockMark[b] = pr.markNow
+				s.pushBlock(cl, ps, j, int(b))
+			}
 		}
 	}
 	s.pre.refloor = refloor
