@@ -217,7 +217,7 @@ func (s *Solver) pushBlock(cl *class, ps *preState, j int, b int) {
 }
 
 // pushBlocks queues every block of the class's feasible set (a build:
-// none is bounded) with the least floor any block may have (see
+// none is bounded but the sample of sampleLeast) with the least floor any block may have (see
 // leastFloor), its real floor found when it reaches the top (see settle):
 // most blocks never do. A plain class's block without a candidate is
 // bounded at once instead, as pushBlock does (the test stops at the first
@@ -228,7 +228,7 @@ func (s *Solver) pushBlocks(cl *class, ps *preState, j int) {
 	var masks [64]uint64
 	for b, word := range cl.g.dense {
 		ps.ver[b]++
-		if word == 0 {
+		if word &^= ps.bounded[b]; word == 0 {
 			continue
 		}
 		if cols != nil && s.plainVerdicts(cols, j, b, word, &masks, true) == 0 {
@@ -740,3 +740,92 @@ func (s *Solver) refloorRefined(ps *preState, top *blockEnt) {
 }
 
 func (ps *preState) isBounded(n index.NodeID) bool { return ps.bounded[n>>6]&(1<<(n&63)) != 0 }
+
+// noLeastSample turns sampleLeast off, as a reference for tests.
+var noLeastSample bool
+
+// sampleLeast is a build's sample (appended to sample) when the class's
+// feasible set has at least sampleSize nodes whose bound is the least any
+// node may have (leastFloor): those of them first in node order, the
+// entries a build's settle pops first. In a cluster full of pods of the
+// lowest priority most nodes have it (a victim of that priority frees
+// enough), and a scan of the blocks in node order, word by word, finds
+// them at a fraction of settle's cost (a floor, a refinement and a heap
+// push per block). The sampled nodes are bounded (the blocks queued after
+// leave them out); with fewer such nodes nothing is kept and it reports
+// false. Plain classes only (see plainCols).
+func (s *Solver) sampleLeast(cl *class, ps *preState, prio int32, j int, sample []candidate) ([]candidate, bool) {
+	cols := s.plainCols(cl, j)
+	k0 := s.firstThreshold(cl)
+	if cols == nil || k0 > j || noLeastSample {
+		return sample, false
+	}
+	least := s.leastFloor(cl, j)
+	key := makeKey(0, least.maxPrio, 1)
+	start := len(sample)
+	for b, word := range cl.g.dense {
+		if word == 0 {
+			continue
+		}
+		for w := s.leastWord(cl, b, word, j, k0); w != 0; w &= w - 1 {
+			n := index.NodeID(b*64 + bits.TrailingZeros64(w))
+			if s.plainVerdict(cols, j, int(n)) != 0 {
+				continue // cannot be: it fits at k0 <= j; be safe
+			}
+			sample = append(sample, s.plainCand(cl, prio, j, n, &key))
+			if len(sample)-start == sampleSize {
+				for _, e := range sample[start:] {
+					ps.bounded[e.node>>6] |= 1 << (e.node & 63)
+					ps.setMask(e.node, 0)
+				}
+				return sample, true
+			}
+		}
+	}
+	return sample[:start], false
+}
+
+// leastWord returns the nodes of word (block b) whose nodeBound for class
+// cl (threshold j) is the least (leastFloor): they fit at the first
+// threshold k0 <= j, with the surely violating pods kept when they count
+// any, and one pod below k0 frees each column's deficit (count 1).
+func (s *Solver) leastWord(cl *class, b int, word uint64, j, k0 int) uint64 {
+	f := s.fitWord(cl, b, word, k0, nil)
+	if f == 0 {
+		return 0
+	}
+	if sj := s.sureSums(j); sj != nil {
+		kept := sj[index.ResPods][b*64:]
+		var pend uint64
+		for w := f; w != 0; w &= w - 1 {
+			if o := bits.TrailingZeros64(w); kept[o] > 0 {
+				pend |= 1 << o
+			}
+		}
+		if pend != 0 {
+			f &^= pend &^ s.fitWord(cl, b, pend, k0, s.sureSums(k0))
+		}
+	}
+	c := s.c
+	d := &cl.demand
+	nres := len(c.ResNames)
+	base := b * 64
+	for w := f; w != 0; w &= w - 1 {
+		o := bits.TrailingZeros64(w)
+		n := base + o
+		ok := c.Req[index.ResPods][n]+1-c.Alloc[index.ResPods][n] <= 1
+		for _, rv := range d.Req {
+			if !ok {
+				break
+			}
+			if deficit := c.Req[rv.Res][n] + rv.Val - c.Alloc[rv.Res][n]; deficit > 0 {
+				m := c.MaxOne[k0*nres+int(rv.Res)][n]
+				ok = m <= 0 || deficit <= m
+			}
+		}
+		if !ok {
+			f &^= 1 << o
+		}
+	}
+	return f
+}

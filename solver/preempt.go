@@ -913,13 +913,16 @@ func (s *Solver) buildCandidates(cl *class, ps *preState, prio int32) {
 	ps.vics = ps.vics[:0]
 	clear(ps.bounded)
 	ps.synced = 0
+	sample := s.pre.sample[:0]
+	least := false // the sample is the first nodes of the least bound
 	if cl.failures > 0 || eagerBounds {
 		s.boundAll(cl, ps, prio)
 	} else {
-		s.pushBlocks(cl, ps, c.LowIndex(prio))
+		j := c.LowIndex(prio)
+		sample, least = s.sampleLeast(cl, ps, prio, j, sample)
+		s.pushBlocks(cl, ps, j)
 	}
-	sample := s.pre.sample[:0]
-	for len(sample) < sampleSize && s.settle(cl, ps, prio) && !ps.heap[0].exact {
+	for !least && len(sample) < sampleSize && s.settle(cl, ps, prio) && !ps.heap[0].exact {
 		sample = append(sample, ps.heap[0])
 		ps.heap.pop()
 	}

@@ -1,0 +1,126 @@
+package solver
+
+import (
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/kplace/kplace/index"
+)
+
+// leastInput is a random preemption batch for sampleLeast: 400 to 800
+// nodes, most of their pods of the lowest priority in use (-5), so that
+// many nodes make room with one of them.
+func leastInput(seed uint64) *index.Input {
+	r := rand.New(rand.NewPCG(seed, 41))
+	in := preemptionInputSized(r, 400+r.IntN(400), 20+r.IntN(20))
+	for i := range in.Pods {
+		if p := &in.Pods[i]; p.NodeName != "" && r.IntN(3) != 0 {
+			p.Priority = -5
+		}
+	}
+	return in
+}
+
+// TestLeastWordMatchesNodeBound checks, at every preemption of random
+// batches and on every block of the class's feasible set, that leastWord
+// keeps exactly the nodes whose nodeBound is the least any node may have
+// (leastFloor with one victim).
+func TestLeastWordMatchesNodeBound(t *testing.T) {
+	defer func(f func(*Solver, *class, int32, candidate)) { checkChoice = f }(checkChoice)
+	least, other := 0, 0
+	for seed := range uint64(12) {
+		checkChoice = func(s *Solver, cl *class, prio int32, _ candidate) {
+			j := s.c.LowIndex(prio)
+			k0 := s.firstThreshold(cl)
+			if j < 0 || k0 > j || s.plainCols(cl, j) == nil {
+				return
+			}
+			want := makeKey(0, s.leastFloor(cl, j).maxPrio, 1)
+			for b, word := range cl.g.dense {
+				got := s.leastWord(cl, b, word, j, k0)
+				if got&^word != 0 {
+					t.Fatalf("seed %d block %d: leastWord %x outside the word %x", seed, b, got, word)
+				}
+				for w := word; w != 0; w &= w - 1 {
+					o := bits.TrailingZeros64(w)
+					n := index.NodeID(b*64 + o)
+					is := s.nodeBound(cl, n, j).rank == want.rank
+					if is != (got>>o&1 == 1) {
+						t.Fatalf("seed %d node %d: nodeBound %+v least %v, leastWord %v", seed, n, s.nodeBound(cl, n, j), is, !is)
+					}
+					if is {
+						least++
+					} else {
+						other++
+					}
+				}
+			}
+		}
+		c, err := index.Build(leastInput(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		Solve(c, Config{Seed: seed})
+	}
+	if least < 10000 || other < 10000 {
+		t.Errorf("%d nodes of the least bound, %d others: the test does not exercise leastWord", least, other)
+	}
+}
+
+// TestSampleLeastMatchesSettle builds, at preemptions of random batches,
+// the class's candidates afresh with sampleLeast and with settle alone
+// (noLeastSample): both must pop the same bounds in the same order, the
+// sampled ones marked alike, and sampleLeast must have made the sample
+// often.
+func TestSampleLeastMatchesSettle(t *testing.T) {
+	defer func(f func(*Solver, *class, int32, candidate)) { checkChoice = f }(checkChoice)
+	defer func(v bool) { noLeastSample = v }(noLeastSample)
+	fast, builds := 0, 0
+	for seed := range uint64(30) {
+		turn := 0
+		checkChoice = func(s *Solver, cl *class, prio int32, _ candidate) {
+			if turn++; turn%2 != 0 || cl.failures > 0 {
+				return
+			}
+			vs := append([]index.PodID(nil), s.pre.vs...)
+			var seqs [2][]candidate
+			for i, off := range []bool{false, true} {
+				noLeastSample = off
+				ps := s.newPreState(len(cl.g.dense))
+				if !off {
+					if _, ok := s.sampleLeast(cl, ps, prio, s.c.LowIndex(prio), nil); ok {
+						fast++
+					}
+					clear(ps.bounded)
+				}
+				s.buildCandidates(cl, ps, prio)
+				for s.settle(cl, ps, prio) {
+					seqs[i] = append(seqs[i], ps.heap[0])
+					ps.heap.pop()
+				}
+				s.releasePre(ps)
+			}
+			noLeastSample = false
+			builds++
+			if !slices.Equal(seqs[0], seqs[1]) {
+				for k := range min(len(seqs[0]), len(seqs[1])) {
+					if seqs[0][k] != seqs[1][k] {
+						t.Fatalf("seed %d: pop %d of %d: sampleLeast %+v, settle %+v", seed, k, len(seqs[1]), seqs[0][k], seqs[1][k])
+					}
+				}
+				t.Fatalf("seed %d: %d pops with sampleLeast, %d with settle", seed, len(seqs[0]), len(seqs[1]))
+			}
+			s.pre.vs = append(s.pre.vs[:0], vs...)
+		}
+		c, err := index.Build(leastInput(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		Solve(c, Config{Seed: seed})
+	}
+	if fast < 30 || builds-fast < 30 {
+		t.Errorf("%d builds, %d sampled by sampleLeast: the test does not exercise both", builds, fast)
+	}
+}
