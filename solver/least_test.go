@@ -124,3 +124,47 @@ func TestSampleLeastMatchesSettle(t *testing.T) {
 		t.Errorf("%d builds, %d sampled by sampleLeast: the test does not exercise both", builds, fast)
 	}
 }
+
+// TestSplitCacheMatchesRecount places random preemption batches with the
+// nodes' PDB splits kept between dry runs and counted afresh for each: the
+// commits and reasons must be the same. At every preemption, each kept
+// split still valid for the preemptor's priority must equal a recount.
+func TestSplitCacheMatchesRecount(t *testing.T) {
+	defer func(e bool) { noSplitCache = e }(noSplitCache)
+	lazyMatchesEager(t, 43, func(eager bool) { noSplitCache = eager })
+
+	defer func(f func(*Solver, *class, int32, candidate)) { checkChoice = f }(checkChoice)
+	hits, violating := 0, 0
+	for seed := range uint64(20) {
+		checkChoice = func(s *Solver, cl *class, prio int32, _ candidate) {
+			if s.pre.splits == nil {
+				return
+			}
+			for n := range s.pre.splits {
+				sp := s.pre.splits[n]
+				if !sp.made || sp.prio != prio || sp.gen != s.c.Gen[n] || sp.pgen != s.pgenOf(index.NodeID(n)) {
+					continue
+				}
+				kept := append([]bool(nil), sp.viol...)
+				vic := lowerSuffix(s.nodePods(index.NodeID(n)), prio)
+				noSplitCache = true
+				fresh, nviol := s.splitOf(index.NodeID(n), prio, vic)
+				noSplitCache = false
+				if !slices.Equal(kept, fresh) || nviol != sp.nviol {
+					t.Fatalf("seed %d node %d: kept split %v (%d), recounted %v (%d)", seed, n, kept, sp.nviol, fresh, nviol)
+				}
+				hits++
+				violating += nviol
+			}
+		}
+		in := preemptionInput(rand.New(rand.NewPCG(seed, 47)))
+		c, err := index.Build(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		Solve(c, Config{Seed: seed})
+	}
+	if hits < 1000 || violating < 100 {
+		t.Errorf("%d kept splits checked, %d violating victims: the test does not exercise the cache", hits, violating)
+	}
+}

@@ -252,10 +252,12 @@ type preemption struct {
 	sure     *sureViol
 	sureInit bool
 
+	// splits keeps each node's latest PDB split (see splitOf).
+	splits []nodeSplit
+
 	// scratch
 	cols      []resCols
 	vs        []index.PodID
-	viol      []bool
 	local     []int32 // per PDB: budget left in one node's evaluation (valid when stamped)
 	stamp     []uint32
 	stampNow  uint32
@@ -673,31 +675,7 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 	d := &cl.demand
 	pr := &s.pre
 	vic := lowerSuffix(s.nodePods(n), prio) // most important first
-	// PDB split: budgets counted down over the node's victims in order.
-	viol := pr.viol[:0]
-	nviol := 0
-	if pd := s.pdbs(); pd != nil && len(pd.allowed) > 0 {
-		pr.stampNow++
-		for i := range vic {
-			v := false
-			if vic[i].npdb > 0 {
-				for _, k := range vic[i].budgets(s) {
-					if pr.stamp[k] != pr.stampNow {
-						pr.stamp[k], pr.local[k] = pr.stampNow, pd.allowed[k]
-					}
-					pr.local[k]--
-					if pr.local[k] < 0 {
-						v = true
-					}
-				}
-			}
-			viol = append(viol, v)
-			if v {
-				nviol++
-			}
-		}
-	}
-	pr.viol = viol
+	viol, nviol := s.splitOf(n, prio, vic)
 	// Slack on the node with every lower-priority pod gone and the
 	// preemptor placed, for the resources the preemptor requests (the only
 	// ones NodeResourcesFit checks). The common case, cpu, memory and at
@@ -777,6 +755,68 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 		}
 	}
 	return out
+}
+
+// nodeSplit is a node's PDB split for the victims of one preemptor
+// priority (see splitOf), as of the node's generation and budget
+// generation.
+type nodeSplit struct {
+	gen, pgen uint32
+	prio      int32
+	made      bool
+	nviol     int
+	viol      []bool
+}
+
+// noSplitCache makes splitOf count every split afresh, as a reference for
+// tests.
+var noSplitCache bool
+
+// splitOf returns the PDB split of node n's victims vic (its pods below
+// prio, most important first): per victim, whether it violates a budget
+// when the budgets are counted down over vic in order, and how many do
+// (none without budgets). The split depends only on the node's pods and
+// the budgets, so it is kept per node until the node or its budget
+// generation changes (pgenOf): a node is mostly dry-run by several
+// classes between two of its changes. The slice is the cache's: read
+// only.
+func (s *Solver) splitOf(n index.NodeID, prio int32, vic []podEnt) ([]bool, int) {
+	pd := s.pdbs()
+	if pd == nil || len(pd.allowed) == 0 {
+		return nil, 0
+	}
+	pr := &s.pre
+	if pr.splits == nil {
+		pr.splits = make([]nodeSplit, s.c.NumNodes())
+	}
+	sp := &pr.splits[n]
+	gen, pgen := s.c.Gen[n], s.pgenOf(n)
+	if sp.made && sp.gen == gen && sp.pgen == pgen && sp.prio == prio && !noSplitCache {
+		return sp.viol, sp.nviol
+	}
+	viol := sp.viol[:0]
+	nviol := 0
+	pr.stampNow++
+	for i := range vic {
+		v := false
+		if vic[i].npdb > 0 {
+			for _, k := range vic[i].budgets(s) {
+				if pr.stamp[k] != pr.stampNow {
+					pr.stamp[k], pr.local[k] = pr.stampNow, pd.allowed[k]
+				}
+				pr.local[k]--
+				if pr.local[k] < 0 {
+					v = true
+				}
+			}
+		}
+		viol = append(viol, v)
+		if v {
+			nviol++
+		}
+	}
+	*sp = nodeSplit{gen: gen, pgen: pgen, prio: prio, made: true, nviol: nviol, viol: viol}
+	return viol, nviol
 }
 
 // preempt tries to make room for pod pid of class cl by evicting
