@@ -746,22 +746,29 @@ var noLeastSample bool
 
 // sampleLeast is a build's sample (appended to sample) when the class's
 // feasible set has at least sampleSize nodes whose bound is the least any
-// node may have (leastFloor): those of them first in node order, the
-// entries a build's settle pops first. In a cluster full of pods of the
-// lowest priority most nodes have it (a victim of that priority frees
-// enough), and a scan of the blocks in node order, word by word, finds
-// them at a fraction of settle's cost (a floor, a refinement and a heap
-// push per block). The sampled nodes are bounded (the blocks queued after
-// leave them out); with fewer such nodes nothing is kept and it reports
-// false. Plain classes only (see plainCols).
+// node may have: those of them first in node order, the entries a build's
+// settle pops first. In a cluster full of pods of the lowest priority most
+// nodes have it (a victim of that priority frees enough), and a scan of the
+// blocks in node order, word by word, finds them at a fraction of settle's
+// cost (a floor, a refinement and a heap push per block). The sampled
+// nodes are bounded (the blocks queued after leave them out); with fewer
+// such nodes nothing is kept and it reports false.
+//
+// The least bound is leastFloor's, one victim at the first threshold
+// nodeBound tries; when that is 0 (nothing needs to go: the class has host
+// ports, or pods lie below the lowest threshold) and no node fits at it, it
+// is one victim at threshold 1. Classes with pod-relative filters are left
+// to settle.
 func (s *Solver) sampleLeast(cl *class, ps *preState, prio int32, j int, sample []candidate) ([]candidate, bool) {
-	cols := s.plainCols(cl, j)
-	k0 := s.firstThreshold(cl)
-	if cols == nil || k0 > j || noLeastSample {
+	if j < 0 || cl.rel != nil && len(cl.rel.deps) > 0 || noLeastSample {
 		return sample, false
 	}
-	least := s.leastFloor(cl, j)
-	key := makeKey(0, least.maxPrio, 1)
+	k0, ok := s.leastThreshold(cl, j)
+	if !ok {
+		return sample, false
+	}
+	cols := s.plainCols(cl, j)
+	key := makeKey(0, s.c.LowPrio[k0-1], 1)
 	start := len(sample)
 	for b, word := range cl.g.dense {
 		if word == 0 {
@@ -769,10 +776,22 @@ func (s *Solver) sampleLeast(cl *class, ps *preState, prio int32, j int, sample 
 		}
 		for w := s.leastWord(cl, b, word, j, k0); w != 0; w &= w - 1 {
 			n := index.NodeID(b*64 + bits.TrailingZeros64(w))
-			if s.plainVerdict(cols, j, int(n)) != 0 {
-				continue // cannot be: it fits at k0 <= j; be safe
+			var cand candidate
+			if cols != nil {
+				if s.plainVerdict(cols, j, int(n)) != 0 {
+					continue // cannot be: it fits at k0 <= j; be safe
+				}
+				cand = s.plainCand(cl, prio, j, n, &key)
+			} else {
+				var mask uint64
+				if cand, mask = s.evalNode(cl, prio, n, false); mask != 0 {
+					continue // a host port held by a pod that stays
+				}
+				if cand.viol != 0 || cand.maxPrio != key.maxPrio() || cand.count != 1 {
+					return sample[:start], false // cannot be (see leastWord); be safe
+				}
 			}
-			sample = append(sample, s.plainCand(cl, prio, j, n, &key))
+			sample = append(sample, cand)
 			if len(sample)-start == sampleSize {
 				for _, e := range sample[start:] {
 					ps.bounded[e.node>>6] |= 1 << (e.node & 63)
@@ -785,10 +804,27 @@ func (s *Solver) sampleLeast(cl *class, ps *preState, prio int32, j int, sample 
 	return sample[:start], false
 }
 
+// leastThreshold returns the threshold k0 <= j of the least bound of class
+// cl's nodes at threshold j (see sampleLeast), or false: the first one
+// nodeBound tries, or 1 when that is 0 and no node fits at 0.
+func (s *Solver) leastThreshold(cl *class, j int) (int, bool) {
+	k0 := s.firstThreshold(cl)
+	if k0 == 0 {
+		for b, word := range cl.g.dense {
+			if word != 0 && s.fitWord(cl, b, word, 0, nil) != 0 {
+				return 0, false // bounds at threshold 0: left to settle
+			}
+		}
+		k0 = 1
+	}
+	return k0, k0 <= j
+}
+
 // leastWord returns the nodes of word (block b) whose nodeBound for class
-// cl (threshold j) is the least (leastFloor): they fit at the first
-// threshold k0 <= j, with the surely violating pods kept when they count
-// any, and one pod below k0 frees each column's deficit (count 1).
+// cl (threshold j) is one victim at threshold k0 <= j, the least bound
+// when no node fits below k0: they fit at k0, with the surely violating
+// pods kept when they count any, and one pod below k0 frees each column's
+// deficit.
 func (s *Solver) leastWord(cl *class, b int, word uint64, j, k0 int) uint64 {
 	f := s.fitWord(cl, b, word, k0, nil)
 	if f == 0 {

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"fmt"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
@@ -9,15 +10,55 @@ import (
 	"github.com/kplace/kplace/index"
 )
 
+// fullInput is a cluster of nodes full of equal pods, most of priority -5
+// (some under a budget), and two deployments of pods of that size, one
+// with host port 9090: each pod makes room by evicting one.
+func fullInput(seed uint64) *index.Input {
+	r := rand.New(rand.NewPCG(seed, 53))
+	var in index.Input
+	for i := range 200 + r.IntN(100) {
+		name := fmt.Sprintf("n%d", i)
+		in.Nodes = append(in.Nodes, makeNode(name).alloc("cpu", 4000).alloc("memory", 8<<30).alloc("pods", 10).obj())
+		for k := range 4 {
+			prio := int32(-5)
+			if r.IntN(4) == 0 {
+				prio = 0
+			}
+			in.Pods = append(in.Pods, makePod(fmt.Sprintf("run%d-%d", i, k)).req("cpu", 1000).req("memory", 2<<30).priority(prio).
+				label("app", fmt.Sprint(r.IntN(3))).started(int64(1000+r.IntN(50))).on(name).obj())
+		}
+	}
+	for d := range 2 {
+		for k := range 30 {
+			b := makePod(fmt.Sprintf("d%d-%d", d, k)).req("cpu", 1000).req("memory", 2<<30).priority(100).created(int64(d))
+			if d == 0 {
+				b.hostPort(9090)
+			}
+			in.Pods = append(in.Pods, b.obj())
+		}
+	}
+	in.PDBs = []index.PDB{{Namespace: "default", Name: "pdb", Selector: &index.LabelSelector{MatchLabels: map[string]string{"app": "0"}}, DisruptionsAllowed: 5}}
+	return &in
+}
+
 // leastInput is a random preemption batch for sampleLeast: 400 to 800
 // nodes, most of their pods of the lowest priority in use (-5), so that
-// many nodes make room with one of them.
+// many nodes make room with one of them; the pending pods of one
+// deployment in four are small and ask for host port 9090 (which no
+// running pod holds).
 func leastInput(seed uint64) *index.Input {
 	r := rand.New(rand.NewPCG(seed, 41))
 	in := preemptionInputSized(r, 400+r.IntN(400), 20+r.IntN(20))
 	for i := range in.Pods {
-		if p := &in.Pods[i]; p.NodeName != "" && r.IntN(3) != 0 {
+		p := &in.Pods[i]
+		switch {
+		case p.NodeName != "" && r.IntN(3) != 0:
 			p.Priority = -5
+		case p.NodeName == "" && p.CreationUnix%4 == 1:
+			// Small, so that one victim makes room on many nodes.
+			p.HostPorts = append(p.HostPorts, index.HostPort{Port: 9090, Protocol: "TCP"})
+			p.Requests = []index.Quantity{{Name: "cpu", Value: 200}, {Name: "memory", Value: 128 << 20}}
+			p.ScoreCPU, p.NonZeroCPU, p.ScoreMemory, p.NonZeroMemory = 200, 200, 128<<20, 128<<20
 		}
 	}
 	return in
@@ -26,18 +67,24 @@ func leastInput(seed uint64) *index.Input {
 // TestLeastWordMatchesNodeBound checks, at every preemption of random
 // batches and on every block of the class's feasible set, that leastWord
 // keeps exactly the nodes whose nodeBound is the least any node may have
-// (leastFloor with one victim).
+// (one victim at leastThreshold), classes with host ports included.
 func TestLeastWordMatchesNodeBound(t *testing.T) {
 	defer func(f func(*Solver, *class, int32, candidate)) { checkChoice = f }(checkChoice)
-	least, other := 0, 0
+	least, other, ported := 0, 0, 0
 	for seed := range uint64(12) {
 		checkChoice = func(s *Solver, cl *class, prio int32, _ candidate) {
 			j := s.c.LowIndex(prio)
-			k0 := s.firstThreshold(cl)
-			if j < 0 || k0 > j || s.plainCols(cl, j) == nil {
+			if j < 0 || cl.rel != nil && len(cl.rel.deps) > 0 {
 				return
 			}
-			want := makeKey(0, s.leastFloor(cl, j).maxPrio, 1)
+			k0, ok := s.leastThreshold(cl, j)
+			if !ok {
+				return
+			}
+			if s.plainCols(cl, j) == nil {
+				ported++
+			}
+			want := makeKey(0, s.c.LowPrio[k0-1], 1)
 			for b, word := range cl.g.dense {
 				got := s.leastWord(cl, b, word, j, k0)
 				if got&^word != 0 {
@@ -58,14 +105,16 @@ func TestLeastWordMatchesNodeBound(t *testing.T) {
 				}
 			}
 		}
-		c, err := index.Build(leastInput(seed))
-		if err != nil {
-			t.Fatal(err)
+		for _, in := range []*index.Input{leastInput(seed), fullInput(seed)} {
+			c, err := index.Build(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			Solve(c, Config{Seed: seed})
 		}
-		Solve(c, Config{Seed: seed})
 	}
-	if least < 10000 || other < 10000 {
-		t.Errorf("%d nodes of the least bound, %d others: the test does not exercise leastWord", least, other)
+	if least < 10000 || other < 10000 || ported < 10 {
+		t.Errorf("%d nodes of the least bound, %d others, %d preemptions of a class with host ports: the test does not exercise leastWord", least, other, ported)
 	}
 }
 
@@ -77,11 +126,11 @@ func TestLeastWordMatchesNodeBound(t *testing.T) {
 func TestSampleLeastMatchesSettle(t *testing.T) {
 	defer func(f func(*Solver, *class, int32, candidate)) { checkChoice = f }(checkChoice)
 	defer func(v bool) { noLeastSample = v }(noLeastSample)
-	fast, builds := 0, 0
+	fast, fastPorts, builds := 0, 0, 0
 	for seed := range uint64(30) {
 		turn := 0
 		checkChoice = func(s *Solver, cl *class, prio int32, _ candidate) {
-			if turn++; turn%2 != 0 || cl.failures > 0 {
+			if turn++; turn%2 != 0 && len(cl.demand.Ports) == 0 || cl.failures > 0 {
 				return
 			}
 			vs := append([]index.PodID(nil), s.pre.vs...)
@@ -92,6 +141,9 @@ func TestSampleLeastMatchesSettle(t *testing.T) {
 				if !off {
 					if _, ok := s.sampleLeast(cl, ps, prio, s.c.LowIndex(prio), nil); ok {
 						fast++
+						if len(cl.demand.Ports) > 0 {
+							fastPorts++
+						}
 					}
 					clear(ps.bounded)
 				}
@@ -114,14 +166,16 @@ func TestSampleLeastMatchesSettle(t *testing.T) {
 			}
 			s.pre.vs = append(s.pre.vs[:0], vs...)
 		}
-		c, err := index.Build(leastInput(seed))
-		if err != nil {
-			t.Fatal(err)
+		for _, in := range []*index.Input{leastInput(seed), fullInput(seed)} {
+			c, err := index.Build(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			Solve(c, Config{Seed: seed})
 		}
-		Solve(c, Config{Seed: seed})
 	}
-	if fast < 30 || builds-fast < 30 {
-		t.Errorf("%d builds, %d sampled by sampleLeast: the test does not exercise both", builds, fast)
+	if fast < 30 || builds-fast < 30 || fastPorts < 30 {
+		t.Errorf("%d builds, %d sampled by sampleLeast (%d with host ports): the test does not exercise both", builds, fast, fastPorts)
 	}
 }
 
