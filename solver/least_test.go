@@ -199,16 +199,21 @@ func TestSplitCacheMatchesRecount(t *testing.T) {
 				if !sp.made || sp.prio != prio || sp.gen != s.c.Gen[n] || sp.pgen != s.pgenOf(index.NodeID(n)) {
 					continue
 				}
-				kept := append([]bool(nil), sp.viol...)
-				vic := lowerSuffix(s.nodePods(index.NodeID(n)), prio)
+				kept := sp
+				kept.viol = slices.Clone(sp.viol)
+				kept.ord, kept.cpu, kept.mem = slices.Clone(sp.ord), slices.Clone(sp.cpu), slices.Clone(sp.mem)
 				noSplitCache = true
-				fresh, nviol := s.splitOf(index.NodeID(n), prio, vic)
+				fresh, vic := s.splitOf(index.NodeID(n), prio)
 				noSplitCache = false
-				if !slices.Equal(kept, fresh) || nviol != sp.nviol {
-					t.Fatalf("seed %d node %d: kept split %v (%d), recounted %v (%d)", seed, n, kept, sp.nviol, fresh, nviol)
+				if !slices.Equal(kept.viol, fresh.viol) || kept.nviol != fresh.nviol || kept.off != fresh.off ||
+					!slices.Equal(kept.ord, fresh.ord) || !slices.Equal(kept.cpu, fresh.cpu) || !slices.Equal(kept.mem, fresh.mem) {
+					t.Fatalf("seed %d node %d: kept split %+v, made again %+v", seed, n, kept, *fresh)
+				}
+				if want := lowerSuffix(s.nodePods(index.NodeID(n)), prio); len(vic) != len(want) || len(vic) > 0 && &vic[0] != &want[0] {
+					t.Fatalf("seed %d node %d: %d victims from the split, %d below priority %d", seed, n, len(vic), len(want), prio)
 				}
 				hits++
-				violating += nviol
+				violating += fresh.nviol
 			}
 		}
 		in := preemptionInput(rand.New(rand.NewPCG(seed, 47)))

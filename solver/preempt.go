@@ -674,8 +674,7 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 	c := s.c
 	d := &cl.demand
 	pr := &s.pre
-	vic := lowerSuffix(s.nodePods(n), prio) // most important first
-	viol, nviol := s.splitOf(n, prio, vic)
+	sp, vic := s.splitOf(n, prio) // most important first
 	// Slack on the node with every lower-priority pod gone and the
 	// preemptor placed, for the resources the preemptor requests (the only
 	// ones NodeResourcesFit checks). The common case, cpu, memory and at
@@ -702,9 +701,31 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 	victims := pr.vs[:0]
 	// Reprieve, most important first: the violating victims first when
 	// only some violate, then the others.
-	split := nviol > 0 && nviol < len(vic)
-	allViol := nviol > 0 && !split
+	split := sp.nviol > 0 && sp.nviol < len(vic)
+	allViol := sp.nviol > 0 && !split
 	ports := d.Ports
+	if fast && xres < 0 && len(ports) == 0 && rc == nil {
+		// The common case: cpu and memory only, from the split's columns
+		// in reprieve order; the entries are read for the victims alone.
+		for k, i := range sp.ord {
+			if c, m := sp.cpu[k], sp.mem[k]; slackPods >= 1 && c <= sCPU && m <= sMem {
+				slackPods--
+				if hasCPU {
+					sCPU -= c
+				}
+				if hasMem {
+					sMem -= m
+				}
+				continue
+			}
+			victims = append(victims, vic[i].pod)
+			out.add(&vic[i], allViol || split && sp.viol[i])
+		}
+		out.count = int32(len(victims))
+		pr.vs = victims
+		return out
+	}
+	viol := sp.viol
 	for pass := 0; pass < 2; pass++ {
 		for i := range vic {
 			e := &vic[i]
@@ -757,66 +778,85 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 	return out
 }
 
-// nodeSplit is a node's PDB split for the victims of one preemptor
-// priority (see splitOf), as of the node's generation and budget
-// generation.
+// nodeSplit is a node's victims for one preemptor priority in reprieve
+// order (see splitOf), as of the node's generation and budget generation.
 type nodeSplit struct {
 	gen, pgen uint32
 	prio      int32
 	made      bool
-	nviol     int
-	viol      []bool
+	off       int // the victims' offset in the node's list (nodePods)
+	// viol marks the victims whose eviction violates a budget (empty
+	// without budgets), nviol counts them.
+	viol  []bool
+	nviol int
+	// ord lists the victims in reprieve order, most important first but
+	// the violating ones before the others when only some violate, by
+	// index in the victims; cpu and mem are their requests, in that
+	// order, for selectVictims' common case.
+	ord      []int32
+	cpu, mem []int64
 }
 
-// noSplitCache makes splitOf count every split afresh, as a reference for
+// noSplitCache makes splitOf make every split afresh, as a reference for
 // tests.
 var noSplitCache bool
 
-// splitOf returns the PDB split of node n's victims vic (its pods below
-// prio, most important first): per victim, whether it violates a budget
-// when the budgets are counted down over vic in order, and how many do
-// (none without budgets). The split depends only on the node's pods and
+// splitOf returns node n's pods below prio (most important first) and
+// their split: the PDB split, the budgets counted down over them in order,
+// and the reprieve order it makes. It depends only on the node's pods and
 // the budgets, so it is kept per node until the node or its budget
-// generation changes (pgenOf): a node is mostly dry-run by several
-// classes between two of its changes. The slice is the cache's: read
-// only.
-func (s *Solver) splitOf(n index.NodeID, prio int32, vic []podEnt) ([]bool, int) {
-	pd := s.pdbs()
-	if pd == nil || len(pd.allowed) == 0 {
-		return nil, 0
-	}
+// generation changes (pgenOf): a node is mostly dry-run by several classes
+// between two of its changes. The split is the cache's: read only.
+func (s *Solver) splitOf(n index.NodeID, prio int32) (*nodeSplit, []podEnt) {
 	pr := &s.pre
 	if pr.splits == nil {
 		pr.splits = make([]nodeSplit, s.c.NumNodes())
 	}
 	sp := &pr.splits[n]
+	ents := s.nodePods(n)
 	gen, pgen := s.c.Gen[n], s.pgenOf(n)
 	if sp.made && sp.gen == gen && sp.pgen == pgen && sp.prio == prio && !noSplitCache {
-		return sp.viol, sp.nviol
+		return sp, ents[sp.off:]
 	}
-	viol := sp.viol[:0]
+	vic := lowerSuffix(ents, prio)
+	viol := slices.Grow(sp.viol[:0], len(vic))
 	nviol := 0
-	pr.stampNow++
-	for i := range vic {
-		v := false
-		if vic[i].npdb > 0 {
-			for _, k := range vic[i].budgets(s) {
-				if pr.stamp[k] != pr.stampNow {
-					pr.stamp[k], pr.local[k] = pr.stampNow, pd.allowed[k]
-				}
-				pr.local[k]--
-				if pr.local[k] < 0 {
-					v = true
+	if pd := s.pdbs(); pd != nil && len(pd.allowed) > 0 {
+		pr.stampNow++
+		for i := range vic {
+			v := false
+			if vic[i].npdb > 0 {
+				for _, k := range vic[i].budgets(s) {
+					if pr.stamp[k] != pr.stampNow {
+						pr.stamp[k], pr.local[k] = pr.stampNow, pd.allowed[k]
+					}
+					pr.local[k]--
+					if pr.local[k] < 0 {
+						v = true
+					}
 				}
 			}
-		}
-		viol = append(viol, v)
-		if v {
-			nviol++
+			viol = append(viol, v)
+			if v {
+				nviol++
+			}
 		}
 	}
-	*sp = nodeSplit{gen: gen, pgen: pgen, prio: prio, made: true, nviol: nviol, viol: viol}
-	return viol, nviol
+	ord, cpu, mem := slices.Grow(sp.ord[:0], len(vic)), slices.Grow(sp.cpu[:0], len(vic)), slices.Grow(sp.mem[:0], len(vic))
+	split := nviol > 0 && nviol < len(vic)
+	for pass := 0; pass < 2; pass++ {
+		for i := range vic {
+			if split && viol[i] != (pass == 0) {
+				continue
+			}
+			ord, cpu, mem = append(ord, int32(i)), append(cpu, vic[i].cpu), append(mem, vic[i].mem)
+		}
+		if !split {
+			break
+		}
+	}
+	*sp = nodeSplit{gen: gen, pgen: pgen, prio: prio, made: true, off: len(ents) - len(vic), viol: viol, nviol: nviol, ord: ord, cpu: cpu, mem: mem}
+	return sp, vic
 }
 
 // preempt tries to make room for pod pid of class cl by evicting
