@@ -66,7 +66,7 @@ func (s *Solver) build(cl *class) {
 		s.parkAll(cl, workers)
 		return
 	}
-	if len(workers) > 1 && s.room.fewer(cl, dense, minParallelNodes) {
+	if len(workers) > 1 && s.room.fewer(cl, dense, 0, minParallelNodes) {
 		workers = workers[:1] // the scan's work is the nodes with room: not worth the goroutines
 	}
 	s.parallel(workers, dense, func(w *scanner, lo, hi int) { s.scanScore(cl, dense, w, lo, hi, keep, cl.rel) })
@@ -285,7 +285,8 @@ func scoreTable(buf []int64, top, maxRaw, weight int64, reverse bool) []int64 {
 // feasible nodes that the class fits on now (0 where there is none),
 // testing the compact free columns first. The scan ends once both reach
 // the group's tops, usually within the first words; when not (a crowded
-// cluster, where few nodes fit), the rest is scanned on every processor.
+// cluster, where few nodes fit), the rest is scanned on every processor,
+// unless fewer than minParallelNodes of its nodes have room.
 func (s *Solver) fittingMax(cl *class) (tt, na int64) {
 	g := cl.g
 	head := min(len(g.dense), fittingMaxHead)
@@ -295,6 +296,9 @@ func (s *Solver) fittingMax(cl *class) (tt, na int64) {
 	}
 	rest := g.dense[head:]
 	ws := s.scanners(64 * len(rest))
+	if len(ws) > 1 && s.room.fewer(cl, g.dense, head, minParallelNodes) {
+		ws = ws[:1] // few nodes with room: not worth the goroutines
+	}
 	s.parallel(ws, rest, func(w *scanner, lo, hi int) {
 		t, a := s.fittingMaxIn(cl, head+lo, head+hi, bt, bn)
 		w.ttMax, w.naMax = int64(t), int64(a)

@@ -77,13 +77,13 @@ func (r *roomLevels) of(cl *class) (cpu, mem []uint64) {
 	return r.cpu[max(levelOf(cl.needCPU), 0)], r.mem[max(levelOf(cl.needMem), 0)]
 }
 
-// fewer reports whether fewer than limit nodes of dense may have room for
-// class cl.
-func (r *roomLevels) fewer(cl *class, dense []uint64, limit int) bool {
+// fewer reports whether fewer than limit nodes of dense from word from on
+// may have room for class cl.
+func (r *roomLevels) fewer(cl *class, dense []uint64, from, limit int) bool {
 	cpu, mem := r.of(cl)
 	n := 0
-	for w, word := range dense {
-		if n += bits.OnesCount64(word & cpu[w] & mem[w]); n >= limit {
+	for w := from; w < len(dense); w++ {
+		if n += bits.OnesCount64(dense[w] & cpu[w] & mem[w]); n >= limit {
 			return false
 		}
 	}

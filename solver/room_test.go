@@ -78,8 +78,20 @@ func TestRoomLevels(t *testing.T) {
 				dense[m>>6] |= 1 << (m & 63)
 			}
 			for _, limit := range []int{1, inLevels, inLevels + 1, nodes} {
-				if got, want := rl.fewer(cl, dense, limit), inLevels < limit; got != want {
+				if got, want := rl.fewer(cl, dense, 0, limit), inLevels < limit; got != want {
 					t.Fatalf("fewer(limit %d) = %v with %d nodes in the levels", limit, got, inLevels)
+				}
+			}
+			// From the second word on: the nodes of the first left out.
+			from, inFrom := min(1, len(dense)), 0
+			for m := 64 * from; m < nodes; m++ {
+				if (cpu[m>>6]&mem[m>>6])&(1<<(m&63)) != 0 {
+					inFrom++
+				}
+			}
+			for _, limit := range []int{1, inFrom, inFrom + 1} {
+				if got, want := rl.fewer(cl, dense, from, limit), inFrom < limit; got != want {
+					t.Fatalf("fewer(from %d, limit %d) = %v with %d nodes in the levels from there", from, limit, got, inFrom)
 				}
 			}
 		}
