@@ -414,6 +414,14 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 	dense := cl.g.dense
 	j := s.c.LowIndex(prio)
 	cols := s.plainCols(cl, j)
+	// The least bound (one victim at the first threshold) and the next one
+	// (two victims there), for scanLeast; none when not plain.
+	var least, next nodeKey
+	k0 := s.firstThreshold(cl)
+	scan := cols != nil && k0 >= 1 && k0 <= j && !noLeastSample
+	if scan {
+		least, next = makeKey(0, s.c.LowPrio[k0-1], 1), makeKey(0, s.c.LowPrio[k0-1], 2)
+	}
 	for {
 		for len(ps.heap) > 0 && (ps.heap[0].gen != gen[ps.heap[0].node] || ps.heap[0].pgen != s.pgenOf(ps.heap[0].node)) {
 			ps.heap.pop() // stale: sync pushed the node's fresh bound
@@ -432,6 +440,10 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 		}
 		top := &ps.blocks[0]
 		b := int(top.block)
+		if scan && top.keys < 0 && top.floor.viol == 0 && top.floor.maxPrio == least.maxPrio() && top.floor.count == 1 {
+			s.scanLeast(cl, ps, prio, j, k0, cols, top, &least, &next)
+			continue
+		}
 		if top.lazy {
 			// Its real floor, at least the least one it had.
 			top.lazy = false
@@ -482,6 +494,37 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 			ps.heap.push(cand)
 		}
 	}
+}
+
+// scanLeast bounds, for settle, the nodes of top's block (the heap's top,
+// not refined) whose bound is the least (key least: one victim at
+// threshold k0, see leastWord) into the class heap at once, and floors
+// the block's other nodes at the next bound (next: two victims there), as
+// sampleLeast does for a build: a word's test finds them for a fraction
+// of the floor, refinement and node bounds settle spends on them.
+func (s *Solver) scanLeast(cl *class, ps *preState, prio int32, j, k0 int, cols []resCols, top *blockEnt, least, next *nodeKey) {
+	b := int(top.block)
+	word := cl.g.dense[b] &^ ps.bounded[b]
+	found := s.leastWord(cl, b, word, j, k0)
+	for w := found; w != 0; w &= w - 1 {
+		n := index.NodeID(b*64 + bits.TrailingZeros64(w))
+		ps.bounded[b] |= 1 << (n & 63)
+		m := s.plainVerdict(cols, j, int(n)) // 0: it fits at k0 <= j
+		ps.setMask(n, m)
+		if m == 0 {
+			ps.heap.push(s.plainCand(cl, prio, j, n, least))
+		}
+	}
+	rest := word &^ found
+	if rest == 0 {
+		ps.ver[b]++
+		ps.blocks.pop()
+		return
+	}
+	top.floor = candidate{viol: next.viol(), maxPrio: next.maxPrio(), count: next.count(), sum: next.sum(s.minPrio),
+		node: index.NodeID(b*64 + bits.TrailingZeros64(rest))}
+	top.lazy, top.loose = false, 0
+	ps.blocks.fixTop()
 }
 
 // keyAbove reports whether bound a is above floor f on the first four
