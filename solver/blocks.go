@@ -222,8 +222,7 @@ func (s *Solver) pushBlock(cl *class, ps *preState, j int, b int) {
 // most blocks never do. A plain class's block without a candidate is
 // bounded at once instead, as pushBlock does (the test stops at the first
 // candidate, usually early).
-func (s *Solver) pushBlocks(cl *class, ps *preState, j int) {
-	least := s.leastFloor(cl, j)
+func (s *Solver) pushBlocks(cl *class, ps *preState, j int, least candidate) {
 	cols := s.plainCols(cl, j)
 	var masks [64]uint64
 	for b, word := range cl.g.dense {
@@ -445,9 +444,11 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 			continue
 		}
 		if top.lazy {
-			// Its real floor, at least the least one it had.
+			// Its real floor, or the one it had when higher (both hold).
 			top.lazy = false
-			top.floor = s.blockFloor(cl, b, dense[b]&^ps.bounded[b], j)
+			if f := s.blockFloor(cl, b, dense[b]&^ps.bounded[b], j); betterCand(&top.floor, &f) {
+				top.floor = f
+			}
 			ps.blocks.fixTop()
 			continue
 		}
@@ -794,21 +795,25 @@ var noLeastSample bool
 // nodes have it (a victim of that priority frees enough), and a scan of the
 // blocks in node order, word by word, finds them at a fraction of settle's
 // cost (a floor, a refinement and a heap push per block). The sampled
-// nodes are bounded (the blocks queued after leave them out); with fewer
-// such nodes nothing is kept and it reports false.
+// nodes are bounded (the blocks queued after leave them out). With fewer
+// such nodes it reports false, and those it found, every one, are bounded
+// into the class heap for settle to sample. floor is the least bound the
+// nodes not bounded may have (for pushBlocks): the least one, or the next
+// after a complete scan.
 //
 // The least bound is leastFloor's, one victim at the first threshold
 // nodeBound tries; when that is 0 (nothing needs to go: the class has host
 // ports, or pods lie below the lowest threshold) and no node fits at it, it
 // is one victim at threshold 1. Classes with pod-relative filters are left
 // to settle.
-func (s *Solver) sampleLeast(cl *class, ps *preState, prio int32, j int, sample []candidate) ([]candidate, bool) {
+func (s *Solver) sampleLeast(cl *class, ps *preState, prio int32, j int, sample []candidate) ([]candidate, bool, candidate) {
+	floor := s.leastFloor(cl, j)
 	if j < 0 || cl.rel != nil && len(cl.rel.deps) > 0 || noLeastSample {
-		return sample, false
+		return sample, false, floor
 	}
 	k0, ok := s.leastThreshold(cl, j)
 	if !ok {
-		return sample, false
+		return sample, false, floor
 	}
 	cols := s.plainCols(cl, j)
 	key := makeKey(0, s.c.LowPrio[k0-1], 1)
@@ -831,20 +836,33 @@ func (s *Solver) sampleLeast(cl *class, ps *preState, prio int32, j int, sample 
 					continue // a host port held by a pod that stays
 				}
 				if cand.viol != 0 || cand.maxPrio != key.maxPrio() || cand.count != 1 {
-					return sample[:start], false // cannot be (see leastWord); be safe
+					return sample[:start], false, floor // cannot be (see leastWord); be safe
 				}
 			}
 			sample = append(sample, cand)
 			if len(sample)-start == sampleSize {
-				for _, e := range sample[start:] {
-					ps.bounded[e.node>>6] |= 1 << (e.node & 63)
-					ps.setMask(e.node, 0)
-				}
-				return sample, true
+				break
 			}
 		}
+		if len(sample)-start == sampleSize {
+			break
+		}
 	}
-	return sample[:start], false
+	for _, e := range sample[start:] {
+		ps.bounded[e.node>>6] |= 1 << (e.node & 63)
+		ps.setMask(e.node, 0)
+	}
+	if len(sample)-start == sampleSize {
+		return sample, true, floor
+	}
+	// Every node of the least bound is found: bounded into the heap, where
+	// settle takes them first; the others' bounds are the next one at least.
+	for _, e := range sample[start:] {
+		ps.heap.push(e)
+	}
+	next := makeKey(0, key.maxPrio(), 2)
+	floor = candidate{viol: next.viol(), maxPrio: next.maxPrio(), count: next.count(), sum: next.sum(s.minPrio)}
+	return sample[:start], false, floor
 }
 
 // leastThreshold returns the threshold k0 <= j of the least bound of class

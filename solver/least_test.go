@@ -139,13 +139,14 @@ func TestSampleLeastMatchesSettle(t *testing.T) {
 				noLeastSample = off
 				ps := s.newPreState(len(cl.g.dense))
 				if !off {
-					if _, ok := s.sampleLeast(cl, ps, prio, s.c.LowIndex(prio), nil); ok {
+					if _, ok, _ := s.sampleLeast(cl, ps, prio, s.c.LowIndex(prio), nil); ok {
 						fast++
 						if len(cl.demand.Ports) > 0 {
 							fastPorts++
 						}
 					}
 					clear(ps.bounded)
+					ps.heap = ps.heap[:0]
 				}
 				s.buildCandidates(cl, ps, prio)
 				for s.settle(cl, ps, prio) {

@@ -999,8 +999,9 @@ func (s *Solver) buildCandidates(cl *class, ps *preState, prio int32) {
 		s.boundAll(cl, ps, prio)
 	} else {
 		j := c.LowIndex(prio)
-		sample, least = s.sampleLeast(cl, ps, prio, j, sample)
-		s.pushBlocks(cl, ps, j)
+		var floor candidate
+		sample, least, floor = s.sampleLeast(cl, ps, prio, j, sample)
+		s.pushBlocks(cl, ps, j, floor)
 	}
 	for !least && len(sample) < sampleSize && s.settle(cl, ps, prio) && !ps.heap[0].exact {
 		sample = append(sample, ps.heap[0])
