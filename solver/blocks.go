@@ -197,23 +197,18 @@ func (h blockHeap) fixTop() {
 }
 
 // pushBlock queues the nodes of block b of the class's feasible set not
-// bounded yet, with their floor (replacing the block's former entry). A
-// plain class's block without a candidate is bounded at once instead:
-// finding that out visits every node of it, as its floor would.
+// bounded yet (replacing the block's former entry) with the least floor,
+// its own found when it reaches the top (see pushBlocks): a sync's changed
+// blocks mostly lie below the entries of the least bound in the heap.
 func (s *Solver) pushBlock(cl *class, ps *preState, j int, b int) {
 	ps.ver[b]++
 	word := cl.g.dense[b] &^ ps.bounded[b]
 	if word == 0 {
 		return
 	}
-	if cols := s.plainCols(cl, j); cols != nil {
-		var masks [64]uint64
-		if s.plainVerdicts(cols, j, b, word, &masks, true) == 0 {
-			s.setMasks(ps, b, word, &masks)
-			return
-		}
-	}
-	ps.blocks.push(blockEnt{floor: s.blockFloor(cl, b, word, j), block: int32(b), ver: ps.ver[b], keys: -1})
+	least := s.leastFloor(cl, j)
+	least.node = index.NodeID(b*64 + bits.TrailingZeros64(word))
+	ps.blocks.push(blockEnt{floor: least, block: int32(b), ver: ps.ver[b], keys: -1, lazy: true})
 }
 
 // pushBlocks queues every block of the class's feasible set (a build:
