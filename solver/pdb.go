@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/kplace/kplace/index"
+	"k8s.io/apimachinery/pkg/api/validate/content"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -114,8 +115,14 @@ func newPDBIndex(pdbs []index.PDB) *pdbState {
 	pd := &pdbState{pdbs: pdbs, byLabel: map[pdbLabel][]int32{}, scan: map[string][]int32{}, ofPod: map[index.PodID][]int32{}}
 	pd.sels = make([]labels.Selector, len(pdbs))
 	inRanges(len(pdbs), func(lo, hi int) {
+		keys := map[string]bool{} // label key -> valid
 		for i := lo; i < hi; i++ {
-			if ls := pdbs[i].Selector; ls != nil && (len(ls.MatchLabels) > 0 || len(ls.MatchExpressions) > 0) {
+			ls := pdbs[i].Selector
+			switch {
+			case ls == nil || len(ls.MatchLabels) == 0 && len(ls.MatchExpressions) == 0:
+			case len(ls.MatchLabels) == 1 && len(ls.MatchExpressions) == 0:
+				pd.sels[i] = singleSelector(ls.MatchLabels, keys)
+			default:
 				pd.sels[i] = selectorOf(ls)
 			}
 		}
@@ -152,6 +159,48 @@ func selectorOf(ls *index.LabelSelector) labels.Selector {
 		return nil
 	}
 	return sel
+}
+
+// singleSelector is selectorOf for a selector of one matchLabels pair,
+// the common budget, without apimachinery's regular expressions: the key
+// checked once per distinct key (keys caches content.IsLabelKey's
+// verdicts), the value by validLabelValue.
+func singleSelector(ml map[string]string, keys map[string]bool) labels.Selector {
+	for k, v := range ml {
+		ok, seen := keys[k]
+		if !seen {
+			ok = len(content.IsLabelKey(k)) == 0
+			keys[k] = ok
+		}
+		if !ok || !validLabelValue(v) {
+			return nil
+		}
+		return labels.SelectorFromValidatedSet(labels.Set{k: v})
+	}
+	return nil
+}
+
+// validLabelValue reports what apimachinery's validation.IsValidLabelValue
+// reports, without its regular expression: at most 63 bytes, empty or
+// alphanumerics, '-', '_' and '.' that begin and end with an alphanumeric
+// (FuzzValidLabelValue checks them against each other).
+func validLabelValue(v string) bool {
+	if len(v) > 63 {
+		return false
+	}
+	if v == "" {
+		return true
+	}
+	alnum := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
+	if !alnum(v[0]) || !alnum(v[len(v)-1]) {
+		return false
+	}
+	for i := 1; i < len(v)-1; i++ {
+		if c := v[i]; !alnum(c) && c != '-' && c != '_' && c != '.' {
+			return false
+		}
+	}
+	return true
 }
 
 // specAllowed is the disruption controller's disruptionsAllowed from a

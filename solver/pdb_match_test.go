@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kplace/kplace/index"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // TestPDBMatch checks the budgets found through anchor labels against
@@ -145,5 +147,54 @@ func TestBudgetMemo(t *testing.T) {
 			}
 			p++
 		}
+	}
+}
+
+// FuzzValidLabelValue checks validLabelValue against apimachinery's
+// validation.IsValidLabelValue, which selectorOf applies.
+func FuzzValidLabelValue(f *testing.F) {
+	for _, v := range []string{"", "a", "A9", "a-b", "a.b_c", "-a", "a-", "_a", "a_", ".", "a b", "a\n", "ä", "aä", "a/b",
+		strings.Repeat("a", 63), strings.Repeat("a", 64), "a" + strings.Repeat("-", 61) + "b"} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		if got, want := validLabelValue(v), len(validation.IsValidLabelValue(v)) == 0; got != want {
+			t.Fatalf("validLabelValue(%q) = %v, apimachinery %v", v, got, want)
+		}
+	})
+}
+
+// TestSingleSelectorMatchesApimachinery checks singleSelector against
+// selectorOf (apimachinery's conversion) on valid and invalid keys and
+// values: the same verdict, the same selector.
+func TestSingleSelectorMatchesApimachinery(t *testing.T) {
+	keys := []string{"app", "App.v2", "example.com/app", "a/b/c", "/app", "app/", "-app", "app-", "EXAMPLE.com/app", "ex_ample.com/app",
+		strings.Repeat("k", 63), strings.Repeat("k", 64), strings.Repeat("d", 254) + "/k", "ä"}
+	vals := []string{"", "web", "web-1", "web_1.x", "-web", "web-", "w b", strings.Repeat("v", 63), strings.Repeat("v", 64), "ü"}
+	valid := 0
+	cache := map[string]bool{}
+	for _, k := range keys {
+		for _, v := range vals {
+			ml := map[string]string{k: v}
+			got, want := singleSelector(ml, cache), selectorOf(&index.LabelSelector{MatchLabels: ml})
+			if (got == nil) != (want == nil) {
+				t.Fatalf("{%q: %q}: singleSelector %v, apimachinery %v", k, v, got, want)
+			}
+			if got == nil {
+				continue
+			}
+			valid++
+			if got.String() != want.String() {
+				t.Fatalf("{%q: %q}: singleSelector %q, apimachinery %q", k, v, got, want)
+			}
+			for _, set := range []labels.Set{{k: v}, {k: v + "x"}, {"other": v}, {k: v, "other": "y"}} {
+				if got.Matches(set) != want.Matches(set) {
+					t.Fatalf("{%q: %q} on %v: singleSelector %v, apimachinery %v", k, v, set, got.Matches(set), want.Matches(set))
+				}
+			}
+		}
+	}
+	if valid < 20 || valid == len(keys)*len(vals) {
+		t.Errorf("%d of %d selectors valid: the cases do not cover both verdicts", valid, len(keys)*len(vals))
 	}
 }
