@@ -228,3 +228,42 @@ func TestSplitCacheMatchesRecount(t *testing.T) {
 		t.Errorf("%d kept splits checked, %d violating victims: the test does not exercise the cache", hits, violating)
 	}
 }
+
+// TestSureFromEntBudgets makes the sure-violation state of random
+// preemption batches from the budgets makeEnts keeps and from every bound
+// pod's entry: the same pods per budget, in the same order, the same
+// most per node.
+func TestSureFromEntBudgets(t *testing.T) {
+	defer func(v bool) { noEntBudgets = v }(noEntBudgets)
+	pods := 0
+	for seed := range uint64(20) {
+		var states [2]*sureViol
+		for i, off := range []bool{false, true} {
+			noEntBudgets = off
+			in := preemptionInput(rand.New(rand.NewPCG(seed, 59)))
+			c, err := index.Build(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := newSolver(c, Config{Seed: seed})
+			s.initSure()
+			states[i] = s.pre.sure
+		}
+		a, b := states[0], states[1]
+		if a == nil || b == nil {
+			if a != b {
+				t.Fatalf("seed %d: a state from one, none from the other", seed)
+			}
+			continue
+		}
+		if !slices.EqualFunc(a.podsOf, b.podsOf, slices.Equal) || !slices.Equal(a.maxOn, b.maxOn) {
+			t.Fatalf("seed %d: pods per budget differ:\n%v\n%v", seed, a.podsOf, b.podsOf)
+		}
+		for _, l := range a.podsOf {
+			pods += len(l)
+		}
+	}
+	if pods < 500 {
+		t.Errorf("%d pods under budgets not exhausted: the test does not exercise the lists", pods)
+	}
+}

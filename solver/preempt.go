@@ -246,6 +246,10 @@ type preemption struct {
 	// see entOf.
 	ents    []podEnt
 	entDone []bool
+	// entBudgets holds, per makeEnts worker, the budgets of the pods its
+	// entries were made for, in pod order (nil when it left some pod to
+	// entOf); initSure takes them.
+	entBudgets [][]podBudget
 
 	// sure counts the pods whose eviction surely violates a budget, for
 	// the bounds (see sureviol.go); made on the first preemption.

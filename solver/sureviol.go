@@ -58,36 +58,41 @@ func (s *Solver) initSure() {
 	if pd == nil || len(c.LowPrio) == 0 {
 		return
 	}
-	// podsOf in one array: counted, then filled.
-	sv := &sureViol{podsOf: make([][]index.PodID, len(pd.allowed))}
+	// podsOf in one array: counted, then filled, from the budgets makeEnts
+	// kept (in pod order) or else from every bound pod's entry.
+	sv := &sureViol{}
 	count := make([]int32, len(pd.allowed))
-	for pass := 0; pass < 2; pass++ {
+	var parts [][]podBudget
+	if pr.ents == nil {
+		s.makeEnts(!noEntBudgets)
+		parts, pr.entBudgets = pr.entBudgets, nil
+	}
+	if parts != nil {
+		for _, part := range parts {
+			for _, pb := range part {
+				count[pb.budget]++
+			}
+		}
+		sv.podsOf = flatLists(count)
+		for _, part := range parts {
+			for _, pb := range part {
+				sv.podsOf[pb.budget] = append(sv.podsOf[pb.budget], pb.pod)
+			}
+		}
+	} else {
 		for q := range c.Pods {
-			if c.PodNode[q] == index.NoNode {
-				continue
-			}
-			e := s.entOf(index.PodID(q))
-			if e.npdb == 0 {
-				continue
-			}
-			for _, k := range e.budgets(s) {
-				if pass == 0 {
+			if c.PodNode[q] != index.NoNode {
+				for _, k := range s.podBudgets(index.PodID(q)) {
 					count[k]++
-				} else {
-					sv.podsOf[k] = append(sv.podsOf[k], index.PodID(q))
 				}
 			}
 		}
-		if pass == 0 {
-			var total int32
-			for _, n := range count {
-				total += n
-			}
-			flat := make([]index.PodID, total)
-			off := int32(0)
-			for k := range sv.podsOf {
-				sv.podsOf[k] = flat[off : off : off+count[k]]
-				off += count[k]
+		sv.podsOf = flatLists(count)
+		for q := range c.Pods {
+			if c.PodNode[q] != index.NoNode {
+				for _, k := range s.podBudgets(index.PodID(q)) {
+					sv.podsOf[k] = append(sv.podsOf[k], index.PodID(q))
+				}
 			}
 		}
 	}
@@ -103,6 +108,27 @@ func (s *Solver) initSure() {
 			s.exhausted(int32(k))
 		}
 	}
+}
+
+// noEntBudgets makes initSure read every bound pod's budgets from its
+// entry, as a reference for tests.
+var noEntBudgets bool
+
+// flatLists returns empty lists with room for count[k] entries each, in
+// one array.
+func flatLists(count []int32) [][]index.PodID {
+	var total int32
+	for _, n := range count {
+		total += n
+	}
+	flat := make([]index.PodID, total)
+	lists := make([][]index.PodID, len(count))
+	off := int32(0)
+	for k, n := range count {
+		lists[k] = flat[off : off : off+n]
+		off += n
+	}
+	return lists
 }
 
 // exhausted counts the bound pods of budget k, which has no disruption

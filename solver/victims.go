@@ -3,6 +3,7 @@ package solver
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/kplace/kplace/index"
 )
@@ -168,7 +169,7 @@ func insertEnt(ents []podEnt, e podEnt) []podEnt {
 func (s *Solver) entOf(q index.PodID) podEnt {
 	pr := &s.pre
 	if pr.ents == nil {
-		s.makeEnts()
+		s.makeEnts(false)
 	}
 	if !pr.entDone[q] {
 		var buf []int32
@@ -179,27 +180,56 @@ func (s *Solver) entOf(q index.PodID) podEnt {
 	return pr.ents[q]
 }
 
-// makeEnts makes the entries of the pods bound now, in parallel.
-func (s *Solver) makeEnts() {
+// makeEnts makes the entries of the pods bound now, in parallel; with
+// keep, it also keeps their budgets in pod order for initSure
+// (entBudgets), unless it leaves some bound pod to entOf.
+func (s *Solver) makeEnts(keep bool) {
 	c := s.c
 	pr := &s.pre
 	pr.ents = make([]podEnt, len(c.Pods))
 	pr.entDone = make([]bool, len(c.Pods))
 	s.pdbs() // built before the workers read it
-	inRanges(len(c.Pods), func(lo, hi int) {
-		var buf []int32
-		var memo budgetMemo
-		for q := lo; q < hi; q++ {
-			if c.PodNode[q] == index.NoNode {
-				continue
+	workers := runtime.GOMAXPROCS(0)
+	parts := make([][]podBudget, workers)
+	var skipped atomic.Bool
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := len(c.Pods)*w/workers, len(c.Pods)*(w+1)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []int32
+			var memo budgetMemo
+			var part []podBudget
+			for q := lo; q < hi; q++ {
+				if c.PodNode[q] == index.NoNode {
+					continue
+				}
+				if _, ok := c.BoundRequests(index.PodID(q)); !ok {
+					skipped.Store(true)
+					continue // podReq would fill its cache: left to entOf
+				}
+				pr.ents[q], buf = s.podEntOf(index.PodID(q), buf[:0], &memo)
+				pr.entDone[q] = true
+				if keep {
+					for _, k := range buf {
+						part = append(part, podBudget{pod: index.PodID(q), budget: k})
+					}
+				}
 			}
-			if _, ok := c.BoundRequests(index.PodID(q)); !ok {
-				continue // podReq would fill its cache: left to entOf
-			}
-			pr.ents[q], buf = s.podEntOf(index.PodID(q), buf[:0], &memo)
-			pr.entDone[q] = true
-		}
-	})
+			parts[w] = part
+		}()
+	}
+	wg.Wait()
+	if keep && !skipped.Load() {
+		pr.entBudgets = parts
+	}
+}
+
+// podBudget is a bound pod and one budget it matches.
+type podBudget struct {
+	pod    index.PodID
+	budget int32
 }
 
 // inRanges runs f over [0, n) split in one range per processor, at once.
