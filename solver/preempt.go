@@ -242,10 +242,9 @@ type preemption struct {
 	onStamp []uint32
 	onNow   uint32
 
-	// ents caches each bound pod's list entry (entDone marks those made),
-	// see entOf.
-	ents    []podEnt
-	entDone []bool
+	// ents caches each bound pod's list entry (podEnt.made marks those
+	// made), see entOf.
+	ents []podEnt
 	// entBudgets holds, per makeEnts worker, the budgets of the pods its
 	// entries were made for, in pod order (nil when it left some pod to
 	// entOf); initSure takes them.

@@ -21,6 +21,7 @@ type podEnt struct {
 	more     bool  // the pod requests more columns past xres
 	npdb     uint8 // budgets the pod matches: pdb[:npdb], or pdbState.of past len(pdb)
 	ports    bool  // the pod has host ports
+	made     bool  // the entry is made (see entOf)
 	pdb      [2]int32
 }
 
@@ -171,11 +172,10 @@ func (s *Solver) entOf(q index.PodID) podEnt {
 	if pr.ents == nil {
 		s.makeEnts(false)
 	}
-	if !pr.entDone[q] {
+	if !pr.ents[q].made {
 		var buf []int32
 		pr.ents[q], buf = s.podEntOf(q, s.pre.pdbBuf[:0], &s.pre.memo)
 		s.pre.pdbBuf = buf
-		pr.entDone[q] = true
 	}
 	return pr.ents[q]
 }
@@ -187,7 +187,6 @@ func (s *Solver) makeEnts(keep bool) {
 	c := s.c
 	pr := &s.pre
 	pr.ents = make([]podEnt, len(c.Pods))
-	pr.entDone = make([]bool, len(c.Pods))
 	s.pdbs() // built before the workers read it
 	workers := runtime.GOMAXPROCS(0)
 	parts := make([][]podBudget, workers)
@@ -210,7 +209,6 @@ func (s *Solver) makeEnts(keep bool) {
 					continue // podReq would fill its cache: left to entOf
 				}
 				pr.ents[q], buf = s.podEntOf(index.PodID(q), buf[:0], &memo)
-				pr.entDone[q] = true
 				if keep {
 					for _, k := range buf {
 						part = append(part, podBudget{pod: index.PodID(q), budget: k})
@@ -253,7 +251,7 @@ func inRanges(n int, f func(lo, hi int)) {
 func (s *Solver) podEntOf(q index.PodID, buf []int32, memo *budgetMemo) (podEnt, []int32) {
 	pp := &s.c.Pods[q]
 	req := s.podReq(q)
-	e := podEnt{start: index.StartOf(pp), pod: q, prio: pp.Priority, ports: len(pp.HostPorts) > 0}
+	e := podEnt{start: index.StartOf(pp), pod: q, prio: pp.Priority, ports: len(pp.HostPorts) > 0, made: true}
 	e.xres = -1
 	for _, rv := range req {
 		switch {
