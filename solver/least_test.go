@@ -202,12 +202,12 @@ func TestSplitCacheMatchesRecount(t *testing.T) {
 				}
 				kept := sp
 				kept.viol = slices.Clone(sp.viol)
-				kept.ord, kept.cpu, kept.mem = slices.Clone(sp.ord), slices.Clone(sp.cpu), slices.Clone(sp.mem)
+				kept.rep, kept.pcpu, kept.pmem = slices.Clone(sp.rep), slices.Clone(sp.pcpu), slices.Clone(sp.pmem)
 				noSplitCache = true
 				fresh, vic := s.splitOf(index.NodeID(n), prio)
 				noSplitCache = false
 				if !slices.Equal(kept.viol, fresh.viol) || kept.nviol != fresh.nviol || kept.off != fresh.off ||
-					!slices.Equal(kept.ord, fresh.ord) || !slices.Equal(kept.cpu, fresh.cpu) || !slices.Equal(kept.mem, fresh.mem) {
+					!slices.Equal(kept.rep, fresh.rep) || !slices.Equal(kept.pcpu, fresh.pcpu) || !slices.Equal(kept.pmem, fresh.pmem) {
 					t.Fatalf("seed %d node %d: kept split %+v, made again %+v", seed, n, kept, *fresh)
 				}
 				if want := lowerSuffix(s.nodePods(index.NodeID(n)), prio); len(vic) != len(want) || len(vic) > 0 && &vic[0] != &want[0] {
@@ -265,5 +265,54 @@ func TestSureFromEntBudgets(t *testing.T) {
 	}
 	if pods < 500 {
 		t.Errorf("%d pods under budgets not exhausted: the test does not exercise the lists", pods)
+	}
+}
+
+// TestRunReprieveMatchesOneByOne places random preemption batches with
+// the common case's victims found run by run from the split's sums and
+// with every pod reprieved one by one: the commits and reasons must be
+// the same, and at every preemption each node's evaluation too.
+func TestRunReprieveMatchesOneByOne(t *testing.T) {
+	defer func(v bool) { noRunReprieve = v }(noRunReprieve)
+	lazyMatchesEager(t, 61, func(eager bool) { noRunReprieve = eager })
+
+	defer func(f func(*Solver, *class, int32, candidate)) { checkChoice = f }(checkChoice)
+	evals, victims := 0, 0
+	for seed := range uint64(20) {
+		checkChoice = func(s *Solver, cl *class, prio int32, _ candidate) {
+			vs := append([]index.PodID(nil), s.pre.vs...)
+			j := s.c.LowIndex(prio)
+			for b, word := range cl.g.dense {
+				for w := word; w != 0; w &= w - 1 {
+					n := index.NodeID(b*64 + bits.TrailingZeros64(w))
+					if j < 0 || s.plainCols(cl, j) == nil || s.plainVerdict(s.plainCols(cl, j), j, int(n)) != 0 {
+						continue
+					}
+					slackPods := s.c.Alloc[index.ResPods][n] - (s.c.Req[index.ResPods][n] - s.c.LowerRequested(j, prio, index.ResPods, n)) - 1
+					noRunReprieve = false
+					runs := s.selectVictims(cl, prio, n, j, slackPods, nil)
+					got := slices.Clone(s.pre.vs)
+					noRunReprieve = true
+					one := s.selectVictims(cl, prio, n, j, slackPods, nil)
+					noRunReprieve = false
+					if runs != one || !slices.Equal(got, s.pre.vs) {
+						t.Fatalf("seed %d node %d: by runs %+v %v, one by one %+v %v", seed, n, runs, got, one, s.pre.vs)
+					}
+					evals++
+					victims += len(got)
+				}
+			}
+			s.pre.vs = append(s.pre.vs[:0], vs...)
+		}
+		for _, in := range []*index.Input{preemptionInput(rand.New(rand.NewPCG(seed, 67))), fullInput(seed)} {
+			c, err := index.Build(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			Solve(c, Config{Seed: seed})
+		}
+	}
+	if evals < 10000 || victims < 10000 {
+		t.Errorf("%d evaluations, %d victims: the test does not exercise the reprieve", evals, victims)
 	}
 }

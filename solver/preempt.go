@@ -90,16 +90,19 @@ func (c *candidate) tied() bool { return c.exact || c.sample }
 
 // add counts victim e (viol: its eviction violates a budget) into c's
 // criteria.
-func (c *candidate) add(e *podEnt, viol bool) {
+func (c *candidate) add(e *podEnt, viol bool) { c.addVictim(e.prio, e.start, viol) }
+
+// addVictim counts a victim of priority prio and start time start.
+func (c *candidate) addVictim(prio int32, start int64, viol bool) {
 	if viol {
 		c.viol++
 	}
-	c.sum += int64(e.prio) + math.MaxInt32 + 1
+	c.sum += int64(prio) + math.MaxInt32 + 1
 	switch {
-	case e.prio > c.maxPrio:
-		c.maxPrio, c.start = e.prio, e.start
-	case e.prio == c.maxPrio:
-		c.start = min(c.start, e.start)
+	case prio > c.maxPrio:
+		c.maxPrio, c.start = prio, start
+	case prio == c.maxPrio:
+		c.start = min(c.start, start)
 	}
 }
 
@@ -707,22 +710,34 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 	split := sp.nviol > 0 && sp.nviol < len(vic)
 	allViol := sp.nviol > 0 && !split
 	ports := d.Ports
-	if fast && xres < 0 && len(ports) == 0 && rc == nil {
-		// The common case: cpu and memory only, from the split's columns
-		// in reprieve order; the entries are read for the victims alone.
-		for k, i := range sp.ord {
-			if c, m := sp.cpu[k], sp.mem[k]; slackPods >= 1 && c <= sCPU && m <= sMem {
-				slackPods--
-				if hasCPU {
-					sCPU -= c
+	if fast && xres < 0 && len(ports) == 0 && rc == nil && !noRunReprieve {
+		// The common case, cpu and memory only, from the split alone: the
+		// pods reprieved one by one while they fit are, from each victim
+		// on, the longest run whose sums fit (requests are not negative),
+		// found by bisection; the pod after the run is the next victim.
+		pcpu, pmem := sp.pcpu, sp.pmem
+		for i, n := 0, len(sp.rep); i < n; {
+			lo, hi := i, i+int(min(max(slackPods, 0), int64(n-i)))
+			for lo < hi {
+				m := int(uint(lo+hi+1) >> 1)
+				if (!hasCPU || pcpu[m]-pcpu[i] <= sCPU) && (!hasMem || pmem[m]-pmem[i] <= sMem) {
+					lo = m
+				} else {
+					hi = m - 1
 				}
-				if hasMem {
-					sMem -= m
-				}
-				continue
 			}
-			victims = append(victims, vic[i].pod)
-			out.add(&vic[i], allViol || split && sp.viol[i])
+			if lo > i {
+				slackPods -= int64(lo - i)
+				sCPU -= pcpu[lo] - pcpu[i]
+				sMem -= pmem[lo] - pmem[i]
+			}
+			if lo == n {
+				break
+			}
+			e := &sp.rep[lo]
+			victims = append(victims, e.pod)
+			out.addVictim(e.prio, e.start, allViol || e.viol)
+			i = lo + 1
 		}
 		out.count = int32(len(victims))
 		pr.vs = victims
@@ -792,12 +807,24 @@ type nodeSplit struct {
 	// without budgets), nviol counts them.
 	viol  []bool
 	nviol int
-	// ord lists the victims in reprieve order, most important first but
-	// the violating ones before the others when only some violate, by
-	// index in the victims; cpu and mem are their requests, in that
-	// order, for selectVictims' common case.
-	ord      []int32
-	cpu, mem []int64
+	// rep lists the victims in reprieve order, most important first but
+	// the violating ones before the others when only some violate;
+	// pcpu[k] and pmem[k] sum the cpu and memory requests of the first k
+	// of them. selectVictims' common case reads only these.
+	rep        []splitEnt
+	pcpu, pmem []int64
+}
+
+// noRunReprieve makes selectVictims reprieve pod by pod in every case, as
+// a reference for tests.
+var noRunReprieve bool
+
+// splitEnt is a victim in a split's reprieve order.
+type splitEnt struct {
+	start int64
+	pod   index.PodID
+	prio  int32
+	viol  bool
 }
 
 // noSplitCache makes splitOf make every split afresh, as a reference for
@@ -845,20 +872,24 @@ func (s *Solver) splitOf(n index.NodeID, prio int32) (*nodeSplit, []podEnt) {
 			}
 		}
 	}
-	ord, cpu, mem := slices.Grow(sp.ord[:0], len(vic)), slices.Grow(sp.cpu[:0], len(vic)), slices.Grow(sp.mem[:0], len(vic))
+	rep := slices.Grow(sp.rep[:0], len(vic))
+	pcpu, pmem := append(slices.Grow(sp.pcpu[:0], len(vic)+1), 0), append(slices.Grow(sp.pmem[:0], len(vic)+1), 0)
 	split := nviol > 0 && nviol < len(vic)
 	for pass := 0; pass < 2; pass++ {
 		for i := range vic {
-			if split && viol[i] != (pass == 0) {
+			e := &vic[i]
+			v := nviol > 0 && viol[i]
+			if split && v != (pass == 0) {
 				continue
 			}
-			ord, cpu, mem = append(ord, int32(i)), append(cpu, vic[i].cpu), append(mem, vic[i].mem)
+			rep = append(rep, splitEnt{start: e.start, pod: e.pod, prio: e.prio, viol: v})
+			pcpu, pmem = append(pcpu, pcpu[len(pcpu)-1]+e.cpu), append(pmem, pmem[len(pmem)-1]+e.mem)
 		}
 		if !split {
 			break
 		}
 	}
-	*sp = nodeSplit{gen: gen, pgen: pgen, prio: prio, made: true, off: len(ents) - len(vic), viol: viol, nviol: nviol, ord: ord, cpu: cpu, mem: mem}
+	*sp = nodeSplit{gen: gen, pgen: pgen, prio: prio, made: true, off: len(ents) - len(vic), viol: viol, nviol: nviol, rep: rep, pcpu: pcpu, pmem: pmem}
 	return sp, vic
 }
 
