@@ -412,7 +412,7 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 	// (two victims there), for scanLeast; none when not plain.
 	var least, next nodeKey
 	k0 := s.firstThreshold(cl)
-	scan := cols != nil && k0 >= 1 && k0 <= j && !noLeastSample
+	scan := cols != nil && k0 >= 1 && k0 <= j && !noLeastSample && !ps.sparse
 	if scan {
 		least, next = makeKey(0, s.c.LowPrio[k0-1], 1), makeKey(0, s.c.LowPrio[k0-1], 2)
 	}
@@ -517,9 +517,11 @@ func (s *Solver) scanLeast(cl *class, ps *preState, prio int32, j, k0 int, cols 
 		ps.blocks.pop()
 		return
 	}
+	// The next bound, or the block's own floor when higher (found when it
+	// reaches the top again: lazy).
 	top.floor = candidate{viol: next.viol(), maxPrio: next.maxPrio(), count: next.count(), sum: next.sum(s.minPrio),
 		node: index.NodeID(b*64 + bits.TrailingZeros64(rest))}
-	top.lazy, top.loose = false, 0
+	top.lazy, top.loose = true, 0
 	ps.blocks.fixTop()
 }
 
@@ -813,9 +815,17 @@ func (s *Solver) sampleLeast(cl *class, ps *preState, prio int32, j int, sample 
 	cols := s.plainCols(cl, j)
 	key := makeKey(0, s.c.LowPrio[k0-1], 1)
 	start := len(sample)
+	scanned := 0
 	for b, word := range cl.g.dense {
 		if word == 0 {
 			continue
+		}
+		if scanned++; scanned > sparseWords && len(sample) == start {
+			// None so far: there are likely none (a cluster with room,
+			// or without pods of the lowest priority); settle finds
+			// the sample from the blocks' own floors.
+			ps.sparse = true
+			return sample, false, floor
 		}
 		for w := s.leastWord(cl, b, word, j, k0); w != 0; w &= w - 1 {
 			n := index.NodeID(b*64 + bits.TrailingZeros64(w))
@@ -859,6 +869,12 @@ func (s *Solver) sampleLeast(cl *class, ps *preState, prio int32, j int, sample 
 	floor = candidate{viol: next.viol(), maxPrio: next.maxPrio(), count: next.count(), sum: next.sum(s.minPrio)}
 	return sample[:start], false, floor
 }
+
+// sparseWords is how many words of the feasible set sampleLeast scans
+// without finding a node of the least bound before it leaves the sample to
+// settle (and settle stops scanning for them, see preState.sparse); a
+// variable for tests.
+var sparseWords = 32
 
 // leastThreshold returns the threshold k0 <= j of the least bound of class
 // cl's nodes at threshold j (see sampleLeast), or false: the first one

@@ -126,8 +126,15 @@ func TestLeastWordMatchesNodeBound(t *testing.T) {
 func TestSampleLeastMatchesSettle(t *testing.T) {
 	defer func(f func(*Solver, *class, int32, candidate)) { checkChoice = f }(checkChoice)
 	defer func(v bool) { noLeastSample = v }(noLeastSample)
-	fast, fastPorts, builds := 0, 0, 0
+	defer func(v int) { sparseWords = v }(sparseWords)
+	fast, fastPorts, builds, sparse := 0, 0, 0, 0
 	for seed := range uint64(30) {
+		// Every third seed gives up after one word without a node of the
+		// least bound (sparse builds).
+		sparseWords = 32
+		if seed%3 == 2 {
+			sparseWords = 1
+		}
 		turn := 0
 		checkChoice = func(s *Solver, cl *class, prio int32, _ candidate) {
 			if turn++; turn%2 != 0 && len(cl.demand.Ports) == 0 || cl.failures > 0 {
@@ -149,6 +156,9 @@ func TestSampleLeastMatchesSettle(t *testing.T) {
 					ps.heap = ps.heap[:0]
 				}
 				s.buildCandidates(cl, ps, prio)
+				if ps.sparse {
+					sparse++
+				}
 				for s.settle(cl, ps, prio) {
 					seqs[i] = append(seqs[i], ps.heap[0])
 					ps.heap.pop()
@@ -175,8 +185,8 @@ func TestSampleLeastMatchesSettle(t *testing.T) {
 			Solve(c, Config{Seed: seed})
 		}
 	}
-	if fast < 30 || builds-fast < 30 || fastPorts < 30 {
-		t.Errorf("%d builds, %d sampled by sampleLeast (%d with host ports): the test does not exercise both", builds, fast, fastPorts)
+	if fast < 30 || builds-fast < 30 || fastPorts < 30 || sparse < 10 {
+		t.Errorf("%d builds, %d sampled by sampleLeast (%d with host ports), %d sparse: the test does not exercise them all", builds, fast, fastPorts, sparse)
 	}
 }
 

@@ -206,6 +206,10 @@ type preState struct {
 	masks  []uint64
 	// relSig is the class's relSig at the last build.
 	relSig uint64
+	// sparse marks a build whose sampleLeast found no node of the least
+	// bound in its first words: settle bounds the blocks by their own
+	// floors, not scanLeast.
+	sparse bool
 }
 
 // relSig sums the relax counts of the counters cl's pod-relative filters
@@ -1026,7 +1030,7 @@ func (s *Solver) buildCandidates(cl *class, ps *preState, prio int32) {
 	ps.keys = ps.keys[:0]
 	ps.vics = ps.vics[:0]
 	clear(ps.bounded)
-	ps.synced = 0
+	ps.synced, ps.sparse = 0, false
 	sample := s.pre.sample[:0]
 	least := false // the sample is the first nodes of the least bound
 	if cl.failures > 0 || eagerBounds {
