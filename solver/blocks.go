@@ -25,6 +25,13 @@ import (
 // out above the floor is refined: its nodes' bounds are computed alone,
 // word by word, into a small heap, and its floor follows them (see
 // blockEnt).
+//
+// Most nodes of a cluster full of pods of the lowest priority have the
+// least bound there is: one victim of that priority. Their test is a
+// word's (leastWord), so a build takes its sample among them by scanning
+// the blocks in node order (sampleLeast) and settle bounds a block's nodes
+// of that bound at once (scanLeast); the other nodes' floor is then the
+// next bound.
 
 // noCandidate is a floor above every candidate: the nodes have none (they
 // are bounded still, when the heap has nothing better, for their failure
@@ -211,12 +218,13 @@ func (s *Solver) pushBlock(cl *class, ps *preState, j int, b int) {
 	ps.blocks.push(blockEnt{floor: least, block: int32(b), ver: ps.ver[b], keys: -1, lazy: true})
 }
 
-// pushBlocks queues every block of the class's feasible set (a build:
-// none is bounded but the sample of sampleLeast) with the least floor any block may have (see
-// leastFloor), its real floor found when it reaches the top (see settle):
-// most blocks never do. A plain class's block without a candidate is
-// bounded at once instead, as pushBlock does (the test stops at the first
-// candidate, usually early).
+// pushBlocks queues every block of the class's feasible set (a build: no
+// node is bounded but those sampleLeast found) with floor least, the
+// least any block may have (see leastFloor) or, after sampleLeast found
+// every node of that bound, the next one; a block's real floor is found
+// when it reaches the top (see settle): most blocks never do. A plain
+// class's block without a candidate is bounded at once instead (the test
+// stops at the first candidate, usually early).
 func (s *Solver) pushBlocks(cl *class, ps *preState, j int, least candidate) {
 	cols := s.plainCols(cl, j)
 	var masks [64]uint64

@@ -732,8 +732,12 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 			}
 			if lo > i {
 				slackPods -= int64(lo - i)
-				sCPU -= pcpu[lo] - pcpu[i]
-				sMem -= pmem[lo] - pmem[i]
+				if hasCPU {
+					sCPU -= pcpu[lo] - pcpu[i]
+				}
+				if hasMem {
+					sMem -= pmem[lo] - pmem[i]
+				}
 			}
 			if lo == n {
 				break
