@@ -3,6 +3,7 @@ package solver
 import (
 	"math"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -114,7 +115,7 @@ func (s *Solver) startPDBs() {
 func newPDBIndex(pdbs []index.PDB) *pdbState {
 	pd := &pdbState{pdbs: pdbs, byLabel: map[pdbLabel][]int32{}, scan: map[string][]int32{}, ofPod: map[index.PodID][]int32{}}
 	pd.sels = make([]labels.Selector, len(pdbs))
-	inRanges(len(pdbs), func(lo, hi int) {
+	inRanges(runtime.GOMAXPROCS(0), len(pdbs), func(_, lo, hi int) {
 		keys := map[string]bool{} // label key -> valid
 		for i := lo; i < hi; i++ {
 			ls := pdbs[i].Selector

@@ -191,34 +191,27 @@ func (s *Solver) makeEnts(keep bool) {
 	workers := runtime.GOMAXPROCS(0)
 	parts := make([][]podBudget, workers)
 	var skipped atomic.Bool
-	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := len(c.Pods)*w/workers, len(c.Pods)*(w+1)/workers
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var buf []int32
-			var memo budgetMemo
-			var part []podBudget
-			for q := lo; q < hi; q++ {
-				if c.PodNode[q] == index.NoNode {
-					continue
-				}
-				if _, ok := c.BoundRequests(index.PodID(q)); !ok {
-					skipped.Store(true)
-					continue // podReq would fill its cache: left to entOf
-				}
-				pr.ents[q], buf = s.podEntOf(index.PodID(q), buf[:0], &memo)
-				if keep {
-					for _, k := range buf {
-						part = append(part, podBudget{pod: index.PodID(q), budget: k})
-					}
+	inRanges(workers, len(c.Pods), func(w, lo, hi int) {
+		var buf []int32
+		var memo budgetMemo
+		var part []podBudget
+		for q := lo; q < hi; q++ {
+			if c.PodNode[q] == index.NoNode {
+				continue
+			}
+			if _, ok := c.BoundRequests(index.PodID(q)); !ok {
+				skipped.Store(true)
+				continue // podReq would fill its cache: left to entOf
+			}
+			pr.ents[q], buf = s.podEntOf(index.PodID(q), buf[:0], &memo)
+			if keep {
+				for _, k := range buf {
+					part = append(part, podBudget{pod: index.PodID(q), budget: k})
 				}
 			}
-			parts[w] = part
-		}()
-	}
-	wg.Wait()
+		}
+		parts[w] = part
+	})
 	if keep && !skipped.Load() {
 		pr.entBudgets = parts
 	}
@@ -230,16 +223,16 @@ type podBudget struct {
 	budget int32
 }
 
-// inRanges runs f over [0, n) split in one range per processor, at once.
-func inRanges(n int, f func(lo, hi int)) {
-	workers := runtime.GOMAXPROCS(0)
+// inRanges runs f over [0, n) split in workers ranges, at once: worker w
+// takes [lo, hi).
+func inRanges(workers, n int, f func(w, lo, hi int)) {
 	var wg sync.WaitGroup
 	for w := range workers {
 		lo, hi := n*w/workers, n*(w+1)/workers
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f(lo, hi)
+			f(w, lo, hi)
 		}()
 	}
 	wg.Wait()
