@@ -109,9 +109,10 @@ func (s *Solver) startPDBs() {
 	go func() { ch <- newPDBIndex(pdbs) }()
 }
 
-// newPDBIndex makes the budgets' selectors (validated by apimachinery, the
-// slow part, on every processor) and the index that finds a pod's budgets
-// through its labels; allowed disruptions come later (see pdbs).
+// newPDBIndex makes the budgets' selectors (validated by apimachinery, on
+// every processor; those of one matchLabels pair without its regular
+// expressions, see singleSelector) and the index that finds a pod's
+// budgets through its labels; allowed disruptions come later (see pdbs).
 func newPDBIndex(pdbs []index.PDB) *pdbState {
 	pd := &pdbState{pdbs: pdbs, byLabel: map[pdbLabel][]int32{}, scan: map[string][]int32{}, ofPod: map[index.PodID][]int32{}}
 	pd.sels = make([]labels.Selector, len(pdbs))
