@@ -41,6 +41,19 @@ func fullInput(seed uint64) *index.Input {
 	return &in
 }
 
+// solveInputs places each input's batch with seed (the tests' hooks look
+// on).
+func solveInputs(t *testing.T, seed uint64, ins ...*index.Input) {
+	t.Helper()
+	for _, in := range ins {
+		c, err := index.Build(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		Solve(c, Config{Seed: seed})
+	}
+}
+
 // leastInput is a random preemption batch for sampleLeast: 400 to 800
 // nodes, most of their pods of the lowest priority in use (-5), so that
 // many nodes make room with one of them; the pending pods of one
@@ -105,13 +118,7 @@ func TestLeastWordMatchesNodeBound(t *testing.T) {
 				}
 			}
 		}
-		for _, in := range []*index.Input{leastInput(seed), fullInput(seed)} {
-			c, err := index.Build(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			Solve(c, Config{Seed: seed})
-		}
+		solveInputs(t, seed, leastInput(seed), fullInput(seed))
 	}
 	if least < 10000 || other < 10000 || ported < 10 {
 		t.Errorf("%d nodes of the least bound, %d others, %d preemptions of a class with host ports: the test does not exercise leastWord", least, other, ported)
@@ -177,13 +184,7 @@ func TestSampleLeastMatchesSettle(t *testing.T) {
 			}
 			s.pre.vs = append(s.pre.vs[:0], vs...)
 		}
-		for _, in := range []*index.Input{leastInput(seed), fullInput(seed)} {
-			c, err := index.Build(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			Solve(c, Config{Seed: seed})
-		}
+		solveInputs(t, seed, leastInput(seed), fullInput(seed))
 	}
 	if fast < 30 || builds-fast < 30 || fastPorts < 30 || sparse < 10 {
 		t.Errorf("%d builds, %d sampled by sampleLeast (%d with host ports), %d sparse: the test does not exercise them all", builds, fast, fastPorts, sparse)
@@ -227,12 +228,7 @@ func TestSplitCacheMatchesRecount(t *testing.T) {
 				violating += fresh.nviol
 			}
 		}
-		in := preemptionInput(rand.New(rand.NewPCG(seed, 47)))
-		c, err := index.Build(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		Solve(c, Config{Seed: seed})
+		solveInputs(t, seed, preemptionInput(rand.New(rand.NewPCG(seed, 47))))
 	}
 	if hits < 1000 || violating < 100 {
 		t.Errorf("%d kept splits checked, %d violating victims: the test does not exercise the cache", hits, violating)
@@ -314,13 +310,7 @@ func TestRunReprieveMatchesOneByOne(t *testing.T) {
 			}
 			s.pre.vs = append(s.pre.vs[:0], vs...)
 		}
-		for _, in := range []*index.Input{preemptionInput(rand.New(rand.NewPCG(seed, 67))), fullInput(seed)} {
-			c, err := index.Build(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			Solve(c, Config{Seed: seed})
-		}
+		solveInputs(t, seed, preemptionInput(rand.New(rand.NewPCG(seed, 67))), fullInput(seed))
 	}
 	if evals < 10000 || victims < 10000 {
 		t.Errorf("%d evaluations, %d victims: the test does not exercise the reprieve", evals, victims)
