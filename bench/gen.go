@@ -304,6 +304,8 @@ var priorityClasses = []priorityClass{
 	{"default", 1000, true, false, "Default priority for all pods."},
 	{"high", 10000, false, false, "Customer-facing services."},
 	{"critical", 1000000, false, false, "Business-critical services."},
+	{"urgent-batch", 500000, false, true, "Urgent batch work: scheduled ahead of services, never preempts."},
+	{"scavenger", -10, false, false, "Work that runs only on spare capacity."},
 	{"system-cluster-critical", 2000000000, false, false, "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary."},
 	{"system-node-critical", 2000001000, false, false, "Used for system critical pods that must not be moved from their current node."},
 }
@@ -533,7 +535,7 @@ var profiles = []profile{
 		axes:     [][]feature{withNone(affinityFeatures, 80), shapeFeatures},
 		fill:     0.95,
 		runPrio:  []weighted[string]{{"best-effort-batch", 15}, {"low", 45}, {"default", 40}},
-		pendPrio: []weighted[string]{{"best-effort-batch", 5}, {"low", 10}, {"default", 25}, {"high", 45}, {"critical", 15}},
+		pendPrio: []weighted[string]{{"scavenger", 5}, {"best-effort-batch", 5}, {"low", 10}, {"default", 20}, {"high", 35}, {"urgent-batch", 15}, {"critical", 10}},
 		pdbShare: 0.3,
 	},
 	{

@@ -81,7 +81,16 @@ func appendCommit(b []byte, c *index.Cluster, cm *solver.Commit) []byte {
 		b = appendJSONString(b, p.Name)
 		b = append(b, `,"namespace":`...)
 		b = appendJSONString(b, p.Namespace)
-		b = append(b, "}}"...)
+		// The preemptor, under kplace's key and the one the kube-scheduler
+		// conformance checker reads (oracle validate): the pod that needed
+		// the eviction is not always the next one bound on the node (room a
+		// preemption frees goes to higher priorities first).
+		pre := &c.Pods[cm.Preemptor]
+		b = append(b, `,"annotations":{"`+PreemptorAnnotation+`":`...)
+		b = appendPodKey(b, pre)
+		b = append(b, `,"`+checkerPreemptorAnnotation+`":`...)
+		b = appendPodKey(b, pre)
+		b = append(b, "}}}"...)
 	default:
 		b = append(b, `{"apiVersion":"v1","kind":"Binding","metadata":{"name":`...)
 		b = appendJSONString(b, p.Name)
@@ -96,6 +105,19 @@ func appendCommit(b []byte, c *index.Cluster, cm *solver.Commit) []byte {
 		b = append(b, "}}"...)
 	}
 	return b
+}
+
+// PreemptorAnnotation names, on an Eviction, the pod ("namespace/name")
+// whose placement needed it.
+const PreemptorAnnotation = "kplace.io/preemptor"
+
+// checkerPreemptorAnnotation carries the same for the conformance checker
+// (../shared/oracle validate), which reads this key.
+const checkerPreemptorAnnotation = "oracle/preemptor"
+
+// appendPodKey appends "namespace/name" of p as a JSON string.
+func appendPodKey(b []byte, p *index.Pod) []byte {
+	return appendJSONString(b, p.Namespace+"/"+p.Name)
 }
 
 // appendJSONString appends s as a JSON string; plain names take the fast path.

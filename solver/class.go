@@ -72,6 +72,13 @@ type class struct {
 	// evictions made before its last failure (see Solver.retry).
 	retryFailed bool
 	failedAfter int
+	// listed: the class is in reclaimState.failed; waiting holds the
+	// Result.Pending indices of its pods left unschedulable, in queue
+	// order, and evSeen how many evicted nodes it has looked at (see
+	// reclaim.go).
+	listed  bool
+	waiting []int32
+	evSeen  int
 	// Normalisation maxima of TaintToleration and NodeAffinity over the
 	// nodes that fit when the class is (re)built.
 	ttMax, naMax int64

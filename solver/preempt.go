@@ -1234,6 +1234,7 @@ func (s *Solver) preemptFor(cl *class, pid index.PodID, res *Result, rq *requeue
 	if !ok {
 		return 0, false
 	}
+	s.reclaims.logEvictions(s.c, victims)
 	for _, v := range victims {
 		res.Commits = append(res.Commits, Commit{Action: Evict, Pod: v, Node: index.NodeID(s.c.PodNode[v]), Preemptor: pid})
 		s.evict(v)

@@ -48,6 +48,9 @@ type Config struct {
 	// plain turns off domain-split heaps and templates (for the tests that
 	// compare them with the one-heap scan).
 	plain bool
+	// noReclaim leaves freed room to the queue's order (for the test that
+	// shows what reclaim prevents).
+	noReclaim bool
 	// RequeueEvicted puts each preemption victim back in the queue at its
 	// own priority (see requeue.go): it may be placed again in the same
 	// batch, by placement or preemption. Off, a victim stays evicted.
@@ -101,6 +104,9 @@ const (
 	Unsupported
 	// Gated: the pod has scheduling gates.
 	Gated
+	// reclaimedPending marks, during a batch, an Unschedulable entry whose
+	// pod was placed later (see reclaim.go); none is left in a Result.
+	reclaimedPending PendingKind = 255
 )
 
 func (k PendingKind) String() string {
@@ -139,8 +145,10 @@ type Result struct {
 	// countArrays counts the counter arrays made (see countPool).
 	countArrays int
 	// Preemptions counts pods bound after evicting lower-priority pods;
-	// Retried counts pods placed on their second turn (see retry).
-	Preemptions, Retried int
+	// Retried counts pods placed on their second turn (see retry);
+	// Reclaimed the pods placed on room that evictions freed after they
+	// had failed (see reclaim.go).
+	Preemptions, Retried, Reclaimed int
 	// CrossNode counts the preemptions that evicted pods on other nodes
 	// (Config.CrossNodePreemption).
 	CrossNode int
@@ -208,6 +216,8 @@ type Solver struct {
 	rscratch []int32
 	// evictions counts the evictions so far (see retry).
 	evictions int
+	// reclaims offers freed room to higher priorities first (reclaim.go).
+	reclaims reclaimState
 	// cross is the cross-node preemption scratch (see crossnode.go).
 	cross crossState
 }
@@ -249,7 +259,6 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 		}
 	}
 	res := &Result{Commits: make([]Commit, 0, len(queue))}
-	var failed []*class
 	var failedAt []int32 // class of each Unschedulable entry of res.Pending, in order
 	// The queue, merged with the evicted pods put back in it (requeue).
 	var rq requeueHeap
@@ -294,23 +303,19 @@ queue:
 			continue
 		}
 		cl := s.classes[cid]
+		if len(s.reclaims.evicted) > 0 {
+			s.reclaim(res, p.Priority)
+		}
 		n, score, ok := s.place(cl, pid)
 		if !ok && !cfg.NoPreemption && p.PreemptionPolicy != index.PreemptNever && !cl.g.conflict {
-			if n, ok = s.preemptFor(cl, pid, res, &rq); ok {
-				score = s.score(cl, n)
-				s.bindPod(pid, n, &cl.demand)
-				s.relPlaced(cl, pid, n, 1)
-				res.Preemptions++
-			}
+			n, score, ok = s.preemptAndBind(cl, pid, res, &rq)
 		}
 		cl.pods--
 		cl.g.pods--
 		if ok {
 			res.Commits = append(res.Commits, Commit{Action: Bind, Pod: pid, Node: n, Score: score})
 		} else {
-			if cl.failures == 0 {
-				failed = append(failed, cl)
-			}
+			s.reclaims.waitFor(cl, len(res.Pending))
 			cl.failures++
 			cl.failedAfter = s.evictions
 			cl.g.failures++
@@ -334,6 +339,7 @@ queue:
 			cl.g.rawTT, cl.g.rawNA, cl.g.tmpl = nil, nil, nil // the feasible bitset stays: a group is set up once
 		}
 	}
+	failedAt = dropReclaimed(res, failedAt)
 	if res.Preemptions > 0 {
 		s.retry(res, &failedAt)
 	}
@@ -359,7 +365,7 @@ queue:
 
 	// Reasons reflect the final state: pods left pending fit nowhere now.
 	// Reasons only read the cluster: compute them on every processor.
-	failed = slices.DeleteFunc(failed, func(cl *class) bool { return cl.failures == 0 })
+	failed := slices.DeleteFunc(s.reclaims.failed, func(cl *class) bool { return cl.failures == 0 })
 	var wg sync.WaitGroup
 	workers := min(runtime.GOMAXPROCS(0), len(failed))
 	for w := range workers {
