@@ -46,6 +46,12 @@ type buckets struct {
 	// dim; a per-node count past its field's range goes to index).
 	packed map[uint64]int32
 	shift  []uint8
+	// lean: the class keeps its plain nodes in truncated per-domain buckets
+	// (see lean.go); topo is the domain dimensions' topology (nil when the
+	// class has none).
+	lean bool
+	topo *index.Topology
+	ln   *leanState
 }
 
 // countBits is the width of a per-node count in a packed bucket key.
@@ -66,6 +72,12 @@ type bucket struct {
 	members int // fitting nodes in the bucket
 	ignored bool
 	vals    []int32 // per dim: domain id, or the node's count; -1: no key
+	// A lean class's plain bucket (plain > 0: its domain + 2) holds the
+	// best entries of its fitting nodes, not all: cut is the best entry
+	// left out when truncated (see lean.go).
+	plain     int32
+	cut       entry
+	truncated bool
 }
 
 // useBuckets reports whether cl's scoring may run on buckets.
@@ -116,6 +128,17 @@ func (s *Solver) newBuckets(cl *class) *buckets {
 	}
 	if used <= 64 {
 		b.packed = map[uint64]int32{}
+	}
+	// Lean when every domain dimension has one topology.
+	b.lean = !s.cfg.noLean
+	for _, dm := range b.dims {
+		switch t := dm.ctr.topo; {
+		case dm.perNode || dm.hostname:
+		case b.topo == nil:
+			b.topo = t
+		case b.topo.Key != t.Key:
+			b.lean = false
+		}
 	}
 	return b
 }
@@ -218,6 +241,10 @@ func (s *Solver) fillBuckets(cl *class) {
 	b := s.newBuckets(cl)
 	b.cursor = len(s.c.Changes)
 	b.ttMax, b.naMax = cl.ttMax, cl.naMax
+	if b.lean {
+		s.fillLean(cl, b)
+		return
+	}
 	b.of = make([]int32, s.c.NumNodes())
 	for i := range b.of {
 		b.of[i] = -1
@@ -258,6 +285,10 @@ func (s *Solver) fillBuckets(cl *class) {
 // syncBuckets replays the node changes since the buckets last saw them, or
 // rebuilds them when that costs more or the static maxima moved.
 func (s *Solver) syncBuckets(cl *class) {
+	if b := cl.buckets; b != nil && b.lean {
+		s.syncLean(cl)
+		return
+	}
 	b := cl.buckets
 	c := s.c
 	if b == nil || b.ttMax != cl.ttMax || b.naMax != cl.naMax || len(c.Changes)-b.cursor > cl.g.feasCard {
@@ -297,9 +328,15 @@ func (s *Solver) placeBuckets(cl *class, pid index.PodID) (index.NodeID, int64, 
 		if bk.members == 0 || !s.bucketPasses(cl, b, bk) {
 			continue
 		}
-		h := &bk.heap
-		for (*h)[0].gen != gen[(*h)[0].node] {
-			h.pop() // stale; a fitting member keeps a live entry
+		if bk.plain > 0 {
+			if !s.livePlain(cl, b, int32(i)) {
+				continue
+			}
+		} else {
+			h := &bk.heap
+			for (*h)[0].gen != gen[(*h)[0].node] {
+				h.pop() // stale; a fitting member keeps a live entry
+			}
 		}
 		live = append(live, int32(i))
 		cands += bk.members

@@ -1285,10 +1285,13 @@ func (s *Solver) relPlaced(cl *class, p index.PodID, n index.NodeID, delta int32
 func (s *Solver) placeScored(cl *class, pid index.PodID) (index.NodeID, int64, bool) {
 	rc := cl.rel
 	r := s.rel
-	s.prepareStatic(cl)
 	if s.useBuckets(cl) {
+		if b := cl.buckets; b == nil || !b.lean {
+			s.prepareStatic(cl)
+		}
 		return s.placeBuckets(cl, pid)
 	}
+	s.prepareStatic(cl)
 	cand := s.relCand[:0]
 	for wi, word := range cl.g.dense {
 		for ; word != 0; word &= word - 1 {

@@ -51,6 +51,9 @@ type Config struct {
 	// noReclaim leaves freed room to the queue's order (for the test that
 	// shows what reclaim prevents).
 	noReclaim bool
+	// noLean fills every scoring class's buckets with all its fitting
+	// nodes (the reference for lean buckets, lean.go).
+	noLean bool
 	// RequeueEvicted puts each preemption victim back in the queue at its
 	// own priority (see requeue.go): it may be placed again in the same
 	// batch, by placement or preemption. Off, a victim stays evicted.
@@ -142,8 +145,10 @@ type Result struct {
 	// and the builds taken from a template (for tests); templates the
 	// templates made; bucketed the pods placed on buckets.
 	splitClasses, twinBuilds, templates, bucketed int
-	// countArrays counts the counter arrays made (see countPool).
-	countArrays int
+	// countArrays counts the counter arrays made (see countPool);
+	// leanFills and plainRefills the lean bucket fills and the plain
+	// buckets rescanned (lean.go).
+	countArrays, leanFills, plainRefills int
 	// Preemptions counts pods bound after evicting lower-priority pods;
 	// Retried counts pods placed on their second turn (see retry);
 	// Reclaimed the pods placed on room that evictions freed after they
@@ -204,10 +209,15 @@ type Solver struct {
 	tmplEntries int
 	popped      []entry
 	// placeBuckets' scratch (buckets.go).
-	liveBuckets          []int32
-	hostnames            []uint64 // see hasHostname
-	bucketAdd, bucketRaw []int64
-	fillBuf              []entry
+	liveBuckets []int32
+	// lean buckets' scratch (lean.go).
+	leanK                   []topK
+	refillK                 topK
+	leanFills, plainRefills int
+	leanTouched             []index.NodeID
+	hostnames               []uint64 // see hasHostname
+	bucketAdd, bucketRaw    []int64
+	fillBuf                 []entry
 	// classIdx and groupOf find classes and groups by key, for evicted pods
 	// put back in the queue (classOfEvicted); renc and rscratch encode them.
 	classIdx keyIndex
@@ -362,6 +372,7 @@ queue:
 	if s.rel != nil {
 		res.countArrays = s.rel.pool.made
 	}
+	res.leanFills, res.plainRefills = s.leanFills, s.plainRefills
 
 	// Reasons reflect the final state: pods left pending fit nowhere now.
 	// Reasons only read the cluster: compute them on every processor.

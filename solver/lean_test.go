@@ -1,0 +1,123 @@
+package solver
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/kplace/kplace/index"
+)
+
+// TestLeanBucketsMatchFull solves random clusters where default spreading
+// and soft constraints make most classes score every node, three ways:
+// lean buckets, full bucket fills (Config.noLean) and placeScored's scan
+// of every node (Config.plain). All three must give the same commits and
+// pending reasons. The clusters have zones of a few dozen nodes, nodes
+// lacking the zone or the hostname label, PreferNoSchedule taints and
+// preferred node affinity (so the normalisation maxima move), workloads
+// of one to six replicas behind ReplicaSets and Services, some with their
+// own soft or hard constraints or preferred pod affinity, and priorities
+// that make pods preempt.
+func TestLeanBucketsMatchFull(t *testing.T) {
+	fills, refills := 0, 0
+	for seed := range uint64(30) {
+		in := randomDefaultSpreadInput(seed)
+		cfg := Config{Seed: seed, DefaultSpread: BuiltinDefaultSpread(), SystemDefaultSpread: true, RequeueEvicted: seed%5 == 4}
+		solveIn := func(cfg Config) *Result {
+			c, err := index.Build(cloneInput(in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return Solve(c, cfg)
+		}
+		lean := solveIn(cfg)
+		full := cfg
+		full.noLean = true
+		sameResult(t, seed, lean, solveIn(full))
+		plain := cfg
+		plain.plain = true
+		sameResult(t, seed, lean, solveIn(plain))
+		fills += lean.leanFills
+		refills += lean.plainRefills
+	}
+	if fills < 100 || refills < 20 {
+		t.Fatalf("%d lean fills, %d plain bucket refills: the test no longer exercises them", fills, refills)
+	}
+	t.Logf("%d lean fills, %d plain bucket refills", fills, refills)
+}
+
+// randomDefaultSpreadInput makes a cluster of 60 to 260 nodes in zones
+// with pending workloads under default spreading (see
+// TestLeanBucketsMatchFull).
+func randomDefaultSpreadInput(seed uint64) *index.Input {
+	r := rand.New(rand.NewPCG(seed, 23))
+	zones := []string{"a", "b", "c", "d", "e"}[:2+r.IntN(4)]
+	in := &index.Input{}
+	for i := range 60 + r.IntN(200) {
+		b := makeNode(fmt.Sprintf("n%d", i)).alloc("cpu", int64(2000+r.IntN(6)*1000)).alloc("memory", int64(4+r.IntN(8))<<30).alloc("pods", int64(6+r.IntN(10)))
+		if r.IntN(15) != 0 {
+			b.label("zone", zones[r.IntN(len(zones))])
+		}
+		if r.IntN(40) == 0 {
+			delete(b.n.Labels, labelHostname)
+		}
+		if r.IntN(8) == 0 {
+			b.taint("spot", "true", index.EffectPreferNoSchedule)
+			if r.IntN(2) == 0 {
+				b.taint("old", "true", index.EffectPreferNoSchedule)
+			}
+		}
+		if r.IntN(12) == 0 {
+			b.label("disk", "ssd") // few: preferring pods fill them, and the maximum falls
+		}
+		if r.IntN(3) == 0 {
+			b.label("gen", "new")
+		}
+		in.Nodes = append(in.Nodes, b.obj())
+	}
+	for w := range 40 + r.IntN(60) {
+		app := fmt.Sprintf("app%d", w)
+		rs := fmt.Sprintf("%s-rs", app)
+		owner := &index.OwnerRef{Kind: index.KindReplicaSet, Name: rs, APIVersion: "apps/v1"}
+		in.Workloads = append(in.Workloads, index.Workload{Kind: index.KindReplicaSet, Namespace: "default", Name: rs, Selector: sel("app", app)})
+		if r.IntN(2) == 0 {
+			in.Workloads = append(in.Workloads, index.Workload{Kind: index.KindService, Namespace: "default", Name: app, Selector: &index.LabelSelector{MatchLabels: map[string]string{"app": app}}})
+		}
+		// Requests from a few shapes, so that classes are often twins.
+		cpu := int64(100 * (1 + r.IntN(4)))
+		mem := int64(256<<20) * int64(1+r.IntN(3))
+		prio := int32(0)
+		if r.IntN(4) == 0 {
+			prio = int32(100 * (1 + r.IntN(3)))
+		}
+		tolerates, prefers := r.IntN(3) == 0, r.IntN(2) == 0
+		wSSD, wNew := int32(1+r.IntN(50)), int32(1+r.IntN(50))
+		var own []index.SpreadConstraint
+		switch r.IntN(6) {
+		case 0:
+			own = append(own, spread("zone", int32(1+r.IntN(2)), SA, sel("app", app)))
+		case 1:
+			own = append(own, spread(labelHostname, 1, SA, sel("app", app)), spread("zone", 2, DNS, sel("app", app)))
+		}
+		for i := range 1 + r.IntN(6) + 30*r.IntN(2) {
+			b := makePod(fmt.Sprintf("%s-%d", app, i)).label("app", app).req("cpu", cpu).req("memory", mem).priority(prio).created(int64(r.IntN(500)))
+			if tolerates {
+				b.tol("spot", "Exists", "", index.EffectPreferNoSchedule)
+			}
+			if prefers {
+				b.preferred(wSSD, req("disk", "In", "ssd")).preferred(wNew, req("gen", "In", "new"))
+			}
+			p := b.obj()
+			p.Owner = owner
+			p.Spread = own
+			if r.IntN(8) == 0 {
+				p.PreferredAffinity = append(p.PreferredAffinity, index.WeightedPodAffinityTerm{Weight: 10, Term: term("zone", sel("app", fmt.Sprintf("app%d", r.IntN(w+1))), "default")})
+			}
+			if r.IntN(3) == 0 {
+				p.NodeName = in.Nodes[r.IntN(len(in.Nodes))].Name // a running replica
+			}
+			in.Pods = append(in.Pods, p)
+		}
+	}
+	return in
+}
