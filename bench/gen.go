@@ -296,18 +296,21 @@ type priorityClass struct {
 	globalDefault bool
 	never         bool // preemptionPolicy Never
 	desc          string
+	// only names the profile that writes the class (every profile when
+	// empty): classes added for one profile leave the others' bytes alone.
+	only string
 }
 
 var priorityClasses = []priorityClass{
-	{"best-effort-batch", 10, false, true, "Batch work that never preempts."},
-	{"low", 100, false, false, "Low priority workloads."},
-	{"default", 1000, true, false, "Default priority for all pods."},
-	{"high", 10000, false, false, "Customer-facing services."},
-	{"critical", 1000000, false, false, "Business-critical services."},
-	{"urgent-batch", 500000, false, true, "Urgent batch work: scheduled ahead of services, never preempts."},
-	{"scavenger", -10, false, false, "Work that runs only on spare capacity."},
-	{"system-cluster-critical", 2000000000, false, false, "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary."},
-	{"system-node-critical", 2000001000, false, false, "Used for system critical pods that must not be moved from their current node."},
+	{"best-effort-batch", 10, false, true, "Batch work that never preempts.", ""},
+	{"low", 100, false, false, "Low priority workloads.", ""},
+	{"default", 1000, true, false, "Default priority for all pods.", ""},
+	{"high", 10000, false, false, "Customer-facing services.", ""},
+	{"critical", 1000000, false, false, "Business-critical services.", ""},
+	{"urgent-batch", 500000, false, true, "Urgent batch work: scheduled ahead of services, never preempts.", "preemption"},
+	{"scavenger", -10, false, false, "Work that runs only on spare capacity.", "preemption"},
+	{"system-cluster-critical", 2000000000, false, false, "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.", ""},
+	{"system-node-critical", 2000001000, false, false, "Used for system critical pods that must not be moved from their current node.", ""},
 }
 
 func findPriorityClass(name string) *priorityClass {
@@ -1100,6 +1103,9 @@ func (g *gen) endItem() { g.write(g.buf) }
 
 func (g *gen) writePriorityClasses() {
 	for _, pc := range priorityClasses {
+		if pc.only != "" && pc.only != g.prof.name {
+			continue
+		}
 		g.beginItem()
 		b := append(g.buf, `{"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":`...)
 		b = appendStr(b, pc.name)
