@@ -44,8 +44,10 @@ type group struct {
 	failures     int // pods of the group left unschedulable
 	// tmpl holds the group's templates by twin key (template.go).
 	tmpl map[string]*template
-	// ready is closed once init has filled the group (see initGroups).
-	ready chan struct{}
+	// ready is closed once init has filled the group (see initGroups);
+	// awaited is set when placement first waited for it.
+	ready   chan struct{}
+	awaited bool
 }
 
 // class is one equivalence class of pending pods: equal in every field that
@@ -134,8 +136,10 @@ type keyEncoder struct {
 	buf  []byte
 	keys []string
 	sels map[string]labels.Selector // see cachedSelector
-	// matchers caches affinity terms' matchers by encoding (encodeRel).
+	// matchers caches affinity terms' matchers by encoding (encodeRel);
+	// spreads pods' default constraints (spreadOfMemo).
 	matchers map[string]matcher
+	spreads  map[spreadKey][]index.SpreadConstraint
 }
 
 func (e *keyEncoder) str(s string) {
@@ -424,28 +428,50 @@ func memoized[V any](mu *sync.Mutex, m map[string]V, key []byte, compute func() 
 	return v
 }
 
+// maxNamedWindow is the most nodes NodeAffinity's PreFilter may name for
+// a group to set itself up over their words only (see init).
+const maxNamedWindow = 64
+
 // init fills g for pod p. It only reads c, so groups may be initialised
 // concurrently (each caller with its own encoder).
 func (g *group) init(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncoder) {
 	// The set algebra runs on bitsets of the cluster's size (a roaring
-	// container spans 65,536 nodes whatever the cluster).
+	// container spans 65,536 nodes whatever the cluster), over the window
+	// of words that can hold a feasible node: all of them, or, when
+	// NodeAffinity's PreFilter names a few nodes (a DaemonSet pod names
+	// one), the words of those nodes, so that a group per node does not
+	// cost a pass over the cluster.
 	all, unsched := m.clusterSets(c)
-	dense := slices.Clone(all)
 	total := int(c.All.GetCardinality())
-
-	// NodeAffinity PreFilter: a node-name set when every required term names
-	// nodes with matchFields metadata.name In.
-	if names, conflict, ok := preFilterNames(c, p); ok {
+	var dense []uint64
+	lo, hi := 0, len(all)
+	names, conflict, named := preFilterNames(c, p)
+	if named && names.GetCardinality() <= maxNamedWindow {
+		dense = make([]uint64, len(all))
+		lo, hi = len(all), 0
+		for it := names.Iterator(); it.HasNext(); {
+			n := it.Next() // an existing node: no need to AND with all
+			dense[n>>6] |= 1 << (n & 63)
+			lo, hi = min(lo, int(n>>6)), max(hi, int(n>>6)+1)
+		}
+		lo = min(lo, hi)
+	} else {
+		dense = slices.Clone(all)
+		if named {
+			andCount(dense, denseOf(c, names))
+		}
+	}
+	if named {
 		g.conflict = conflict
 		g.nAbsent = total - int(names.GetCardinality())
-		andCount(dense, denseOf(c, names))
 	}
+	win := dense[lo:hi]
 
 	// NodeUnschedulable.
 	if !c.Unschedulable.IsEmpty() {
 		unschedTaint := index.Taint{Key: taintUnschedulable, Effect: index.EffectNoSchedule}
 		if !tolerates(p.Tolerations, &unschedTaint) {
-			g.nUnsched = andNotCount(dense, unsched)
+			g.nUnsched = andNotCount(win, unsched[lo:hi])
 		}
 	}
 
@@ -453,31 +479,47 @@ func (g *group) init(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncoder) {
 	ts := m.taintSets(c, p.Tolerations, enc)
 	g.rawTT = ts.rawTT
 	if ts.badDense != nil {
-		g.nTaint = andNotCount(dense, ts.badDense)
+		g.nTaint = andNotCount(win, ts.badDense[lo:hi])
 	}
 
-	// NodeAffinity filter: nodeSelector AND required terms.
+	// NodeAffinity filter: nodeSelector AND required terms (a narrow
+	// window tests its few nodes against the nodes the terms select;
+	// such terms name nodes, and are not worth a bitset each in the memo).
 	feas := 0
-	for _, w := range dense {
+	for _, w := range win {
 		feas += bits.OnesCount64(w)
 	}
 	if len(p.NodeSelector) > 0 || p.HasRequired {
 		before := feas
-		feas = andCount(dense, m.requiredDense(c, p, enc))
+		if lo > 0 || hi < len(all) {
+			req := requiredNodes(c, p, m, enc)
+			feas = 0
+			for i := range win {
+				for word := win[i]; word != 0; word &= word - 1 {
+					n := uint32((lo+i)*64 + bits.TrailingZeros64(word))
+					if !req.Contains(n) {
+						win[i] &^= 1 << (n & 63)
+					}
+				}
+				feas += bits.OnesCount64(win[i])
+			}
+		} else {
+			feas = andCount(dense, m.requiredDense(c, p, enc))
+		}
 		g.nAffinity = before - feas
 	}
 	g.dense, g.feasCard = dense, feas
 
 	switch {
 	case len(ts.pns) == 1: // the common case needs no pass over the nodes
-		for i, w := range dense {
-			if w&ts.pns0[i] != 0 {
+		for i, w := range win {
+			if w&ts.pns0[lo+i] != 0 {
 				g.ttTop = 1
 				break
 			}
 		}
 	case len(ts.pns) > 1:
-		g.ttTop = topOf(g.rawTT, g.dense)
+		g.ttTop = topOf(g.rawTT, dense[:hi]) // nothing feasible past hi
 	}
 
 	// NodeAffinity scoring: the sum of the matching preferred terms'
@@ -598,15 +640,25 @@ func emptyTerm(t *index.NodeSelectorTerm) bool {
 
 // termNodes returns the nodes matching every requirement of t.
 func termNodes(c *index.Cluster, t *index.NodeSelectorTerm) *roaring.Bitmap {
-	out := c.All.Clone()
+	// The fields first: a metadata.name In field (every DaemonSet pod's
+	// term has one) leaves one node to intersect, not the cluster.
+	var out *roaring.Bitmap
+	for i := range t.MatchFields {
+		f := fieldNodes(c, &t.MatchFields[i]) // a bitmap of its own
+		if out == nil {
+			out = f
+		} else {
+			out.And(f)
+		}
+	}
+	if out == nil {
+		out = c.All.Clone()
+	}
 	for i := range t.MatchExpressions {
-		out.And(exprNodes(c, &t.MatchExpressions[i]))
 		if out.IsEmpty() {
 			return out
 		}
-	}
-	for i := range t.MatchFields {
-		out.And(fieldNodes(c, &t.MatchFields[i]))
+		out.And(exprNodes(c, &t.MatchExpressions[i]))
 	}
 	return out
 }

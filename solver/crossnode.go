@@ -62,7 +62,7 @@ func (s *Solver) crossPreempt(cl *class, pid index.PodID) (candidate, []index.Po
 	if rc == nil || len(rc.hard)+len(rc.anti)+len(rc.repel) == 0 {
 		return candidate{}, nil, false
 	}
-	<-cl.g.ready
+	s.await(cl.g)
 	x := &s.cross
 	if x.lists == nil {
 		x.lists, x.seen, x.taken = map[[2]int32][]index.PodID{}, map[string]bool{}, map[index.PodID]bool{}

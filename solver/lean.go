@@ -71,8 +71,9 @@ func ignoredAt(cl *class, n index.NodeID) bool {
 	return len(rc.soft) > 0 && rc.requireAll && rc.softElig != nil && rc.softElig[n>>6]&(1<<(n&63)) == 0
 }
 
-// plainBucket returns plain node n's bucket, made if new.
-func (s *Solver) plainBucket(cl *class, b *buckets, n index.NodeID) int32 {
+// plainBucket returns plain node n's bucket, made if new, and its slot:
+// ignored*(domains) + its domain + 1 (0: the nodes lacking the key).
+func (s *Solver) plainBucket(cl *class, b *buckets, n index.NodeID) (int, int32) {
 	pd := int32(0)
 	if b.topo != nil {
 		pd = b.topo.Of[n] + 1
@@ -87,10 +88,13 @@ func (s *Solver) plainBucket(cl *class, b *buckets, n index.NodeID) int32 {
 		*slot = b.newBucket(ig == 1)
 		b.list[*slot].plain = pd + 1
 	}
-	return *slot
+	return ig*len(b.ln.plainOf[0]) + int(pd), *slot
 }
 
-// fillLean builds lean class cl's buckets b from every feasible node.
+// fillLean builds lean class cl's buckets b from every feasible node, in
+// one pass over the nodes with room for the class (roomLevels) that
+// scores with the class's current maxima; should the fitting nodes' counts
+// give other maxima, the entries are scored again.
 func (s *Solver) fillLean(cl *class, b *buckets) {
 	s.leanFills++
 	g := cl.g
@@ -112,46 +116,131 @@ func (s *Solver) fillLean(cl *class, b *buckets) {
 	if g.rawNA != nil {
 		ln.naHist = make([]int32, g.naTop+1)
 	}
-	// The fitting nodes, their counts and the plain buckets' members.
+	keep := domKeep(max(cl.pods, 16), domains)
+	tops := s.leanTops(2 * domains)
+	np := s.nonPlain(b, len(g.dense))
+	gen := s.c.Gen
+	roomCPU, roomMem := s.room.of(cl)
 	for wi, word := range g.dense {
 		var fit uint64
-		for ; word != 0; word &= word - 1 {
+		for word &= roomCPU[wi] & roomMem[wi]; word != 0; word &= word - 1 {
 			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
-			if !cl.fitsFree(&s.free[n]) || !s.fits(n, cl) {
+			if !s.fits(n, cl) {
 				continue
 			}
-			fit |= 1 << (n & 63)
+			bit := uint64(1) << (n & 63)
+			fit |= bit
 			ln.count(cl, n, 1)
-			if s.isPlain(b, n) {
-				b.list[s.plainBucket(cl, b, n)].members++
-			}
-		}
-		ln.fit[wi] = fit
-	}
-	s.leanMaxima(cl, b)
-	// The entries: every non-plain node's, the best of each plain bucket.
-	keep := domKeep(max(cl.pods, 16), domains)
-	tops := s.leanTops(len(b.list))
-	gen := s.c.Gen
-	for wi, word := range ln.fit {
-		for ; word != 0; word &= word - 1 {
-			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
-			if !s.isPlain(b, n) {
+			if np[wi]&bit != 0 {
 				id := s.bucketOf(cl, b, n)
 				b.list[id].heap.push(entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: gen[n]})
 				b.list[id].members++
 				ln.explicit[n] = id
 				continue
 			}
-			s.offerPlain(cl, &tops[s.plainBucket(cl, b, n)], n, keep)
+			slot, id := s.plainBucket(cl, b, n)
+			b.list[id].members++
+			s.offerPlain(cl, &tops[slot], n, keep)
+		}
+		ln.fit[wi] = fit
+	}
+	if s.leanMaxima(cl, b) {
+		// Scored with other maxima: again, from the fitting nodes.
+		for i := range tops {
+			tops[i].reset()
+		}
+		for _, id := range ln.explicit {
+			b.list[id].heap = b.list[id].heap[:0]
+		}
+		for n, id := range ln.explicit {
+			b.list[id].heap = append(b.list[id].heap, entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: gen[n]})
+		}
+		for i := range b.list {
+			if b.list[i].plain == 0 {
+				b.list[i].heap.init()
+			}
+		}
+		for wi, word := range ln.fit {
+			for word &^= np[wi]; word != 0; word &= word - 1 {
+				n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
+				slot, _ := s.plainBucket(cl, b, n)
+				s.offerPlain(cl, &tops[slot], n, keep)
+			}
 		}
 	}
-	for i := range b.list {
-		if bk := &b.list[i]; bk.plain > 0 {
-			bk.fromTop(&tops[i])
+	for ig := range ln.plainOf {
+		for pd, id := range ln.plainOf[ig] {
+			if id >= 0 {
+				b.list[id].fromTop(&tops[ig*domains+pd])
+			}
 		}
 	}
 	cl.buckets = b
+}
+
+// nonPlain returns a bitset of the nodes that are not plain for b: those
+// lacking the key of a per-node dimension, or with a count above 0 there,
+// found through the counters' nonzero lists. The bitset is scratch, valid
+// until the next call.
+func (s *Solver) nonPlain(b *buckets, words int) []uint64 {
+	np := s.npBuf[:0]
+	np = append(np, make([]uint64, words)...)
+	s.npBuf = np
+	for i := range b.dims {
+		dm := &b.dims[i]
+		if !dm.perNode && !dm.hostname {
+			continue
+		}
+		k := dm.ctr
+		var has []uint64
+		if dm.hostname {
+			s.hasHostname(0) // makes s.hostnames
+			has = s.hostnames
+		} else {
+			has = s.keyNodes(k.topo.Key)
+		}
+		for w := range np {
+			np[w] |= ^has[w]
+		}
+		// A hostname dimension counts per node (its domains are the
+		// nodes); a per-node topology has one node per domain.
+		node := func(d int32) (index.NodeID, bool) {
+			if dm.hostname {
+				return index.NodeID(d), true
+			}
+			if m := k.topo.Members(d); len(m) > 0 {
+				return m[0], true
+			}
+			return 0, false
+		}
+		if k.nzLost {
+			for d, v := range k.counts {
+				if n, ok := node(int32(d)); v != 0 && ok {
+					np[n>>6] |= 1 << (n & 63)
+				}
+			}
+			continue
+		}
+		for _, d := range k.nz {
+			if n, ok := node(d); k.counts[d] != 0 && ok {
+				np[n>>6] |= 1 << (n & 63)
+			}
+		}
+	}
+	return np
+}
+
+// keyNodes returns the nodes carrying key as a bitset, made once per key.
+func (s *Solver) keyNodes(key string) []uint64 {
+	if bs, ok := s.keyBits[key]; ok {
+		return bs
+	}
+	if s.keyBits == nil {
+		s.keyBits = map[string][]uint64{}
+	}
+	bs := s.keysNodes([]string{key})
+	s.keyBits[key] = bs
+	return bs
 }
 
 // leanTops returns the fill's scratch best entries, one per bucket, empty
@@ -245,7 +334,8 @@ func (s *Solver) syncLean(cl *class) {
 				b.list[id].members--
 				delete(ln.explicit, n)
 			} else {
-				b.list[s.plainBucket(cl, b, n)].members--
+				_, id := s.plainBucket(cl, b, n)
+				b.list[id].members--
 			}
 			ln.fit[n>>6] &^= bit
 		}
@@ -267,7 +357,7 @@ func (s *Solver) syncLean(cl *class) {
 		e := entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: c.Gen[n]}
 		id := int32(0)
 		if s.isPlain(b, n) {
-			id = s.plainBucket(cl, b, n)
+			_, id = s.plainBucket(cl, b, n)
 		} else {
 			id = s.bucketOf(cl, b, n)
 			ln.explicit[n] = id
@@ -306,7 +396,10 @@ func (s *Solver) refillPlain(cl *class, b *buckets, id int32) {
 	t := &s.refillK
 	t.reset()
 	offer := func(n index.NodeID) {
-		if ln.fit[n>>6]&(1<<(n&63)) != 0 && s.isPlain(b, n) && s.plainBucket(cl, b, n) == id {
+		if ln.fit[n>>6]&(1<<(n&63)) == 0 || !s.isPlain(b, n) {
+			return
+		}
+		if _, pid := s.plainBucket(cl, b, n); pid == id { // made: the node's bucket
 			s.offerPlain(cl, t, n, keep)
 		}
 	}

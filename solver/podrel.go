@@ -3,7 +3,9 @@ package solver
 import (
 	"math"
 	"math/bits"
+	"reflect"
 	"slices"
+	"unsafe"
 
 	"github.com/kplace/kplace/index"
 	"k8s.io/apimachinery/pkg/labels"
@@ -106,7 +108,17 @@ type counter struct {
 	// any more: it gives its array back and ignores changes.
 	pool        *countPool
 	owned, dead bool
+	// nz lists the domains whose count left 0, in order (some may be back
+	// at 0, some listed twice), so that the few nonzero counts of an array
+	// of one count per node are found and cleared without a scan; past
+	// maxNonzero entries the list is dropped (nzLost) and scans take over.
+	nz     []int32
+	nzLost bool
 }
+
+// maxNonzero bounds a counter's nonzero list: past it (or past a quarter
+// of its domains), finding the nonzero counts by a scan costs less.
+const maxNonzero = 1 << 16
 
 // countPool lends count arrays by length. A per-node counter (hostname)
 // holds one int32 per node: made for every class up front, they cost
@@ -143,9 +155,16 @@ func (p *countPool) take(n int) []int32 {
 	return make([]int32, n)
 }
 
-// give takes back an array lent by take.
-func (p *countPool) give(a []int32) {
-	clear(a)
+// give takes back an array lent by take; nz lists every domain whose
+// count may be nonzero unless lost (see counter.nz).
+func (p *countPool) give(a []int32, nz []int32, lost bool) {
+	if lost {
+		clear(a)
+	} else {
+		for _, d := range nz {
+			a[d] = 0
+		}
+	}
 	p.free[len(a)] = append(p.free[len(a)], a)
 }
 
@@ -155,8 +174,9 @@ func (k *counter) kill() {
 		return
 	}
 	if k.owned {
-		k.pool.give(k.counts)
+		k.pool.give(k.counts, k.nz, k.nzLost)
 		k.counts, k.owned = k.pool.zero(len(k.counts)), false
+		k.nz, k.nzLost = k.nz[:0], false
 	}
 	k.dead = true
 }
@@ -188,6 +208,13 @@ func (k *counter) move(n index.NodeID, delta int32) bool {
 	now := old + delta
 	k.counts[d] = now
 	k.total += int64(delta)
+	if old == 0 && !k.nzLost {
+		if len(k.nz) < maxNonzero && len(k.nz) < len(k.counts)/4+64 {
+			k.nz = append(k.nz, d)
+		} else {
+			k.nz, k.nzLost = nil, true
+		}
+	}
 	switch k.kind {
 	case kSpread:
 		relaxed := delta < 0
@@ -303,8 +330,9 @@ type relState struct {
 	nsLabels      map[string]map[string]string
 	defaults      []index.SpreadConstraint
 	systemDefault bool
-	// workloads by namespace and kind/name, for default selectors.
-	services map[string][]*index.Workload
+	// Services by one pair of their selector (namespace, key, value) and
+	// controllers by kind/namespace/name, for default selectors.
+	services map[pdbLabel][]*index.Workload
 	owners   map[string]*index.Workload // kind/ns/name
 	enc      keyEncoder
 	buf      []int32
@@ -381,7 +409,7 @@ func newRelState(c *index.Cluster, cfg *Config) *relState {
 	defaults := cfg.DefaultSpread
 	r := &relState{c: c, byKey: map[string]int32{}, repelOf: map[string]int32{}, carryOf: map[string]int32{},
 		nsLabels: map[string]map[string]string{}, defaults: defaults, systemDefault: cfg.SystemDefaultSpread,
-		services: map[string][]*index.Workload{}, owners: map[string]*index.Workload{},
+		services: map[pdbLabel][]*index.Workload{}, owners: map[string]*index.Workload{},
 		hardWeight: defaultHardPodAffinityWeight, ignorePreferred: cfg.IgnorePreferredTermsOfExistingPods}
 	if cfg.HardPodAffinityWeight != nil {
 		r.hardWeight = int64(*cfg.HardPodAffinityWeight)
@@ -392,7 +420,15 @@ func newRelState(c *index.Cluster, cfg *Config) *relState {
 	for i := range c.Workloads {
 		w := &c.Workloads[i]
 		if w.Kind == index.KindService {
-			r.services[w.Namespace] = append(r.services[w.Namespace], w)
+			// Indexed by one pair of the selector (a pod is tried only
+			// against the Services one of its labels may select): an
+			// export holds thousands of Services per namespace.
+			if w.Selector == nil || len(w.Selector.MatchLabels) == 0 {
+				continue // selects nothing
+			}
+			k, _ := anchorKey(w.Selector)
+			l := pdbLabel{ns: w.Namespace, key: k, value: w.Selector.MatchLabels[k]}
+			r.services[l] = append(r.services[l], w)
 		} else {
 			r.owners[w.Kind+"/"+w.Namespace+"/"+w.Name] = w
 		}
@@ -560,6 +596,12 @@ func (r *relState) spreadOf(p *index.Pod) (cs []index.SpreadConstraint, defaulte
 	if len(r.defaults) == 0 {
 		return nil, false
 	}
+	return r.defaultSpread(p)
+}
+
+// defaultSpread returns the cluster default constraints with p's default
+// selector; nil when that is empty.
+func (r *relState) defaultSpread(p *index.Pod) (cs []index.SpreadConstraint, defaulted bool) {
 	sel := r.defaultSelector(p)
 	if sel == nil {
 		return nil, false
@@ -570,6 +612,35 @@ func (r *relState) spreadOf(p *index.Pod) (cs []index.SpreadConstraint, defaulte
 		cs[i] = d
 	}
 	return cs, true
+}
+
+// spreadOfMemo is spreadOf through e's memo: the pods of one workload share
+// their labels map (ingest shares equal maps), namespace and owner, so
+// their default constraints are found once.
+func (r *relState) spreadOfMemo(e *keyEncoder, p *index.Pod) ([]index.SpreadConstraint, bool) {
+	if len(p.Spread) > 0 || len(r.defaults) == 0 {
+		return r.spreadOf(p)
+	}
+	k := spreadKey{ns: p.Namespace, labels: reflect.ValueOf(p.Labels).UnsafePointer()}
+	if o := p.Owner; o != nil {
+		k.kind, k.api, k.name = o.Kind, o.APIVersion, o.Name
+	}
+	if cs, ok := e.spreads[k]; ok {
+		return cs, cs != nil
+	}
+	cs, defaulted := r.defaultSpread(p)
+	if e.spreads == nil {
+		e.spreads = map[spreadKey][]index.SpreadConstraint{}
+	}
+	e.spreads[k] = cs
+	return cs, defaulted
+}
+
+// spreadKey is what a pod's default constraints depend on: its namespace,
+// its labels (by the map's identity) and its owner.
+type spreadKey struct {
+	ns, kind, api, name string
+	labels              unsafe.Pointer
 }
 
 // matchesSet reports whether pod labels l hold every pair of set, as
@@ -589,13 +660,12 @@ func matchesSet(set, l map[string]string) bool {
 // StatefulSet owner, ANDed; nil when that is empty.
 func (r *relState) defaultSelector(p *index.Pod) *index.LabelSelector {
 	out := &index.LabelSelector{MatchLabels: map[string]string{}}
-	for _, w := range r.services[p.Namespace] {
-		if w.Selector == nil || len(w.Selector.MatchLabels) == 0 {
-			continue
-		}
-		if matchesSet(w.Selector.MatchLabels, p.Labels) {
-			for k, v := range w.Selector.MatchLabels {
-				out.MatchLabels[k] = v
+	for k, v := range p.Labels {
+		for _, w := range r.services[pdbLabel{ns: p.Namespace, key: k, value: v}] {
+			if matchesSet(w.Selector.MatchLabels, p.Labels) {
+				for k, v := range w.Selector.MatchLabels {
+					out.MatchLabels[k] = v
+				}
 			}
 		}
 	}
@@ -624,7 +694,7 @@ func (r *relState) defaultSelector(p *index.Pod) *index.LabelSelector {
 // pod-relative filters and scores read of the pod, the repel and carry
 // counters matching it included. Read-only on r.
 func (r *relState) encodeRel(e *keyEncoder, p *index.Pod, scratch []int32) []int32 {
-	cs, defaulted := r.spreadOf(p)
+	cs, defaulted := r.spreadOfMemo(e, p)
 	ids := r.repels(p, scratch[:0])
 	nRepel := len(ids)
 	ids = r.carried(p, ids)

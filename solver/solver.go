@@ -188,8 +188,12 @@ type Solver struct {
 	// fitA and fitS turn a requested fraction into NodeResourcesFit's
 	// per-resource share: a + s*fraction (see upper).
 	fitA, fitS float32
-	// initWG counts the group initialisers still running.
-	initWG sync.WaitGroup
+	// initWG counts the group initialisers still running; lead holds a
+	// token per group set up and not yet waited for, unbounded lifts that
+	// limit (see initGroups).
+	initWG    sync.WaitGroup
+	lead      chan struct{}
+	unbounded chan struct{}
 	// zeros stands in for a missing raw score column.
 	zeros []int32
 	// pre and pdb hold the preemption state (see preempt.go, pdb.go).
@@ -215,6 +219,8 @@ type Solver struct {
 	refillK                 topK
 	leanFills, plainRefills int
 	leanTouched             []index.NodeID
+	npBuf                   []uint64
+	keyBits                 map[string][]uint64
 	hostnames               []uint64 // see hasHostname
 	bucketAdd, bucketRaw    []int64
 	fillBuf                 []entry
@@ -346,7 +352,8 @@ queue:
 			}
 		}
 		if cl.g.pods == 0 && cl.g.failures == 0 {
-			cl.g.rawTT, cl.g.rawNA, cl.g.tmpl = nil, nil, nil // the feasible bitset stays: a group is set up once
+			// Done: no pod of the group is left to place or to explain.
+			cl.g.rawTT, cl.g.rawNA, cl.g.tmpl, cl.g.dense = nil, nil, nil, nil
 		}
 	}
 	failedAt = dropReclaimed(res, failedAt)
@@ -507,6 +514,10 @@ func (s *Solver) classify(queue []index.PodID) []int32 {
 // (await), so group set-up overlaps the placement loop's serial stretches.
 // Group set-up only reads the parts of the index placement never changes
 // (labels, taints, cordons).
+//
+// The initialisers run at most groupLead groups ahead of the groups
+// placement has waited for: a group holds bitsets of the cluster's size,
+// and an export whose DaemonSet pods are pending has a group per node.
 func (s *Solver) initGroups(fresh []*group, reps []index.PodID) {
 	for _, g := range fresh {
 		g.ready = make(chan struct{})
@@ -514,12 +525,21 @@ func (s *Solver) initGroups(fresh []*group, reps []index.PodID) {
 	var next atomic.Int64
 	m := newMemo()
 	workers := min(runtime.GOMAXPROCS(0), len(fresh))
+	s.lead = make(chan struct{}, groupLead)
+	s.unbounded = make(chan struct{})
 	s.initWG.Add(workers)
 	for range workers {
 		go func() {
 			defer s.initWG.Done()
 			var enc keyEncoder
 			for {
+				// A token first, then the next group: the groups holding
+				// tokens are then the first ones placement has not waited
+				// for, so it never waits on a group stuck behind them.
+				select {
+				case s.lead <- struct{}{}:
+				case <-s.unbounded:
+				}
 				i := int(next.Add(1)) - 1
 				if i >= len(fresh) {
 					return
@@ -531,8 +551,34 @@ func (s *Solver) initGroups(fresh []*group, reps []index.PodID) {
 	}
 }
 
-// awaitGroups waits until every group is initialised.
-func (s *Solver) awaitGroups() { s.initWG.Wait() }
+// groupLead is how many groups the initialisers may run ahead.
+const groupLead = 512
+
+// await waits until g is initialised; the first wait on a group lets the
+// initialisers run one group further.
+func (s *Solver) await(g *group) {
+	<-g.ready
+	if !g.awaited {
+		g.awaited = true
+		select {
+		case <-s.lead:
+		default: // set up without a token (after awaitGroups)
+		}
+	}
+}
+
+// awaitGroups waits until every group is initialised, whether placement
+// waited for it or not.
+func (s *Solver) awaitGroups() {
+	if s.unbounded != nil {
+		select {
+		case <-s.unbounded:
+		default:
+			close(s.unbounded)
+		}
+	}
+	s.initWG.Wait()
+}
 
 // keyRange holds the distinct placement keys of one range of the queue,
 // found on its own processor: keyOf maps each pod of the range to its key
@@ -650,7 +696,7 @@ func (s *Solver) newClass(pid index.PodID, key []byte, static int, groups map[st
 
 // place binds pid to the best node of its class, if any fits.
 func (s *Solver) place(cl *class, pid index.PodID) (index.NodeID, int64, bool) {
-	<-cl.g.ready
+	s.await(cl.g)
 	if cl.g.conflict {
 		return 0, 0, false
 	}
