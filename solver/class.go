@@ -435,6 +435,12 @@ const maxNamedWindow = 64
 // init fills g for pod p. It only reads c, so groups may be initialised
 // concurrently (each caller with its own encoder).
 func (g *group) init(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncoder) {
+	g.initNamed(c, p, m, enc, maxNamedWindow)
+}
+
+// initNamed is init with a window when the PreFilter names at most
+// maxNamed nodes (0: never, for the tests that compare both).
+func (g *group) initNamed(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncoder, maxNamed uint64) {
 	// The set algebra runs on bitsets of the cluster's size (a roaring
 	// container spans 65,536 nodes whatever the cluster), over the window
 	// of words that can hold a feasible node: all of them, or, when
@@ -446,7 +452,7 @@ func (g *group) init(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncoder) {
 	var dense []uint64
 	lo, hi := 0, len(all)
 	names, conflict, named := preFilterNames(c, p)
-	if named && names.GetCardinality() <= maxNamedWindow {
+	if named && names.GetCardinality() <= maxNamed {
 		dense = make([]uint64, len(all))
 		lo, hi = len(all), 0
 		for it := names.Iterator(); it.HasNext(); {
