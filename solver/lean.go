@@ -67,8 +67,8 @@ func (s *Solver) isPlain(b *buckets, n index.NodeID) bool {
 // ignoredAt reports whether node n is ignored by cl's soft constraints
 // (it lacks one of their keys and they require all).
 func ignoredAt(cl *class, n index.NodeID) bool {
-	rc := cl.rel
-	return len(rc.soft) > 0 && rc.requireAll && rc.softElig != nil && rc.softElig[n>>6]&(1<<(n&63)) == 0
+	elig := eligibleOf(cl)
+	return elig != nil && elig[n>>6]&(1<<(n&63)) == 0
 }
 
 // plainBucket returns plain node n's bucket, made if new, and its slot:
@@ -91,10 +91,12 @@ func (s *Solver) plainBucket(cl *class, b *buckets, n index.NodeID) (int, int32)
 	return ig*len(b.ln.plainOf[0]) + int(pd), *slot
 }
 
-// fillLean builds lean class cl's buckets b from every feasible node, in
-// one pass over the nodes with room for the class (roomLevels) that
-// scores with the class's current maxima; should the fitting nodes' counts
-// give other maxima, the entries are scored again.
+// fillLean builds lean class cl's buckets b: which feasible nodes fit (a
+// word at a time through roomLevels, testing only the nodes whose free
+// room is near the request), the plain buckets' counts (per domain, a word
+// at a time through the domains' bitsets), the raw value counts and the
+// entries of the nodes that are not plain. A plain bucket finds its best
+// entries on its first use (livePlain), through the bound index.
 func (s *Solver) fillLean(cl *class, b *buckets) {
 	s.leanFills++
 	g := cl.g
@@ -116,66 +118,232 @@ func (s *Solver) fillLean(cl *class, b *buckets) {
 	if g.rawNA != nil {
 		ln.naHist = make([]int32, g.naTop+1)
 	}
-	keep := domKeep(max(cl.pods, 16), domains)
-	tops := s.leanTops(2 * domains)
+	ws := s.scanners(g.feasCard)
+	s.parallel(ws, ln.fit, func(_ *scanner, lo, hi int) { s.fitWords(cl, ln.fit, lo, hi) })
 	np := s.nonPlain(b, len(g.dense))
+	explicit := s.leanTouched[:0]
+	hist := ln.ttHist != nil || ln.naHist != nil
+	for wi, word := range ln.fit {
+		if hist {
+			for x := word; x != 0; x &= x - 1 {
+				ln.count(cl, index.NodeID(wi*64+bits.TrailingZeros64(x)), 1)
+			}
+		}
+		for x := word & np[wi]; x != 0; x &= x - 1 {
+			explicit = append(explicit, index.NodeID(wi*64+bits.TrailingZeros64(x)))
+		}
+	}
+	s.countPlain(cl, b, np)
+	s.leanMaxima(cl, b)
 	gen := s.c.Gen
-	roomCPU, roomMem := s.room.of(cl)
-	for wi, word := range g.dense {
-		var fit uint64
-		for word &= roomCPU[wi] & roomMem[wi]; word != 0; word &= word - 1 {
-			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
-			if !s.fits(n, cl) {
-				continue
-			}
-			bit := uint64(1) << (n & 63)
-			fit |= bit
-			ln.count(cl, n, 1)
-			if np[wi]&bit != 0 {
-				id := s.bucketOf(cl, b, n)
-				b.list[id].heap.push(entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: gen[n]})
-				b.list[id].members++
-				ln.explicit[n] = id
-				continue
-			}
-			slot, id := s.plainBucket(cl, b, n)
-			b.list[id].members++
-			s.offerPlain(cl, &tops[slot], n, keep)
-		}
-		ln.fit[wi] = fit
+	for _, n := range explicit {
+		id := s.bucketOf(cl, b, n)
+		b.list[id].heap.push(entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: gen[n]})
+		b.list[id].members++
+		ln.explicit[n] = id
 	}
-	if s.leanMaxima(cl, b) {
-		// Scored with other maxima: again, from the fitting nodes.
-		for i := range tops {
-			tops[i].reset()
-		}
-		for _, id := range ln.explicit {
-			b.list[id].heap = b.list[id].heap[:0]
-		}
-		for n, id := range ln.explicit {
-			b.list[id].heap = append(b.list[id].heap, entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: gen[n]})
-		}
-		for i := range b.list {
-			if b.list[i].plain == 0 {
-				b.list[i].heap.init()
-			}
-		}
-		for wi, word := range ln.fit {
-			for word &^= np[wi]; word != 0; word &= word - 1 {
-				n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
-				slot, _ := s.plainBucket(cl, b, n)
-				s.offerPlain(cl, &tops[slot], n, keep)
-			}
-		}
-	}
+	s.leanTouched = explicit[:0]
+	// The plain buckets' best entries, each worker over its words.
+	keep := domKeep(max(cl.pods, 16), domains)
+	var slots []int // the plain slots with a bucket, and the buckets
 	for ig := range ln.plainOf {
 		for pd, id := range ln.plainOf[ig] {
 			if id >= 0 {
-				b.list[id].fromTop(&tops[ig*domains+pd])
+				slots = append(slots, ig*domains+pd, int(id))
 			}
 		}
 	}
+	for i := range ws {
+		for len(ws[i].doms) < 2*domains {
+			ws[i].doms = append(ws[i].doms, topK{})
+		}
+		for j := 0; j < len(slots); j += 2 {
+			ws[i].doms[slots[j]].reset()
+		}
+	}
+	s.parallel(ws, ln.fit, func(w *scanner, lo, hi int) {
+		for i := 0; i < len(slots); i += 2 {
+			s.scanPlain(cl, b, np, slots[i], &w.doms[slots[i]], keep, lo, hi)
+		}
+	})
+	for i := 0; i < len(slots); i += 2 {
+		b.list[slots[i+1]].fromTop(mergeTops(ws, slots[i], keep))
+	}
 	cl.buckets = b
+}
+
+// mergeTops merges the workers' best entries of slot into the first
+// worker's, and empties the others'.
+func mergeTops(ws []scanner, slot, keep int) *topK {
+	m := &ws[0].doms[slot]
+	for i := 1; i < len(ws); i++ {
+		t := &ws[i].doms[slot]
+		for _, e := range t.heap {
+			m.offer(e, keep)
+		}
+		if t.truncated {
+			m.drop(t.cut)
+		}
+		t.reset()
+	}
+	return m
+}
+
+// scanPlain offers to t the fitting plain nodes of plain slot slot (see
+// plainBucket) in bitset words [lo, hi), np holding the nodes that are not
+// plain. The domain's
+// nodes come a word at a time from its bitset (when the domains are few);
+// when the class's static scores are the same on every node (no raw
+// columns), a node whose bound cannot enter t costs a load and a compare.
+func (s *Solver) scanPlain(cl *class, b *buckets, np []uint64, slot int, t *topK, keep, lo, hi int) {
+	ln := b.ln
+	domains := len(ln.plainOf[0])
+	pd, ig := slot%domains, slot/domains
+	var mask []uint64
+	if b.topo != nil && len(b.topo.Size) < maxMaskDomains {
+		mask = s.domainMasks(b.topo)[pd]
+	}
+	elig := eligibleOf(cl)
+	stConst := cl.g.rawTT == nil && cl.g.rawNA == nil
+	st := cl.ttScore[0] + cl.naScore[0]
+	bound := s.bound
+	for wi := lo; wi < hi; wi++ {
+		x := ln.fit[wi] &^ np[wi]
+		if mask != nil {
+			x &= mask[wi]
+		}
+		if elig != nil {
+			if ig == 0 {
+				x &= elig[wi]
+			} else {
+				x &^= elig[wi]
+			}
+		}
+		for ; x != 0; x &= x - 1 {
+			n := index.NodeID(wi*64 + bits.TrailingZeros64(x))
+			if mask == nil && b.topo != nil && int(b.topo.Of[n])+1 != pd {
+				continue
+			}
+			if ub := int64(bound[n]) + st; stConst && len(t.heap) == keep && ub < t.heap[0].score {
+				if !t.truncated || ub >= t.cut.score {
+					t.drop(entry{score: ub, tie: s.hot[n].tie, node: n})
+				}
+				continue
+			}
+			s.offerPlain(cl, t, n, keep)
+		}
+	}
+}
+
+// eligibleOf returns the nodes cl's soft constraints do not ignore, nil
+// when they ignore none.
+func eligibleOf(cl *class) []uint64 {
+	if rc := cl.rel; len(rc.soft) > 0 && rc.requireAll && rc.softElig != nil {
+		return rc.softElig
+	}
+	return nil
+}
+
+// fitWords sets fit's words [lo, hi) to the feasible nodes that fit cl
+// now. A node whose
+// free cpu and memory are both at least the next power of two above the
+// requests fits a class that requests nothing else (the levels hold only
+// nodes with a pod slot left); the others with room are tested one by one.
+func (s *Solver) fitWords(cl *class, fit []uint64, lo, hi int) {
+	roomCPU, roomMem := s.room.of(cl)
+	sureCPU, sureMem := s.room.sure(cl.needCPU, &s.room.cpu), s.room.sure(cl.needMem, &s.room.mem)
+	for wi := lo; wi < hi; wi++ {
+		word := cl.g.dense[wi]
+		cand := word & roomCPU[wi] & roomMem[wi]
+		if cand == 0 {
+			fit[wi] = 0
+			continue
+		}
+		var f uint64
+		if !cl.fullFit && sureCPU != nil && sureMem != nil {
+			f = cand & sureCPU[wi] & sureMem[wi]
+		}
+		for x := cand &^ f; x != 0; x &= x - 1 {
+			if n := index.NodeID(wi*64 + bits.TrailingZeros64(x)); s.fits(n, cl) {
+				f |= 1 << (n & 63)
+			}
+		}
+		fit[wi] = f
+	}
+}
+
+// countPlain counts the fitting plain nodes of each plain bucket (made for
+// those that have some): a word at a time per domain when the domains are
+// few, else node by node.
+func (s *Solver) countPlain(cl *class, b *buckets, np []uint64) {
+	ln := b.ln
+	elig := eligibleOf(cl)
+	var masks [][]uint64
+	if b.topo != nil && len(b.topo.Size) < maxMaskDomains {
+		masks = s.domainMasks(b.topo)
+	}
+	if b.topo != nil && masks == nil {
+		for wi, word := range ln.fit {
+			for x := word &^ np[wi]; x != 0; x &= x - 1 {
+				_, id := s.plainBucket(cl, b, index.NodeID(wi*64+bits.TrailingZeros64(x)))
+				b.list[id].members++
+			}
+		}
+		return
+	}
+	for pd := range ln.plainOf[0] {
+		for ig := range 2 {
+			if ig == 1 && elig == nil {
+				break
+			}
+			members, first := 0, -1
+			for wi, word := range ln.fit {
+				x := word &^ np[wi]
+				if masks != nil {
+					x &= masks[pd][wi]
+				}
+				if elig != nil {
+					if ig == 0 {
+						x &= elig[wi]
+					} else {
+						x &^= elig[wi]
+					}
+				}
+				if x != 0 && first < 0 {
+					first = wi*64 + bits.TrailingZeros64(x)
+				}
+				members += bits.OnesCount64(x)
+			}
+			if members > 0 {
+				_, id := s.plainBucket(cl, b, index.NodeID(first))
+				b.list[id].members = members
+			}
+		}
+	}
+}
+
+// maxMaskDomains bounds the domains countPlain counts word by word.
+const maxMaskDomains = 64
+
+// domainMasks returns a bitset per domain of t, those lacking the key
+// first, made once per topology.
+func (s *Solver) domainMasks(t *index.Topology) [][]uint64 {
+	if m, ok := s.domMasks[t]; ok {
+		return m
+	}
+	words := (s.c.NumNodes() + 63) / 64
+	m := make([][]uint64, len(t.Size)+1)
+	for i := range m {
+		m[i] = make([]uint64, words)
+	}
+	for n, d := range t.Of {
+		m[d+1][n>>6] |= 1 << (n & 63)
+	}
+	if s.domMasks == nil {
+		s.domMasks = map[*index.Topology][][]uint64{}
+	}
+	s.domMasks[t] = m
+	return m
 }
 
 // nonPlain returns a bitset of the nodes that are not plain for b: those
@@ -243,15 +411,6 @@ func (s *Solver) keyNodes(key string) []uint64 {
 	return bs
 }
 
-// leanTops returns the fill's scratch best entries, one per bucket, empty
-// (fromTop empties each one it takes).
-func (s *Solver) leanTops(nb int) []topK {
-	for len(s.leanK) < nb {
-		s.leanK = append(s.leanK, topK{})
-	}
-	return s.leanK[:nb]
-}
-
 // fromTop makes plain bucket bk's heap from the best entries t kept.
 func (bk *bucket) fromTop(t *topK) {
 	bk.heap = append(bk.heap[:0], t.heap...)
@@ -261,14 +420,32 @@ func (bk *bucket) fromTop(t *topK) {
 }
 
 // offerPlain offers fitting plain node n to t, pruned by the bounds as
-// scanDomNode prunes.
+// scanDomNode prunes: the class-independent bound, then the class's own
+// (upper). A pruned node only raises t's cut when it may beat it, and the
+// node's hot record (its tie-break) is read only then or to score it.
 func (s *Solver) offerPlain(cl *class, t *topK, n index.NodeID, keep int) {
-	tie := s.hot[n].tie
 	st := cl.staticScore(n)
-	if t.skip(int64(s.bound[n])+st, tie, n, keep) || t.skip(s.upper(cl, &s.bounds[n])+st, tie, n, keep) {
-		return
+	if len(t.heap) == keep {
+		thr := &t.heap[0]
+		ub := int64(s.bound[n]) + st
+		if ub >= thr.score {
+			ub = s.upper(cl, &s.bounds[n]) + st
+		}
+		if ub <= thr.score {
+			// Out unless a bound equal to the worst kept entry wins its
+			// tie-break.
+			e := entry{score: ub, node: n}
+			if ub < thr.score && t.truncated && ub < t.cut.score {
+				return
+			}
+			e.tie = s.hot[n].tie
+			if ub < thr.score || !better(&e, thr) {
+				t.drop(e)
+				return
+			}
+		}
 	}
-	t.offer(entry{score: s.score(cl, n), tie: tie, node: n, gen: s.c.Gen[n]}, keep)
+	t.offer(entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: s.c.Gen[n]}, keep)
 }
 
 // count adds sign to the raw value counts of fitting node n.
@@ -386,33 +563,21 @@ func (s *Solver) livePlain(cl *class, b *buckets, id int32) bool {
 // refillPlain rescans plain bucket id's domain for its best entries.
 func (s *Solver) refillPlain(cl *class, b *buckets, id int32) {
 	s.plainRefills++
-	bk := &b.list[id]
 	ln := b.ln
-	domains := 1
-	if b.topo != nil {
-		domains += len(b.topo.Size)
+	bk := &b.list[id]
+	slot := int(bk.plain - 1)
+	if bk.ignored {
+		slot += len(ln.plainOf[0])
 	}
-	keep := domKeep(max(cl.pods, 16), domains)
-	t := &s.refillK
-	t.reset()
-	offer := func(n index.NodeID) {
-		if ln.fit[n>>6]&(1<<(n&63)) == 0 || !s.isPlain(b, n) {
-			return
+	np := s.nonPlain(b, len(ln.fit))
+	keep := domKeep(max(cl.pods, 16), len(ln.plainOf[0]))
+	ws := s.scanners(bk.members)
+	for i := range ws {
+		for len(ws[i].doms) <= slot {
+			ws[i].doms = append(ws[i].doms, topK{})
 		}
-		if _, pid := s.plainBucket(cl, b, n); pid == id { // made: the node's bucket
-			s.offerPlain(cl, t, n, keep)
-		}
+		ws[i].doms[slot].reset()
 	}
-	if d := bk.plain - 2; d >= 0 {
-		for _, n := range b.topo.Members(d) {
-			offer(n)
-		}
-	} else {
-		for wi, word := range ln.fit {
-			for ; word != 0; word &= word - 1 {
-				offer(index.NodeID(wi*64 + bits.TrailingZeros64(word)))
-			}
-		}
-	}
-	bk.fromTop(t)
+	s.parallel(ws, ln.fit, func(w *scanner, lo, hi int) { s.scanPlain(cl, b, np, slot, &w.doms[slot], keep, lo, hi) })
+	bk.fromTop(mergeTops(ws, slot, keep))
 }

@@ -215,12 +215,11 @@ type Solver struct {
 	// placeBuckets' scratch (buckets.go).
 	liveBuckets []int32
 	// lean buckets' scratch (lean.go).
-	leanK                   []topK
-	refillK                 topK
 	leanFills, plainRefills int
 	leanTouched             []index.NodeID
 	npBuf                   []uint64
 	keyBits                 map[string][]uint64
+	domMasks                map[*index.Topology][][]uint64
 	hostnames               []uint64 // see hasHostname
 	bucketAdd, bucketRaw    []int64
 	fillBuf                 []entry
