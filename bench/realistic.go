@@ -227,9 +227,7 @@ func (rg *rgen) plan() error {
 	rg.runBudget, rg.pendBudget = rg.cfg.Running, rg.cfg.Pods
 	rg.planDaemonSets()
 	rg.planBare()
-	if err := rg.planWorkloads(); err != nil {
-		return err
-	}
+	rg.planWorkloads()
 	rg.planServices()
 	return nil
 }
@@ -502,16 +500,16 @@ func (rg *rgen) workloadSize(kind uint8) int {
 	case wSTS:
 		capN = min(capN, 60)
 	case wJob:
-		capN = min(capN, 300)
+		capN = min(capN, 100)
 	}
 	u := 1 - rg.r.Float64()
 	x := math.Pow(u, -1/0.6)
 	return int(min(x, capN))
 }
 
-func (rg *rgen) planWorkloads() error {
+func (rg *rgen) planWorkloads() {
 	for rg.runBudget > 0 || rg.pendBudget > 0 {
-		kind := pick(rg.r, []weighted[uint8]{{wDeploy, 80}, {wSTS, 8}, {wJob, 12}})
+		kind := pick(rg.r, []weighted[uint8]{{wDeploy, 84}, {wSTS, 8}, {wJob, 8}})
 		n := rg.workloadSize(kind)
 		total := rg.runBudget + rg.pendBudget
 		running := rg.r.IntN(total) < rg.runBudget
@@ -523,15 +521,14 @@ func (rg *rgen) planWorkloads() error {
 			if kind != wJob && rg.pendBudget > 0 && rg.chance(0.2) {
 				extra = min(max(1, int(float64(n)*(0.1+0.9*rg.r.Float64()))), rg.pendBudget)
 			}
-			if err := rg.planRunning(&w, n, extra); err != nil {
-				return err
+			if !rg.planRunning(&w, n, extra) {
+				continue // no room for any of its pods: the workload is left out
 			}
 		} else {
 			rg.planNew(&w, min(n, rg.pendBudget))
 		}
 		rg.ws = append(rg.ws, w)
 	}
-	return nil
 }
 
 // homePool: the team's dedicated pool most of the time, else a pool
@@ -545,8 +542,9 @@ func (rg *rgen) homePool(ns *rNS) int {
 
 // planRunning plans a workload with n running pods (placed now) and extra
 // pending ones: more replicas of the same ReplicaSet or StatefulSet, or a
-// Deployment's rollout to a new ReplicaSet.
-func (rg *rgen) planRunning(w *rWorkload, n, extra int) error {
+// Deployment's rollout to a new ReplicaSet. It reports false when no pod
+// found room: the workload is then not planned.
+func (rg *rgen) planRunning(w *rWorkload, n, extra int) bool {
 	ns := &rg.nss[w.ns]
 	w.created = rg.clockBack(3*86400, 400*86400)
 	t := rg.newTpl(w)
@@ -593,11 +591,14 @@ func (rg *rgen) planRunning(w *rWorkload, n, extra int) error {
 	gr.podUID = rg.newUIDs(int(gr.finished) + n + extra)
 	gr.runFrom, gr.runTo = gr.created+30, rg.now-3600
 	placed := rg.placeRunning(t, n)
-	gr.running = int32(placed)
 	rg.runBudget -= n // the nodes may be full: then the workload runs short
+	if placed == 0 {
+		return false
+	}
+	gr.running = int32(placed)
 	gr.replicas = gr.running
 	w.replicas = gr.running
-	if extra > 0 && placed > 0 {
+	if extra > 0 {
 		rg.pendBudget -= extra
 		if w.kind == wDeploy && extra <= placed && rg.chance(0.5) {
 			// A rollout in flight: a new ReplicaSet with another image; the
@@ -615,7 +616,7 @@ func (rg *rgen) planRunning(w *rWorkload, n, extra int) error {
 			}
 			w.groups = append(w.groups, gi, gi+1)
 			rg.groups = append(rg.groups, gr, ng)
-			return nil
+			return true
 		}
 		// A scale-up: more pods of the same ReplicaSet or StatefulSet.
 		gr.pending = int32(extra)
@@ -626,7 +627,7 @@ func (rg *rgen) planRunning(w *rWorkload, n, extra int) error {
 	}
 	w.groups = append(w.groups, gi)
 	rg.groups = append(rg.groups, gr)
-	return nil
+	return true
 }
 
 // planNew plans a workload created minutes ago: all n pods pending.

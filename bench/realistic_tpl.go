@@ -108,6 +108,22 @@ func (rg *rgen) finishTpl(t *rTpl) {
 	t.annots = sortedKVs(t.annots)
 	t.sel = sortedKVs(t.sel)
 	t.podTols, t.ctlTols = t.podTolerations()
+	canonical := func(rs []res) {
+		for i := range rs {
+			// The API server stores quantities in canonical form: a byte
+			// count that is no multiple of 1024 has a decimal suffix.
+			if isBytes(rs[i].name) && rs[i].v%1024 != 0 {
+				rs[i].si = true
+			}
+		}
+	}
+	for _, cs := range [2][]container{t.t.containers, t.t.initContainers} {
+		for i := range cs {
+			canonical(cs[i].req)
+			canonical(cs[i].lim)
+		}
+	}
+	canonical(t.t.overhead)
 	t.cpu, t.mem, t.gpu = effectiveRequests(&t.t)
 	t.qos = qosClass(&t.t)
 	t.images = t.images[:0]
