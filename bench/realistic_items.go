@@ -220,7 +220,7 @@ func (w *rWorker) pod(b []byte, gi int32, gr *rGroup, i int32) []byte {
 	b = append(b, w.ctlEntry(gi, gr)...)
 	b = appendTime(b, created)
 	b = append(b, `"}`...)
-	ip := uint32(h>>16) & (1<<22 - 1)
+	ip := uint32(uidC*0x9e3779b1) & (1<<22 - 1) // a bijection of the uid counter: unique below 4M pods
 	switch {
 	case running || finished:
 		b = append(b, `,{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:status":{"f:conditions":{"k:{\"type\":\"ContainersReady\"}":`+podConditionFields+
