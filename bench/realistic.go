@@ -62,8 +62,6 @@ const (
 	wBare
 )
 
-var kindNames = [...]string{wDeploy: "Deployment", wSTS: "StatefulSet", wDS: "DaemonSet", wJob: "Job", wBare: "Pod"}
-
 // rNS is a namespace of the realistic cluster.
 type rNS struct {
 	namespace
@@ -183,7 +181,6 @@ type rPDB struct {
 	uid            uint64
 	created        int64
 	sel            []kv
-	spec           string // "minAvailable":..., or "maxUnavailable":...
 	expected       int32
 	healthy        int32
 	desired        int32
@@ -491,11 +488,11 @@ func (rg *rgen) planBare() {
 // Deployments, StatefulSets and Jobs.
 
 // workloadSize draws a workload's pod count: Pareto(alpha 0.6) truncated
-// at a cap that grows with the cluster (at most 5,000): about a third of
-// workloads have one pod, over half at most three, and a few have
-// thousands.
+// at a cap that grows with the cluster (at most 2,000; the mean is then
+// about 50): about a third of workloads have one pod, over half at most
+// three, and a few have thousands.
 func (rg *rgen) workloadSize(kind uint8) int {
-	capN := min(max(float64(rg.cfg.Pods+rg.cfg.Running)/50, 20), 5000)
+	capN := min(max(float64(rg.cfg.Pods+rg.cfg.Running)/50, 20), 2000)
 	switch kind {
 	case wSTS:
 		capN = min(capN, 60)
@@ -790,7 +787,7 @@ func (rg *rgen) planPDB(wi int) {
 	p := rPDB{ns: w.ns, name: w.name, uid: rg.newUIDs(1), created: w.created + 5, sel: t.sel, expected: expected,
 		healthy: healthy, status: rg.chance(0.8), w: int32(wi)}
 	if rg.workloads {
-		p.expected = healthy + 0 // the controller has not created the pending pods yet
+		p.expected = healthy // the controllers have not created the pending pods yet
 	}
 	e := p.expected
 	switch x := rg.r.IntN(10); {
