@@ -162,7 +162,7 @@ func (w *rWorker) appendNodeImages(b []byte, ni int32) []byte {
 	}
 	if !rg.fresh[ni] && len(rg.tpls) > 0 {
 		h := splitmix(uint64(ni) ^ rg.uidSalt ^ 0x696d67)
-		for k := range int(h % 7) {
+		for k := range int(4 + h%17) { // images of pods that ran there before
 			add(int32(splitmix(h+uint64(k)) % uint64(len(rg.tpls))))
 		}
 	}
