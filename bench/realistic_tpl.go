@@ -677,25 +677,16 @@ func (rg *rgen) dsDatadog(t *rTpl) {
 	rg.dsCommon(t, "app", "system-node-critical")
 	t.t.tolerations = []toleration{{op: "Exists"}}
 	img := "gcr.io/datadoghq/agent:7.57.2"
-	t.t.containers = []container{
-		{name: "agent", image: img, req: []res{{name: "cpu", v: 200}, {name: "memory", v: 256 * mi}}, lim: []res{{name: "memory", v: 512 * mi}},
-			ports: []port{{name: "dogstatsdport", containerPort: 8125}}},
-		{name: "trace-agent", image: img, req: []res{{name: "cpu", v: 100}, {name: "memory", v: 200 * mi}}, lim: []res{{name: "memory", v: 400 * mi}}},
-		{name: "process-agent", image: img, req: []res{{name: "cpu", v: 100}, {name: "memory", v: 200 * mi}}, lim: []res{{name: "memory", v: 400 * mi}}},
-	}
-	t.t.initContainers = []container{{name: "init-volume", image: img, req: []res{{name: "cpu", v: 50}, {name: "memory", v: 64 * mi}}},
-		{name: "init-config", image: img, req: []res{{name: "cpu", v: 50}, {name: "memory", v: 64 * mi}}}}
+	t.t.containers = []container{{name: "agent", image: img, req: []res{{name: "cpu", v: 200}, {name: "memory", v: 256 * mi}},
+		lim: []res{{name: "memory", v: 512 * mi}}, ports: []port{{name: "dogstatsdport", containerPort: 8125}}}}
+	t.t.initContainers = []container{{name: "init-config", image: img, req: []res{{name: "cpu", v: 50}, {name: "memory", v: 64 * mi}}}}
 	envs := []envVar{{name: "DD_API_KEY", from: "secret", ref: "datadog-secret", key: "api-key"}, {name: "DD_KUBERNETES_KUBELET_HOST", from: "field", ref: "status.hostIP"},
-		{name: "DD_CLUSTER_NAME", value: "prod-us-east-1"}, {name: "DD_LOG_LEVEL", value: "INFO"}}
+		{name: "DD_CLUSTER_NAME", value: "prod-us-east-1"}}
 	t.cx = []cxtra{
 		{command: []string{"agent", "run"}, env: envs, live: &probe{http: true, path: "/live", port: "5555", initial: 15, period: 15, thresh: 6},
-			ready:  &probe{http: true, path: "/ready", port: "5555", initial: 15, period: 15, thresh: 6},
 			mounts: []mount{{name: "config", path: "/etc/datadog-agent"}, {name: "procdir", path: "/host/proc", ro: true}, {name: "cgroups", path: "/host/sys/fs/cgroup", ro: true}}},
-		{command: []string{"trace-agent", "-config=/etc/datadog-agent/datadog.yaml"}, env: envs, mounts: []mount{{name: "config", path: "/etc/datadog-agent"}}},
-		{command: []string{"process-agent", "--cfgpath=/etc/datadog-agent/datadog.yaml"}, env: envs, mounts: []mount{{name: "config", path: "/etc/datadog-agent"}, {name: "procdir", path: "/host/proc", ro: true}}},
-		{command: []string{"bash", "-c"}, args: []string{"cp -r /etc/datadog-agent /opt"}, mounts: []mount{{name: "config", path: "/opt/datadog-agent"}}},
-		{command: []string{"bash", "-c"}, args: []string{"for script in $(find /etc/cont-init.d/ -type f -name '*.sh' | sort) ; do bash $script ; done"}, env: envs,
-			mounts: []mount{{name: "config", path: "/etc/datadog-agent"}, {name: "procdir", path: "/host/proc", ro: true}}},
+		{command: []string{"bash", "-c"}, args: []string{"for script in $(find /etc/cont-init.d/ -type f -name '*.sh' | sort) ; do bash $script ; done"},
+			mounts: []mount{{name: "config", path: "/etc/datadog-agent"}}},
 	}
 	t.vols = []rVol{{name: "config", kind: "emptyDir"}, hostVol("procdir", "/proc"), hostVol("cgroups", "/sys/fs/cgroup")}
 }
