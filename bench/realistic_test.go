@@ -478,7 +478,7 @@ func TestRealisticSizes(t *testing.T) {
 		big = max(big, n)
 	}
 	w := len(size)
-	if w < 150 || one*4 < w || few*100 < w*45 || big < 80 {
+	if w < 150 || one*5 < w || few*100 < w*45 || big < 80 {
 		t.Errorf("%d workloads with pods: %d of one pod, %d of at most three, the largest %d", w, one, few, big)
 	}
 	spread, pending, replicas, fronted := 0, 0, 0, 0

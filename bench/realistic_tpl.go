@@ -225,6 +225,7 @@ var realisticShapes = []feature{
 // leave the pods unschedulable, as a real cluster always has a few.
 func (rg *rgen) oddFeature(t *rTpl) {
 	tt := &t.t
+	tt.replicas = min(tt.replicas, 20) // odd workloads are small ones
 	switch rg.r.IntN(6) {
 	case 0:
 		pickFeature(rg.r, withNone(taintFeatures, 0)).apply(rg.gen, tt)
