@@ -150,6 +150,8 @@ type rgen struct {
 	svcs      []rSvc
 	pdbs      []rPDB
 	uidNext   uint64
+	nodeUID   uint64 // the first node's uid counter
+	pcUID     uint64 // the first priority class's
 	wseq      int
 
 	runBudget, pendBudget int
@@ -219,6 +221,8 @@ func generateRealistic(g *gen) error {
 
 func (rg *rgen) plan() error {
 	rg.buildNodes()
+	rg.nodeUID = rg.newUIDs(len(rg.nodes))
+	rg.pcUID = rg.newUIDs(len(priorityClasses))
 	rg.markFresh()
 	rg.buildNamespaces()
 	rg.runBudget, rg.pendBudget = rg.cfg.Running, rg.cfg.Pods

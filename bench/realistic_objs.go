@@ -212,7 +212,7 @@ func (w *rWorker) node(b []byte, ni int32) []byte {
 		{"node.alpha.kubernetes.io/ttl", "0"},
 		{"volumes.kubernetes.io/controller-managed-attach-detach", "true"},
 	}
-	uid := uint64(1)<<47 | uint64(ni)
+	uid := rg.nodeUID + uint64(ni)
 	heartbeat := rg.now - 30 - int64(splitmix(uid)%60)
 	kf := fieldsOf([]byte(`{"f:metadata":{"f:annotations":`), []kv{annots[0], annots[3]})
 	kf = append(fieldsOf(append(kf, `,"f:labels":`...), lbl), `}}`...)
@@ -362,7 +362,7 @@ func templateFields(b []byte, t *rTpl, extra []kv) []byte {
 	b = append(b, `"f:labels":`...)
 	b = fieldsOf(b, sortedKVs(append(slices.Clone(t.labels), extra...)))
 	b = append(b, `},"f:spec":`...)
-	b = append(b, t.r.fields...)
+	b = append(b, t.r.tplFields...)
 	return append(b, '}')
 }
 
@@ -818,7 +818,7 @@ func (w *rWorker) priorityClass(b []byte, i int32) []byte {
 	pcs := slices.Clone(priorityClasses)
 	slices.SortFunc(pcs, func(a, c priorityClass) int { return strings.Compare(a.name, c.name) })
 	pc := &pcs[i]
-	uid := uint64(1)<<46 | uint64(i)
+	uid := rg.pcUID + uint64(i)
 	created := int64(baseUnix - 400*86400)
 	mgr := "kubectl-client-side-apply"
 	if strings.HasPrefix(pc.name, "system-") {

@@ -15,10 +15,11 @@ import (
 
 // rRendered holds a template's rendered pieces.
 type rRendered struct {
-	spec   []byte   // spec.template.spec of its workload (the controller's view)
-	ctrs   [][]byte // containers then init containers, as in pods, open at the service account mount
-	fields []byte   // fieldsV1 of the pod spec the controller creates
-	hash   string   // pod-template-hash (Deployment templates)
+	spec      []byte   // spec.template.spec of its workload (the controller's view)
+	tplFields []byte   // fieldsV1 of spec
+	ctrs      [][]byte // containers then init containers, as in pods, open at the service account mount
+	fields    []byte   // fieldsV1 of the pod spec the controller creates
+	hash      string   // pod-template-hash (Deployment templates)
 }
 
 // Container rendering modes.
@@ -604,6 +605,9 @@ func (rg *rgen) renderTpl(t *rTpl) error {
 		return fmt.Errorf("%w (template of %s/%s)", err, t.ns.name, t.t.deploy)
 	}
 	r.fields = f
+	if r.tplFields, err = fieldsSet(r.spec, reflect.TypeFor[corev1.PodSpec]()); err != nil {
+		return fmt.Errorf("%w (template of %s/%s)", err, t.ns.name, t.t.deploy)
+	}
 	h, err := podTemplateHash(appendTemplate(nil, t, nil), nil)
 	if err != nil {
 		return err
