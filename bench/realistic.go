@@ -600,10 +600,12 @@ func (rg *rgen) planRunning(w *rWorkload, n, extra int) bool {
 	gr.replicas = gr.running
 	w.replicas = gr.running
 	if extra > 0 {
-		rg.pendBudget -= extra
-		if w.kind == wDeploy && extra <= placed && rg.chance(0.5) {
-			// A rollout in flight: a new ReplicaSet with another image; the
-			// old one keeps the running pods.
+		if w.kind == wDeploy && placed <= rg.pendBudget && rg.chance(0.5) {
+			// A rollout in flight, surging by 100%: a new ReplicaSet with
+			// another image and all the replicas, pending; the old one keeps
+			// the running pods until they are replaced.
+			extra = placed
+			rg.pendBudget -= extra
 			nt := rg.rollout(t)
 			rg.finishTpl(nt)
 			w.tpl = int32(len(rg.tpls))
@@ -612,14 +614,13 @@ func (rg *rgen) planRunning(w *rWorkload, n, extra int) bool {
 				pending: int32(extra), replicas: int32(extra), nodeOff: int32(len(rg.podNodes)), revision: gr.revision + 1}
 			ng.podUID = rg.newUIDs(extra)
 			ng.pendFrom = ng.created
-			if extra*4 > placed {
-				w.surge = "100%"
-			}
+			w.surge = "100%"
 			w.groups = append(w.groups, gi, gi+1)
 			rg.groups = append(rg.groups, gr, ng)
 			return true
 		}
 		// A scale-up: more pods of the same ReplicaSet or StatefulSet.
+		rg.pendBudget -= extra
 		gr.pending = int32(extra)
 		gr.replicas += int32(extra)
 		gr.pendFrom = rg.clockBack(0, 600)
