@@ -324,6 +324,19 @@ var priorityClasses = []priorityClass{
 	{"system-node-critical", 2000001000, false, false, "Used for system critical pods that must not be moved from their current node."},
 }
 
+// appendPriority writes `,"preemptionPolicy":...,"priority":N`, what the
+// Priority admission gives a pod of class pc.
+func appendPriority(b []byte, pc *priorityClass) []byte {
+	b = append(b, `,"preemptionPolicy":`...)
+	if pc.never {
+		b = appendStr(b, "Never")
+	} else {
+		b = appendStr(b, "PreemptLowerPriority")
+	}
+	b = append(b, `,"priority":`...)
+	return strconv.AppendInt(b, int64(pc.value), 10)
+}
+
 func findPriorityClass(name string) *priorityClass {
 	for i := range priorityClasses {
 		if priorityClasses[i].name == name {
@@ -2617,14 +2630,7 @@ func (g *gen) renderTemplate(t *podTemplate, running bool) {
 		b = appendResList(b, t.overhead)
 	}
 	if pc := findPriorityClass(t.priorityClass); pc != nil {
-		b = append(b, `,"preemptionPolicy":`...)
-		if pc.never {
-			b = appendStr(b, "Never")
-		} else {
-			b = appendStr(b, "PreemptLowerPriority")
-		}
-		b = append(b, `,"priority":`...)
-		b = strconv.AppendInt(b, int64(pc.value), 10)
+		b = appendPriority(b, pc)
 		b = append(b, `,"priorityClassName":`...)
 		b = appendStr(b, pc.name)
 	}

@@ -384,14 +384,7 @@ func (rg *rgen) appendSpec(b []byte, t *rTpl, p *specPod, ctrs [][]byte) []byte 
 		pcName = "default" // the globalDefault class
 	}
 	if pc := findPriorityClass(pcName); pc != nil && p.admitted {
-		b = append(b, `,"preemptionPolicy":`...)
-		if pc.never {
-			b = appendStr(b, "Never")
-		} else {
-			b = appendStr(b, "PreemptLowerPriority")
-		}
-		b = append(b, `,"priority":`...)
-		b = strconv.AppendInt(b, int64(pc.value), 10)
+		b = appendPriority(b, pc)
 	}
 	if pcName != "" {
 		b = append(b, `,"priorityClassName":`...)
