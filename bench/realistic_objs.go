@@ -642,7 +642,7 @@ func (w *rWorker) job(b []byte, wi int32) []byte {
 	ns := rg.nss[wl.ns].name
 	exist, running, _ := rg.wlCounts(wl)
 	labels := rg.jobLabels(wl)
-	mf := append([]byte(nil), `{"f:spec":{"f:backoffLimit":{},"f:completionMode":{},"f:completions":{},"f:parallelism":{},"f:podReplacementPolicy":{},"f:suspend":{},`...)
+	mf := append([]byte(nil), `{"f:spec":{"f:backoffLimit":{},"f:completionMode":{},"f:completions":{},"f:manualSelector":{},"f:parallelism":{},"f:podReplacementPolicy":{},"f:suspend":{},`...)
 	mf = templateFields(mf, t, nil)
 	mf = append(mf, `}}`...)
 	managed := appendManaged(nil, "kube-controller-manager", "batch/v1", mf, "", wl.created)
@@ -659,7 +659,7 @@ func (w *rWorker) job(b []byte, wi int32) []byte {
 	}
 	b = append(b, `,"completions":`...)
 	b = strconv.AppendInt(b, int64(wl.completions), 10)
-	b = append(b, `,"parallelism":`...)
+	b = append(b, `,"manualSelector":false,"parallelism":`...)
 	b = strconv.AppendInt(b, int64(wl.replicas), 10)
 	b = append(b, `,"podReplacementPolicy":"TerminatingOrFailed","selector":{"matchLabels":{"batch.kubernetes.io/controller-uid":`...)
 	b = appendStr(b, labels[0].v)
