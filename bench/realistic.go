@@ -493,8 +493,9 @@ func (rg *rgen) planBare() {
 
 // workloadSize draws a workload's pod count: Pareto(alpha 0.6) truncated
 // at a cap that grows with the cluster (at most 2,000; the mean is then
-// about 50): about a third of workloads have one pod, over half at most
-// three, and a few have thousands.
+// about 50): a third of the draws are one pod, over half at most three,
+// and a few are thousands (the placed workloads: about a quarter and a
+// half, as running ones may get fewer pods than drawn).
 func (rg *rgen) workloadSize(kind uint8) int {
 	capN := min(max(float64(rg.cfg.Pods+rg.cfg.Running)/50, 20), 2000)
 	switch kind {
