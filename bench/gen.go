@@ -33,15 +33,19 @@ type GenConfig struct {
 	// and spread-bench profiles honour it; the others always use the five
 	// zones of unequal size.
 	Zones int
+	// PendingAs is what the realistic profile writes for the pods its
+	// controllers created and the scheduler has not bound: PendingAsPods
+	// ("" too) or PendingAsWorkloads. Other profiles take only the default.
+	PendingAs string
 }
 
 // Profiles returns the names of the known profiles.
 func Profiles() []string {
-	out := make([]string, len(profiles))
+	out := make([]string, len(profiles), len(profiles)+1)
 	for i := range profiles {
 		out[i] = profiles[i].name
 	}
-	return out
+	return append(out, realisticName)
 }
 
 // DefaultRunning is the number of running pods a profile gets for the given
@@ -72,6 +76,9 @@ func Generate(cfg GenConfig, w io.Writer) error {
 			prof = &profiles[i]
 		}
 	}
+	if cfg.Profile == realisticName {
+		prof = &realisticProfile
+	}
 	switch {
 	case prof == nil:
 		return fmt.Errorf("bench: unknown profile %q (want one of %s)", cfg.Profile, strings.Join(Profiles(), ", "))
@@ -81,10 +88,15 @@ func Generate(cfg GenConfig, w io.Writer) error {
 		return fmt.Errorf("bench: at most %d nodes", maxNodes)
 	case cfg.Zones < 0 || cfg.Zones > maxZones:
 		return fmt.Errorf("bench: Zones must be 0 (profile default) to %d", maxZones)
+	case cfg.PendingAs != "" && cfg.PendingAs != PendingAsPods && prof != &realisticProfile:
+		return fmt.Errorf("bench: PendingAs %q: only the %s profile writes pending pods as workloads", cfg.PendingAs, realisticName)
 	}
 	fill := prof.fill > 0 && cfg.Running == -1
 	if cfg.Running == -1 {
 		cfg.Running = DefaultRunning(cfg.Nodes)
+		if prof.runPerNode > 0 {
+			cfg.Running = prof.runPerNode * cfg.Nodes
+		}
 	}
 	if cfg.Running > 0 && cfg.Nodes == 0 {
 		return errors.New("bench: running pods need at least one node")
@@ -103,7 +115,11 @@ func Generate(cfg GenConfig, w io.Writer) error {
 	}
 	g.uidSalt = splitmix(cfg.Seed ^ 0x75696473) // "uids"
 	g.clock = baseUnix
-	if err := g.run(); err != nil {
+	run := g.run
+	if prof == &realisticProfile {
+		run = func() error { return generateRealistic(g) }
+	}
+	if err := run(); err != nil {
 		return err
 	}
 	return g.bw.Flush()
@@ -313,6 +329,19 @@ var priorityClasses = []priorityClass{
 	{"system-node-critical", 2000001000, false, false, "Used for system critical pods that must not be moved from their current node.", ""},
 }
 
+// appendPriority writes `,"preemptionPolicy":...,"priority":N`, what the
+// Priority admission gives a pod of class pc.
+func appendPriority(b []byte, pc *priorityClass) []byte {
+	b = append(b, `,"preemptionPolicy":`...)
+	if pc.never {
+		b = appendStr(b, "Never")
+	} else {
+		b = appendStr(b, "PreemptLowerPriority")
+	}
+	b = append(b, `,"priority":`...)
+	return strconv.AppendInt(b, int64(pc.value), 10)
+}
+
 func findPriorityClass(name string) *priorityClass {
 	for i := range priorityClasses {
 		if priorityClasses[i].name == name {
@@ -388,6 +417,9 @@ type profile struct {
 	// replicas, when set, draws pending deployment sizes instead of
 	// gen.replicas.
 	replicas func(g *gen) int
+	// runPerNode, when set, is the default number of running pods per
+	// node (else DefaultRunning).
+	runPerNode int
 }
 
 var taintFeatures = []feature{
@@ -746,9 +778,15 @@ func splitmix(x uint64) uint64 {
 func (g *gen) appendUID(b []byte) []byte {
 	c := g.uidCount
 	g.uidCount++
-	h1 := splitmix(c ^ g.uidSalt)
+	return appendUIDOf(b, g.uidSalt, c)
+}
+
+// appendUIDOf appends the uid of counter value c under salt: distinct
+// counters below 2^48 give distinct uids.
+func appendUIDOf(b []byte, salt, c uint64) []byte {
+	h1 := splitmix(c ^ salt)
 	h2 := splitmix(h1 + c)
-	nodeField := (c*0x5851f42d4c957f2d + g.uidSalt) & (1<<48 - 1)
+	nodeField := (c*0x5851f42d4c957f2d + salt) & (1<<48 - 1)
 	b = appendHex(b, h1>>32, 8)
 	b = append(b, '-')
 	b = appendHex(b, h1>>16, 4)
@@ -1254,13 +1292,12 @@ const (
 	ephAllocatable = 95551679124
 )
 
-func (g *gen) writeNode(nd *node) {
+// nodeLabels appends nd's labels to lbl, sorted by key.
+func (g *gen) nodeLabels(nd *node, lbl []kv) []kv {
 	it := nd.it()
 	pl := &pools[nd.pool]
 	zone := g.zones[nd.zone].v
 	genStr := strconv.Itoa(int(nd.gen))
-
-	lbl := g.lbl[:0]
 	lbl = append(lbl,
 		kv{"beta.kubernetes.io/arch", it.arch},
 		kv{"beta.kubernetes.io/instance-type", it.name},
@@ -1296,6 +1333,13 @@ func (g *gen) writeNode(nd *node) {
 	}
 	lbl = append(lbl, pl.labels...)
 	slices.SortFunc(lbl, func(a, b kv) int { return strings.Compare(a.k, b.k) })
+	return lbl
+}
+
+func (g *gen) writeNode(nd *node) {
+	it := nd.it()
+	zone := g.zones[nd.zone].v
+	lbl := g.nodeLabels(nd, g.lbl[:0])
 	g.lbl = lbl
 
 	g.beginItem()
@@ -1318,28 +1362,7 @@ func (g *gen) writeNode(nd *node) {
 		b = appendHex(b, splitmix(uint64(nd.ip)^g.uidSalt), 16)
 	}
 	b = append(b, '"')
-	if len(nd.taints) > 0 {
-		b = append(b, `,"taints":[`...)
-		for i, t := range nd.taints {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"effect":`...)
-			b = appendStr(b, t.effect)
-			b = append(b, `,"key":`...)
-			b = appendStr(b, t.key)
-			if t.timeAdded != "" {
-				b = append(b, `,"timeAdded":`...)
-				b = appendStr(b, t.timeAdded)
-			}
-			if t.value != "" {
-				b = append(b, `,"value":`...)
-				b = appendStr(b, t.value)
-			}
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
+	b = appendTaints(b, nd.taints)
 	if nd.cordoned {
 		b = append(b, `,"unschedulable":true`...)
 	}
@@ -1382,6 +1405,33 @@ func (g *gen) writeNode(nd *node) {
 	}
 	g.buf = append(b, `}}}`...)
 	g.endItem()
+}
+
+// appendTaints writes `,"taints":[...]` when there are taints.
+func appendTaints(b []byte, taints []taint) []byte {
+	if len(taints) == 0 {
+		return b
+	}
+	b = append(b, `,"taints":[`...)
+	for i, t := range taints {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"effect":`...)
+		b = appendStr(b, t.effect)
+		b = append(b, `,"key":`...)
+		b = appendStr(b, t.key)
+		if t.timeAdded != "" {
+			b = append(b, `,"timeAdded":`...)
+			b = appendStr(b, t.timeAdded)
+		}
+		if t.value != "" {
+			b = append(b, `,"value":`...)
+			b = appendStr(b, t.value)
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
 }
 
 func (g *gen) appendNodeResources(b []byte, it *instanceType, alloc bool) []byte {
@@ -2372,29 +2422,40 @@ func qosClass(t *podTemplate) string {
 	return "Burstable"
 }
 
+// appendPorts writes `,"ports":[...]` when there are ports; hostNet
+// defaults each hostPort to its containerPort (a host-network pod's).
+func appendPorts(b []byte, ports []port, hostNet bool) []byte {
+	if len(ports) == 0 {
+		return b
+	}
+	b = append(b, `,"ports":[`...)
+	for i, p := range ports {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"containerPort":`...)
+		b = strconv.AppendInt(b, int64(p.containerPort), 10)
+		hp := p.hostPort
+		if hp == 0 && hostNet {
+			hp = p.containerPort
+		}
+		if hp != 0 {
+			b = append(b, `,"hostPort":`...)
+			b = strconv.AppendInt(b, int64(hp), 10)
+		}
+		b = append(b, `,"name":`...)
+		b = appendStr(b, p.name)
+		b = append(b, `,"protocol":"TCP"}`...)
+	}
+	return append(b, ']')
+}
+
 func appendContainer(b []byte, c *container) []byte {
 	b = append(b, `{"image":`...)
 	b = appendStr(b, c.image)
 	b = append(b, `,"imagePullPolicy":"IfNotPresent","name":`...)
 	b = appendStr(b, c.name)
-	if len(c.ports) > 0 {
-		b = append(b, `,"ports":[`...)
-		for i, p := range c.ports {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"containerPort":`...)
-			b = strconv.AppendInt(b, int64(p.containerPort), 10)
-			if p.hostPort != 0 {
-				b = append(b, `,"hostPort":`...)
-				b = strconv.AppendInt(b, int64(p.hostPort), 10)
-			}
-			b = append(b, `,"name":`...)
-			b = appendStr(b, p.name)
-			b = append(b, `,"protocol":"TCP"}`...)
-		}
-		b = append(b, ']')
-	}
+	b = appendPorts(b, c.ports, false)
 	b = append(b, `,"resources":{`...)
 	if len(c.lim) > 0 {
 		b = append(b, `"limits":`...)
@@ -2482,6 +2543,40 @@ func appendToleration(b []byte, tl *toleration) []byte {
 	return append(b, '}')
 }
 
+// appendNodeAffinity writes `{"nodeAffinity":{...}` (the affinity object
+// left open) with the preferred and required terms.
+func appendNodeAffinity(b []byte, required []selTerm, preferred []prefTerm) []byte {
+	b = append(b, `{"nodeAffinity":{`...)
+	if len(preferred) > 0 {
+		b = append(b, `"preferredDuringSchedulingIgnoredDuringExecution":[`...)
+		for i := range preferred {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"preference":`...)
+			b = appendTerm(b, &preferred[i].term)
+			b = append(b, `,"weight":`...)
+			b = strconv.AppendInt(b, int64(preferred[i].weight), 10)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+		if len(required) > 0 {
+			b = append(b, ',')
+		}
+	}
+	if len(required) > 0 {
+		b = append(b, `"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[`...)
+		for i := range required {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendTerm(b, &required[i])
+		}
+		b = append(b, `]}`...)
+	}
+	return append(b, '}')
+}
+
 // renderTemplate pre-renders the parts shared by all pods of the template.
 func (g *gen) renderTemplate(t *podTemplate, running bool) {
 	rt := &g.rt
@@ -2506,35 +2601,8 @@ func (g *gen) renderTemplate(t *podTemplate, running bool) {
 		b = append(b, `},`...)
 	}
 	if len(t.required) > 0 || len(t.preferred) > 0 {
-		b = append(b, `"affinity":{"nodeAffinity":{`...)
-		if len(t.preferred) > 0 {
-			b = append(b, `"preferredDuringSchedulingIgnoredDuringExecution":[`...)
-			for i := range t.preferred {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = append(b, `{"preference":`...)
-				b = appendTerm(b, &t.preferred[i].term)
-				b = append(b, `,"weight":`...)
-				b = strconv.AppendInt(b, int64(t.preferred[i].weight), 10)
-				b = append(b, '}')
-			}
-			b = append(b, ']')
-			if len(t.required) > 0 {
-				b = append(b, ',')
-			}
-		}
-		if len(t.required) > 0 {
-			b = append(b, `"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[`...)
-			for i := range t.required {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = appendTerm(b, &t.required[i])
-			}
-			b = append(b, `]}`...)
-		}
-		b = append(b, '}')
+		b = append(b, `"affinity":`...)
+		b = appendNodeAffinity(b, t.required, t.preferred)
 		if hasPodAff {
 			b = g.appendPodAffinity(b, t, true)
 		}
@@ -2570,14 +2638,7 @@ func (g *gen) renderTemplate(t *podTemplate, running bool) {
 		b = appendResList(b, t.overhead)
 	}
 	if pc := findPriorityClass(t.priorityClass); pc != nil {
-		b = append(b, `,"preemptionPolicy":`...)
-		if pc.never {
-			b = appendStr(b, "Never")
-		} else {
-			b = appendStr(b, "PreemptLowerPriority")
-		}
-		b = append(b, `,"priority":`...)
-		b = strconv.AppendInt(b, int64(pc.value), 10)
+		b = appendPriority(b, pc)
 		b = append(b, `,"priorityClassName":`...)
 		b = appendStr(b, pc.name)
 	}

@@ -274,7 +274,7 @@ func tolerates(tl *tToleration, tn *tTaint) bool {
 
 func TestProfiles(t *testing.T) {
 	got := strings.Join(Profiles(), ",")
-	if got != "taints,affinity,resources,preemption,preemption-heavy,mixed,spread,anti-affinity,spread-bench" {
+	if got != "taints,affinity,resources,preemption,preemption-heavy,mixed,spread,anti-affinity,spread-bench,realistic" {
 		t.Fatalf("Profiles() = %s", got)
 	}
 }
@@ -296,7 +296,7 @@ func TestDeterminism(t *testing.T) {
 }
 
 func TestCountsAndShape(t *testing.T) {
-	for _, p := range Profiles() {
+	for _, p := range lightProfiles() {
 		for _, running := range []int{-1, 0, 777} {
 			cfg := GenConfig{Profile: p, Nodes: 150, Pods: 1500, Running: running, Seed: 7}
 			objs := parse(t, generate(t, cfg))
@@ -429,7 +429,7 @@ func TestCountsAndShape(t *testing.T) {
 // TestRunningFit checks the snapshot is consistent: running pods fit their
 // node's allocatable and tolerate its NoSchedule/NoExecute taints.
 func TestRunningFit(t *testing.T) {
-	for _, p := range Profiles() {
+	for _, p := range lightProfiles() {
 		// Many running pods per node, so that nodes do fill up.
 		cfg := GenConfig{Profile: p, Nodes: 60, Pods: 10, Running: 3000, Seed: 3}
 		objs := parse(t, generate(t, cfg))
@@ -797,6 +797,16 @@ type countWriter struct{ n int64 }
 func (w *countWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); return len(p), nil }
 
 func profileFills(name string) bool { return profileOf(name).fill > 0 }
+
+// lightProfiles are the profiles but realistic (which realistic_test.go
+// checks): items in generation order, pods owned by ReplicaSets.
+func lightProfiles() []string {
+	var out []string
+	for _, p := range profiles {
+		out = append(out, p.name)
+	}
+	return out
+}
 
 func profileOf(name string) *profile {
 	for i := range profiles {

@@ -67,10 +67,13 @@ var (
 		{bench.GenConfig{Profile: "mixed", Nodes: 10000, Pods: 100000, Running: -1, Seed: 1}, ".json"},
 		{bench.GenConfig{Profile: "preemption-heavy", Nodes: 10000, Pods: 20000, Running: -1, Seed: 1}, ".json"},
 		{bench.GenConfig{Profile: "spread-bench", Nodes: 10000, Pods: 100000, Running: -1, Seed: 1}, ".json"},
+		{bench.GenConfig{Profile: "realistic", Nodes: 10000, Pods: 100000, Running: -1, Seed: 1}, ".json.zst"},
 	}
 	fullSuite = append(quickSuite[:len(quickSuite):len(quickSuite)],
 		benchInput{bench.GenConfig{Profile: "mixed", Nodes: 100000, Pods: 1000000, Running: -1, Seed: 1}, ".json.zst"},
-		benchInput{bench.GenConfig{Profile: "mixed", Nodes: 100000, Pods: 1000000, Running: -1, Seed: 1}, ".arrow"})
+		benchInput{bench.GenConfig{Profile: "mixed", Nodes: 100000, Pods: 1000000, Running: -1, Seed: 1}, ".arrow"},
+		benchInput{bench.GenConfig{Profile: "realistic", Nodes: 100000, Pods: 1000000, Running: -1, Seed: 1}, ".json.zst"},
+		benchInput{bench.GenConfig{Profile: "realistic", Nodes: 100000, Pods: 1000000, Running: -1, Seed: 1}, ".arrow"})
 )
 
 func cmdBench(args []string) int {
@@ -80,7 +83,7 @@ func cmdBench(args []string) int {
 	pods := fs.Int("pods", 0, "pending pods of the single case")
 	profile := fs.String("profile", "mixed", "profile of the single case: "+strings.Join(bench.Profiles(), ", "))
 	seed := fs.Uint64("seed", 1, "generator seed")
-	suiteName := fs.String("suite", "quick", "quick (mixed 1k nodes/10k pods, 5k/50k, 10k/100k; preemption-heavy 10k/20k; spread-bench 10k/100k) or full (adds 100k nodes/1M pods from .json.zst, then from its .arrow snapshot; about 70 s and 11 GB on 2 cores)")
+	suiteName := fs.String("suite", "quick", "quick (mixed 1k nodes/10k pods, 5k/50k, 10k/100k; preemption-heavy 10k/20k; spread-bench 10k/100k; realistic 10k/100k from .json.zst) or full (adds mixed and realistic 100k nodes/1M pods, each from .json.zst, then from its .arrow snapshot)")
 	asJSON := fs.Bool("json", false, "print the table as JSON")
 	keep := fs.String("keep", "", "keep the generated inputs and results in this directory")
 	fs.Usage = func() {

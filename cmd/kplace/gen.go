@@ -21,10 +21,11 @@ func cmdGen(args []string) int {
 	pods := fs.Int("pods", 10000, "number of pending pods")
 	running := fs.Int("running", -1, "number of running (bound) pods; -1 for the profile's default")
 	seed := fs.Uint64("seed", 1, "random seed: the same seed gives byte-identical output")
-	zones := fs.Int("zones", 0, "number of zones; 0 for the profile's default (5). Honoured by spread, anti-affinity and spread-bench")
+	zones := fs.Int("zones", 0, "number of zones; 0 for the profile's default (5). Honoured by spread, anti-affinity, spread-bench and realistic")
+	pendingAs := fs.String("pending-as", bench.PendingAsPods, "realistic profile: what the pods controllers created and the scheduler has not bound are written as: pods, or workloads (the controllers' objects only, wanting more pods than exist)")
 	out := fs.StringP("output", "o", "", "output file: .json, .json.gz or .json.zst (\"-\" for stdout)")
 	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "Usage: kplace gen --profile P --nodes N --pods M [--zones Z] [--seed S] -o FILE\n\n"+
+		fmt.Fprintf(os.Stderr, "Usage: kplace gen --profile P --nodes N --pods M [--zones Z] [--pending-as pods|workloads] [--seed S] -o FILE\n\n"+
 			"Writes a synthetic cluster as a kubectl-style JSON List.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
@@ -39,7 +40,7 @@ func cmdGen(args []string) int {
 		fmt.Fprintln(os.Stderr, "kplace gen: -o FILE is required")
 		return 2
 	}
-	cfg := bench.GenConfig{Profile: *profile, Nodes: *nodes, Pods: *pods, Running: *running, Seed: *seed, Zones: *zones}
+	cfg := bench.GenConfig{Profile: *profile, Nodes: *nodes, Pods: *pods, Running: *running, Seed: *seed, Zones: *zones, PendingAs: *pendingAs}
 	if err := writeGenerated(*out, cfg); err != nil {
 		return fail(err)
 	}

@@ -435,6 +435,55 @@ func TestGenZones(t *testing.T) {
 	}
 }
 
+// TestGenPendingAs: --pending-as reaches the generator: the realistic
+// cluster without its pending pods has the same running pods and no
+// pending one; another profile refuses it, and so does an unknown mode.
+func TestGenPendingAs(t *testing.T) {
+	dir := t.TempDir()
+	count := func(path string) (running, pending int) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var list struct {
+			Items []struct {
+				Kind   string
+				Spec   struct{ NodeName string }
+				Status struct{ Phase string }
+			}
+		}
+		if err := json.Unmarshal(data, &list); err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range list.Items {
+			switch {
+			case it.Kind != "Pod":
+			case it.Status.Phase == "Running":
+				running++
+			case it.Status.Phase == "Pending":
+				pending++
+			}
+		}
+		return running, pending
+	}
+	pods, wl := filepath.Join(dir, "p.json"), filepath.Join(dir, "w.json")
+	for _, c := range [][]string{{pods, "pods"}, {wl, "workloads"}} {
+		if code, stderr := runCapture(t, "gen", "--profile", "realistic", "--nodes", "40", "--pods", "200", "--pending-as", c[1], "-o", c[0]); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+	}
+	r1, p1 := count(pods)
+	r2, p2 := count(wl)
+	if p1 != 200 || p2 != 0 || r1 != r2 || r1 == 0 {
+		t.Errorf("pods mode: %d running, %d pending; workloads mode: %d running, %d pending", r1, p1, r2, p2)
+	}
+	for _, args := range [][]string{{"--profile", "mixed", "--pending-as", "workloads"}, {"--profile", "realistic", "--pending-as", "none"}} {
+		if code, _ := runCapture(t, append([]string{"gen", "--nodes", "3", "--pods", "3", "-o", wl}, args...)...); code == 0 {
+			t.Errorf("%v: exit 0", args)
+		}
+	}
+}
+
 // TestPlaceSchedulerConfig: --scheduler-config applies InterPodAffinity's
 // hardPodAffinityWeight and NodeResourcesFit's scoring strategy, warns
 // about the settings it does not apply, and refuses what it cannot honour.
