@@ -198,7 +198,7 @@ func (c *objCtx) convertPod(o *wireObject) (index.Pod, error) {
 	p.StartUnix = o.Status.Started
 	for _, or := range o.Metadata.OwnerReferences {
 		if or.Controller {
-			p.Owner = &index.OwnerRef{Kind: or.Kind, Name: or.Name, APIVersion: or.APIVersion}
+			p.Owner = &index.OwnerRef{Kind: or.Kind, Name: or.Name, APIVersion: or.APIVersion, UID: or.UID}
 			break
 		}
 	}

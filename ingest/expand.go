@@ -119,28 +119,12 @@ type expander struct {
 // each creates. Errors name the controller and the field (a template its
 // pods cannot be made from).
 func Expand(in *index.Input, opts ExpandOptions) (*Expansion, error) {
-	x := &expander{in: in, opts: opts, exp: &Expansion{}, byKey: map[wkey]*ctl{}, orphans: map[string][]*ctl{}}
+	x := newExpander(in, opts)
 	if n := in.SkippedKinds["batch/v1 CronJob"]; n > 0 {
 		x.exp.Warnings = append(x.exp.Warnings, fmt.Sprintf("%d CronJob(s) skipped: a CronJob has nothing to place until it fires (the Jobs it made are expanded)", n))
 	}
-	x.now = latestCreation(in)
-	x.collect()
-	if err := x.deployments(); err != nil {
+	if err := x.prepare(); err != nil {
 		return nil, err
-	}
-	x.claim()
-	if err := x.daemonNodes(); err != nil {
-		return nil, err
-	}
-	total := 0
-	for _, c := range x.ctls {
-		if !c.skip {
-			x.plan(c)
-			total += len(c.slots)
-		}
-	}
-	if total > maxCreated {
-		return nil, fmt.Errorf("ingest: expansion would create %d pods, more than the %d kplace holds", total, maxCreated)
 	}
 	x.name()
 	if err := x.create(); err != nil {
@@ -153,6 +137,34 @@ func Expand(in *index.Input, opts ExpandOptions) (*Expansion, error) {
 	}
 	x.exp.ReplicaSets = len(x.newRS)
 	return x.exp, nil
+}
+
+func newExpander(in *index.Input, opts ExpandOptions) *expander {
+	return &expander{in: in, opts: opts, exp: &Expansion{}, byKey: map[wkey]*ctl{}, orphans: map[string][]*ctl{}}
+}
+
+// prepare finds each controller's pods and plans the pods it creates.
+func (x *expander) prepare() error {
+	x.now = latestCreation(x.in)
+	x.collect()
+	if err := x.deployments(); err != nil {
+		return err
+	}
+	x.claim()
+	if err := x.daemonNodes(); err != nil {
+		return err
+	}
+	total := 0
+	for _, c := range x.ctls {
+		if !c.skip {
+			x.plan(c)
+			total += len(c.slots)
+		}
+	}
+	if total > maxCreated {
+		return fmt.Errorf("ingest: expansion would create %d pods, more than the %d kplace holds", total, maxCreated)
+	}
+	return nil
 }
 
 // latestCreation is the latest creation time of the input's pods and

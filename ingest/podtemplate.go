@@ -66,7 +66,8 @@ func templateHash(t *corev1.PodTemplateSpec, collisionCount int32) string {
 // label of its pods): the set's name and the FNV-32 hash of the revision's
 // patch, {"spec":{"template":T with "$patch":"replace"}} with T the
 // template's JSON encoding re-marshalled through a map (sorted keys), then
-// the collision count in decimal when set.
+// the collision count in decimal (0 when unset: the controller always
+// passes one).
 func statefulSetRevision(name string, t *corev1.PodTemplateSpec, collisionCount int32) (string, error) {
 	raw, err := json.Marshal(t)
 	if err != nil {
@@ -83,9 +84,7 @@ func statefulSetRevision(name string, t *corev1.PodTemplateSpec, collisionCount 
 	}
 	h := fnv.New32()
 	h.Write(patch)
-	if collisionCount >= 0 {
-		h.Write([]byte(strconv.FormatInt(int64(collisionCount), 10)))
-	}
+	h.Write([]byte(strconv.FormatInt(int64(max(collisionCount, 0)), 10)))
 	hash := rand.SafeEncodeString(strconv.FormatUint(uint64(h.Sum32()), 10))
 	if len(name) > 223 {
 		name = name[:223]
