@@ -2,9 +2,13 @@ package ingest
 
 import (
 	"encoding/json"
+	"runtime"
 	"slices"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/kplace/kplace/index"
 )
@@ -46,7 +50,7 @@ func (x *expander) daemonProbe(c *ctl) (*index.Pod, error) {
 		return nil, err
 	}
 	v := holeValues{name: c.w.Name + "-probe", uid: c.uid, generate: c.w.Name + "-"}
-	p, _, err := x.convertPod(c, st.fill(nil, &v))
+	p, _, err := x.convertPod(c, &converter{}, st.fill(nil, &v))
 	if err != nil {
 		return nil, err
 	}
@@ -75,13 +79,13 @@ func (x *expander) revision(c *ctl) error {
 
 // convertPod converts a rendered pod as Load converts an input pod; errors
 // name the controller's template.
-func (x *expander) convertPod(c *ctl, raw []byte) (index.Pod, bool, error) {
-	obj, err := parseItem(raw, c.w.Src, x.intern)
+func (x *expander) convertPod(c *ctl, cv *converter, raw []byte) (index.Pod, bool, error) {
+	obj, err := parseItem(raw, c.w.Src, cv.intern)
 	if err != nil {
 		return index.Pod{}, false, x.templateErr(c.w, "spec.template", err)
 	}
 	var r converted
-	convert(&r, obj, obj.APIVersion, obj.Kind, c.w.Src, &x.filters, Options{AdmissionDefaults: x.opts.AdmissionDefaults})
+	convert(&r, obj, obj.APIVersion, obj.Kind, c.w.Src, &cv.filters, Options{AdmissionDefaults: x.opts.AdmissionDefaults})
 	if r.fatal != nil {
 		return index.Pod{}, false, x.templateErr(c.w, "spec.template", r.fatal)
 	}
@@ -136,93 +140,125 @@ func (c *ctl) relabel(proto map[string]string, v *holeValues) map[string]string 
 	return l
 }
 
-// create renders, converts and admits the planned pods and appends them
-// to Input.Pods.
-func (x *expander) create() error {
-	x.intern = newInterner()
-	adm := newAdmitter(x.in.PriorityClasses, x.opts.AdmissionDefaults)
-	total := 0
-	for _, c := range x.ctls {
-		total += len(c.slots)
+// prepared is one controller's creation made ready off the main
+// goroutine: its stencils, names and uids, and its first pod converted.
+type prepared struct {
+	proto    index.Pod
+	hasPrio  bool
+	err      error
+	arena    []byte // the names and uids, back to back
+	nameEnds []int32
+}
+
+// converter converts rendered pods; one per goroutine.
+type converter struct {
+	intern  *interner
+	filters resourceFilter
+}
+
+// prepare renders c's pods, names them and converts the first.
+func (x *expander) prepareGen(c *ctl, cv *converter) prepared {
+	var pr prepared
+	if c.w.Kind == index.KindStatefulSet {
+		if pr.err = x.revision(c); pr.err != nil {
+			return pr
+		}
 	}
-	x.in.Pods = slices.Grow(x.in.Pods, total)
+	st, pvcs, err := x.render(c, true)
+	if err != nil {
+		pr.err = err
+		return pr
+	}
+	n := len(c.slots)
+	g := &podGen{c: c, pod: st, pvcs: pvcs, names: make([]string, n), uids: make([]string, n)}
+	c.gen = g
+	if c.w.Kind != index.KindStatefulSet && !(c.w.Kind == index.KindJob && c.w.Indexed) {
+		c.genName = c.generateName(0)
+	}
+	// Names and uids go into one arena; strings point into it.
+	arena := make([]byte, 0, n*(len(c.w.Name)+24+36))
+	ends := make([]int32, 0, 2*n)
+	var u [16]byte
+	for k, s := range c.slots {
+		start := len(arena)
+		arena = x.podName(c, s, k, arena)
+		ends = append(ends, int32(len(arena)))
+		uidBytes(&u, x.opts.Seed, "Pod", c.w.Namespace, string(arena[start:]))
+		arena = appendUUID(arena, &u, 4)
+		ends = append(ends, int32(len(arena)))
+	}
+	pr.arena, pr.nameEnds = arena, ends
+	str := func(lo, hi int32) string { return unsafe.String(&arena[lo], int(hi-lo)) }
+	lo := int32(0)
+	for k := range c.slots {
+		g.names[k] = str(lo, ends[2*k])
+		g.uids[k] = str(ends[2*k], ends[2*k+1])
+		lo = ends[2*k+1]
+	}
+	if c.w.Kind == index.KindDaemonSet {
+		g.nodes = make([]string, n)
+		for k, s := range c.slots {
+			g.nodes[k] = x.in.Nodes[s].Name
+		}
+	}
+	v0 := g.values(0)
+	pr.proto, pr.hasPrio, pr.err = x.convertPod(c, cv, st.fill(nil, &v0))
+	return pr
+}
+
+// create renders, converts and admits the planned pods and appends them
+// to Input.Pods. Controllers are prepared, then their pods made, on every
+// processor (each controller's pods fill their own range).
+func (x *expander) create() error {
+	adm := newAdmitter(x.in.PriorityClasses, x.opts.AdmissionDefaults)
+	var todo []*ctl
+	for _, c := range x.order() {
+		if len(c.slots) > 0 {
+			todo = append(todo, c)
+		}
+	}
+	preps := make([]prepared, len(todo))
+	parallel(len(todo), func(i int, cv *converter) { preps[i] = x.prepareGen(todo[i], cv) })
+	for i := range preps {
+		if preps[i].err != nil {
+			return preps[i].err
+		}
+	}
 	haveNS := make(map[string]bool, len(x.in.Namespaces))
 	for i := range x.in.Namespaces {
 		haveNS[x.in.Namespaces[i].Name] = true
 	}
-	for _, c := range x.order() {
-		if len(c.slots) == 0 {
-			continue
-		}
-		if c.w.Kind == index.KindStatefulSet {
-			if err := x.revision(c); err != nil {
-				return err
-			}
-		}
-		st, pvcs, err := x.render(c, true)
-		if err != nil {
-			return err
-		}
+	end := len(x.in.Pods)
+	for i, c := range todo {
+		g, pr := c.gen, &preps[i]
 		n := len(c.slots)
-		g := &podGen{c: c, pod: st, pvcs: pvcs, first: len(x.in.Pods), names: make([]string, n), uids: make([]string, n)}
-		c.gen = g
-		for k, s := range c.slots {
-			g.names[k] = x.podName(c, s, k)
-			g.uids[k] = x.uid("Pod", c.w.Namespace, g.names[k])
-		}
-		if c.w.Kind == index.KindDaemonSet {
-			g.nodes = make([]string, n)
-			for k, s := range c.slots {
-				g.nodes[k] = x.in.Nodes[s].Name
-			}
-		}
-		v0 := g.values(0)
-		proto, hasPrio, err := x.convertPod(c, st.fill(nil, &v0))
-		if err != nil {
-			return err
-		}
 		x.exp.gens = append(x.exp.gens, g)
 		x.exp.Pods += n
-		x.exp.PVCs += n * len(pvcs)
-		if !adm.admit(&proto, hasPrio) {
+		x.exp.PVCs += n * len(g.pvcs)
+		if !adm.admit(&pr.proto, pr.hasPrio) {
 			// Pods for another scheduler: created, not this batch's.
 			g.first = -1
 			x.in.OtherScheduler += n
-			c.note = "its pods are for scheduler " + strconv.Quote(proto.SchedulerName)
+			c.note = "its pods are for scheduler " + strconv.Quote(pr.proto.SchedulerName)
 			continue
 		}
 		if ns := c.w.Namespace; !haveNS[ns] {
 			haveNS[ns] = true
 			x.in.Namespaces = append(x.in.Namespaces, index.Namespace{Name: ns, Labels: map[string]string{labelMetadataName: ns}})
 		}
-		full := proto.Rejected != "" || c.perPodLabels() && usesLabelKeys(&proto)
-		var pins pinSlab
-		var buf []byte
-		for k := range c.slots {
-			var p index.Pod
-			switch {
-			case k == 0:
-				p = proto
-			case full:
-				v := g.values(k)
-				buf = st.fill(buf[:0], &v)
-				if p, hasPrio, err = x.convertPod(c, buf); err != nil {
-					return err
-				}
-				adm.admit(&p, hasPrio)
-			default:
-				p = proto
-				p.Name, p.UID = g.names[k], g.uids[k]
-				if c.perPodLabels() {
-					v := g.values(k)
-					p.Labels = c.relabel(proto.Labels, &v)
-				}
-				if g.nodes != nil {
-					p.RequiredTerms = pins.pin(g.nodes[k], n-k)
-				}
-			}
-			p.Src = c.w.Src
-			x.in.Pods = append(x.in.Pods, p)
+		pr.proto.Src = c.w.Src
+		g.first = end
+		end += n
+	}
+	x.in.Pods = slices.Grow(x.in.Pods, end-len(x.in.Pods))[:end]
+	parallel(len(todo), func(i int, cv *converter) {
+		if todo[i].gen.first >= 0 {
+			preps[i].err = x.fill(todo[i], &preps[i], adm, cv)
+		}
+	})
+	for i := range preps {
+		if preps[i].err != nil {
+			return preps[i].err
 		}
 	}
 	for _, rs := range x.newRS {
@@ -231,6 +267,68 @@ func (x *expander) create() error {
 			return x.templateErr(rs.dep.w, "spec.template", err)
 		}
 		x.exp.rsJSON = append(x.exp.rsJSON, b)
+	}
+	return nil
+}
+
+// parallel runs f(i) for i in [0, n) on every processor, each goroutine
+// with a converter of its own.
+func parallel(n int, f func(i int, cv *converter)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cv := &converter{}
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				f(i, cv)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// fill makes c's pods in Input.Pods[c.gen.first:]: copies of its first pod
+// with their own names, uids, labels and nodes, or, where a copy could
+// differ from the conversion of the pod's JSON (per-pod labels under
+// matchLabelKeys, a rejected pod), that conversion.
+func (x *expander) fill(c *ctl, pr *prepared, adm *admitter, cv *converter) error {
+	g, proto := c.gen, &pr.proto
+	pods := x.in.Pods[g.first : g.first+len(c.slots)]
+	full := proto.Rejected != "" || c.perPodLabels() && usesLabelKeys(proto)
+	var pins pinSlab
+	var buf []byte
+	for k := range pods {
+		p := &pods[k]
+		if k > 0 && full {
+			v := g.values(k)
+			buf = g.pod.fill(buf[:0], &v)
+			q, hasPrio, err := x.convertPod(c, cv, buf)
+			if err != nil {
+				return err
+			}
+			adm.admit(&q, hasPrio)
+			q.Src = c.w.Src
+			*p = q
+			continue
+		}
+		*p = *proto
+		if k == 0 {
+			continue
+		}
+		p.Name, p.UID = g.names[k], g.uids[k]
+		if c.perPodLabels() {
+			v := g.values(k)
+			p.Labels = c.relabel(proto.Labels, &v)
+		}
+		if g.nodes != nil {
+			p.RequiredTerms = pins.pin(g.nodes[k], len(pods)-k)
+		}
 	}
 	return nil
 }
@@ -286,7 +384,7 @@ func replicaSetObject(rs *ctl, now int64) ([]byte, error) {
 	}
 	m := meta{Name: w.Name, Namespace: w.Namespace, UID: w.UID, Labels: tp.labels,
 		OwnerReferences: []ownerRef{{APIVersion: "apps/v1", Kind: index.KindDeployment, Name: w.Owner.Name, UID: w.Owner.UID,
-			Controller: true, BlockOwnerDeletion: true}}}
+			Controller: true, Block: true}}}
 	if now > 0 {
 		m.CreationTimestamp = time.Unix(now, 0).UTC().Format(time.RFC3339)
 	}

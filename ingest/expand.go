@@ -89,9 +89,11 @@ type ctl struct {
 	eligible *roaring.Bitmap
 	// slots are the pods to create: ordinals, Job indexes, node ids, or
 	// 0..n-1.
-	slots []int32
-	note  string
-	gen   *podGen // its created pods
+	slots   []int32
+	note    string
+	gen     *podGen // its created pods
+	genName string  // its pods' generateName (not an indexed Job's: per index)
+	spill   int     // the next number for a name the input takes
 }
 
 // expander is the state of one Expand.
@@ -104,11 +106,10 @@ type expander struct {
 	orphans map[string][]*ctl // by namespace: controllers that adopt pods without a controller reference
 	cluster *index.Cluster    // the nodes, indexed (DaemonSets)
 	now     int64             // the creation time of created objects
-	names   map[wkey]bool     // names of pods taken, by namespace and generateName prefix (kind unused)
-	prefix  map[wkey]bool     // generateName prefixes in use, by namespace
-	newRS   []*ctl            // the ReplicaSets Deployments create
-	intern  *interner
-	filters resourceFilter
+	// taken holds the input's pod names that created pods could get, and
+	// takenPrefix their generateName prefixes (see name).
+	taken, takenPrefix map[nameKey]bool
+	newRS              []*ctl // the ReplicaSets Deployments create
 }
 
 // Expand adds to in the pods its controllers would create now and that it
@@ -228,16 +229,18 @@ func (x *expander) collect() {
 			x.warnf(w, "no spec.selector (or an empty one): creates no pods")
 			continue
 		}
-		if c.sel = index.SelectorOf(w.Selector); c.sel == nil {
+		if c.stored && len(w.Selector.MatchExpressions) == 0 {
+			// Stored, so validated by the API server: match its pairs.
+			c.set = w.Selector.MatchLabels
+		} else if c.sel = index.SelectorOf(w.Selector); c.sel == nil {
 			c.skip = true
 			c.note = "invalid pod selector"
 			x.warnf(w, "spec.selector is invalid: creates no pods")
 			continue
-		}
-		if len(w.Selector.MatchExpressions) == 0 {
+		} else if len(w.Selector.MatchExpressions) == 0 {
 			c.set = w.Selector.MatchLabels
 		}
-		if w.Kind != index.KindDeployment {
+		if w.Kind != index.KindDeployment { // a Deployment owns ReplicaSets, not pods
 			x.orphans[w.Namespace] = append(x.orphans[w.Namespace], c)
 		}
 	}
@@ -467,7 +470,7 @@ func (x *expander) nodeID(name string) uint32 {
 }
 
 func (x *expander) indexNodes() {
-	c, err := index.Build(&index.Input{Nodes: x.in.Nodes})
+	c, err := index.NodeIndex(x.in.Nodes)
 	if err != nil { // duplicate node names: Load refuses them first
 		c = &index.Cluster{NodeByName: map[string]index.NodeID{}, All: roaring.New()}
 	}
@@ -686,25 +689,35 @@ func (x *expander) uid(kind, ns, name string) string {
 	return derivedObjectUID(x.opts.Seed, kind, ns, name)
 }
 
-// name names the pods to create: StatefulSet pods by ordinal, the others
-// by their controller's generateName and five random characters (from
-// the seed), none taken by a pod of the input.
+// nameKey is a namespace and a pod name or generateName prefix.
+type nameKey struct{ ns, name string }
+
+// name finds the names the input's pods take among those created pods may
+// get: the input's pods whose name is a generateName prefix in use and
+// five characters.
 func (x *expander) name() {
-	x.names, x.prefix = map[wkey]bool{}, map[wkey]bool{}
+	prefixes := map[nameKey]bool{}
 	for _, c := range x.ctls {
 		if len(c.slots) == 0 || c.w.Kind == index.KindStatefulSet {
 			continue
 		}
-		for _, s := range c.slots {
-			x.prefix[wkey{"", c.w.Namespace, c.generateName(s)}] = true
-		}
-	}
-	if len(x.prefix) > 0 {
-		for i := range x.in.Pods {
-			p := &x.in.Pods[i]
-			if n := len(p.Name); n > 5 && x.prefix[wkey{"", p.Namespace, p.Name[:n-5]}] {
-				x.names[wkey{"", p.Namespace, p.Name}] = true
+		if c.w.Kind == index.KindJob && c.w.Indexed {
+			for _, s := range c.slots {
+				prefixes[nameKey{c.w.Namespace, c.generateName(s)}] = true
 			}
+			continue
+		}
+		prefixes[nameKey{c.w.Namespace, c.generateName(0)}] = true
+	}
+	x.taken, x.takenPrefix = map[nameKey]bool{}, map[nameKey]bool{}
+	if len(prefixes) == 0 {
+		return
+	}
+	for i := range x.in.Pods {
+		p := &x.in.Pods[i]
+		if n := len(p.Name); n > 5 && prefixes[nameKey{p.Namespace, p.Name[:n-5]}] {
+			x.taken[nameKey{p.Namespace, p.Name}] = true
+			x.takenPrefix[nameKey{p.Namespace, p.Name[:n-5]}] = true
 		}
 	}
 }
@@ -730,20 +743,34 @@ func (c *ctl) generateName(s int32) string {
 	return prefix
 }
 
-// podName names c's pod for slot s, the k-th it creates.
-func (x *expander) podName(c *ctl, s int32, k int) string {
-	if c.w.Kind == index.KindStatefulSet {
-		return c.w.Name + "-" + strconv.Itoa(int(s))
+// podName names c's pod for slot s, the k-th it creates: a StatefulSet
+// pod <set>-<ordinal>; the others their generateName and five random
+// characters, distinct for distinct k (randomSuffix is a bijection), past
+// the names the input takes (a taken one moves to a number past every
+// pod's, c.spill).
+func (x *expander) podName(c *ctl, s int32, k int, buf []byte) []byte {
+	w := c.w
+	if w.Kind == index.KindStatefulSet {
+		return strconv.AppendInt(append(append(buf, w.Name...), '-'), int64(s), 10)
 	}
-	prefix := c.generateName(s)
-	for try := uint64(0); ; try++ {
-		name := prefix + randomSuffix(x.opts.Seed, c.w.Namespace, prefix, uint64(k), try)
-		key := wkey{"", c.w.Namespace, name}
-		if !x.names[key] {
-			x.names[key] = true
-			return name
+	prefix := c.genName
+	if prefix == "" || w.Kind == index.KindJob && w.Indexed {
+		prefix = c.generateName(s)
+	}
+	off := suffixOffset(x.opts.Seed, w.Namespace, prefix)
+	buf = append(buf, prefix...)
+	name := appendSuffix(buf, uint64(k), off)
+	if !x.takenPrefix[nameKey{w.Namespace, prefix}] {
+		return name
+	}
+	for x.taken[nameKey{w.Namespace, string(name)}] {
+		if c.spill < len(c.slots) {
+			c.spill = len(c.slots)
 		}
+		name = appendSuffix(buf, uint64(c.spill), off)
+		c.spill++
 	}
+	return name
 }
 
 // report fills the workload rows.

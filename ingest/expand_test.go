@@ -560,14 +560,14 @@ func TestExpandClonesConvert(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		x.intern = newInterner() // a converter of its own
+		cv := &converter{intern: newInterner()}
 		adm := newAdmitter(in.PriorityClasses, true)
 		checked := 0
 		for _, g := range exp.gens {
 			for k := range g.c.slots {
 				v := g.values(k)
 				raw := g.pod.fill(nil, &v)
-				want, hasPrio, err := x.convertPod(g.c, raw)
+				want, hasPrio, err := x.convertPod(g.c, cv, raw)
 				if err != nil {
 					t.Fatalf("%s: %v", raw, err)
 				}

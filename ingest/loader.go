@@ -328,19 +328,23 @@ func derivedUID(ns, name string) string {
 
 // uuidText writes u as a UUID of the given version (RFC 4122 variant).
 func uuidText(u *[16]byte, version byte) string {
+	var b [36]byte
+	return string(appendUUID(b[:0], u, version))
+}
+
+// appendUUID appends u as a UUID of the given version (RFC 4122 variant).
+func appendUUID(dst []byte, u *[16]byte, version byte) []byte {
 	u[6] = u[6]&0x0f | version<<4
 	u[8] = u[8]&0x3f | 0x80
-	var b [36]byte
-	hex.Encode(b[0:8], u[0:4])
-	b[8] = '-'
-	hex.Encode(b[9:13], u[4:6])
-	b[13] = '-'
-	hex.Encode(b[14:18], u[6:8])
-	b[18] = '-'
-	hex.Encode(b[19:23], u[8:10])
-	b[23] = '-'
-	hex.Encode(b[24:], u[10:])
-	return string(b[:])
+	dst = hex.AppendEncode(dst, u[0:4])
+	dst = append(dst, '-')
+	dst = hex.AppendEncode(dst, u[4:6])
+	dst = append(dst, '-')
+	dst = hex.AppendEncode(dst, u[6:8])
+	dst = append(dst, '-')
+	dst = hex.AppendEncode(dst, u[8:10])
+	dst = append(dst, '-')
+	return hex.AppendEncode(dst, u[10:])
 }
 
 // assignUID gives p a UID when it has none or an earlier pod has its UID.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"time"
 
@@ -89,8 +90,10 @@ func (s *stencil) fill(dst []byte, v *holeValues) []byte {
 
 // appendJSONText appends s escaped for a JSON string, without quotes.
 func appendJSONText(dst []byte, s string) []byte {
-	q, _ := json.Marshal(s)
-	return append(dst, q[1:len(q)-1]...)
+	n := len(dst)
+	dst = appendJSONString(dst, s)
+	copy(dst[n:], dst[n+1:len(dst)-1]) // drop the quotes
+	return dst[:len(dst)-2]
 }
 
 // podGen is one controller's created pods.
@@ -128,33 +131,98 @@ func (c *ctl) createdIDs() []index.PodID {
 	return out
 }
 
-// podDoc is a pod as a controller posts it; Spec is the template's, edited.
-type podDoc struct {
-	APIVersion string          `json:"apiVersion"`
-	Kind       string          `json:"kind"`
-	Metadata   podMeta         `json:"metadata"`
-	Spec       json.RawMessage `json:"spec"`
-}
-
+// podMeta is the metadata of a pod a controller posts.
 type podMeta struct {
-	Name              string            `json:"name"`
-	GenerateName      string            `json:"generateName,omitempty"`
-	Namespace         string            `json:"namespace"`
-	UID               string            `json:"uid"`
-	CreationTimestamp string            `json:"creationTimestamp,omitempty"`
-	Labels            map[string]string `json:"labels,omitempty"`
-	Annotations       map[string]string `json:"annotations,omitempty"`
-	OwnerReferences   []ownerRef        `json:"ownerReferences"`
-	Finalizers        []string          `json:"finalizers,omitempty"`
+	Name, GenerateName, Namespace, UID, CreationTimestamp string
+	Labels, Annotations                                   map[string]string
+	OwnerReferences                                       []ownerRef
+	Finalizers                                            []string
 }
 
+// appendPodDoc appends the pod JSON of m and spec (the template's spec,
+// edited; written as it is).
+func appendPodDoc(b []byte, m *podMeta, spec []byte) []byte {
+	b = append(b, `{"apiVersion":"v1","kind":"Pod","metadata":{"name":`...)
+	b = appendJSONString(b, m.Name)
+	if m.GenerateName != "" {
+		b = appendJSONString(append(b, `,"generateName":`...), m.GenerateName)
+	}
+	b = appendJSONString(append(b, `,"namespace":`...), m.Namespace)
+	b = appendJSONString(append(b, `,"uid":`...), m.UID)
+	if m.CreationTimestamp != "" {
+		b = appendJSONString(append(b, `,"creationTimestamp":`...), m.CreationTimestamp)
+	}
+	if len(m.Labels) > 0 {
+		b = appendJSONMap(append(b, `,"labels":`...), m.Labels)
+	}
+	if len(m.Annotations) > 0 {
+		b = appendJSONMap(append(b, `,"annotations":`...), m.Annotations)
+	}
+	b = append(b, `,"ownerReferences":[`...)
+	for i, r := range m.OwnerReferences {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(append(b, `{"apiVersion":`...), r.APIVersion)
+		b = appendJSONString(append(b, `,"kind":`...), r.Kind)
+		b = appendJSONString(append(b, `,"name":`...), r.Name)
+		b = appendJSONString(append(b, `,"uid":`...), r.UID)
+		b = append(b, `,"controller":true,"blockOwnerDeletion":true}`...)
+	}
+	b = append(b, ']')
+	if len(m.Finalizers) > 0 {
+		b = append(b, `,"finalizers":[`...)
+		for i, f := range m.Finalizers {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSONString(b, f)
+		}
+		b = append(b, ']')
+	}
+	b = append(append(b, `},"spec":`...), spec...)
+	return append(b, '}')
+}
+
+// appendJSONMap appends m as a JSON object, keys sorted.
+func appendJSONMap(b []byte, m map[string]string) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(appendJSONString(b, k), ':')
+		b = appendJSONString(b, m[k])
+	}
+	return append(b, '}')
+}
+
+// appendJSONString appends s as a JSON string (a placeholder's NULs as
+// \u0000).
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	return append(append(append(b, '"'), s...), '"')
+}
+
+// ownerRef is a controller reference (controller and blockOwnerDeletion
+// true).
 type ownerRef struct {
-	APIVersion         string `json:"apiVersion"`
-	Kind               string `json:"kind"`
-	Name               string `json:"name"`
-	UID                string `json:"uid"`
-	Controller         bool   `json:"controller"`
-	BlockOwnerDeletion bool   `json:"blockOwnerDeletion"`
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Name       string `json:"name"`
+	UID        string `json:"uid"`
+	Controller bool   `json:"controller"`
+	Block      bool   `json:"blockOwnerDeletion"`
 }
 
 // apiVersionOf is a controller kind's apiVersion.
@@ -290,7 +358,7 @@ func (x *expander) render(c *ctl, pin bool) (stencil, []stencil, error) {
 	meta := podMeta{Namespace: w.Namespace, Name: placeholder(holeName), UID: placeholder(holeUID),
 		GenerateName: placeholder(holeGenerate), Annotations: ann, Finalizers: fin,
 		OwnerReferences: []ownerRef{{APIVersion: apiVersionOf(w.Kind), Kind: w.Kind, Name: w.Name, UID: c.uid,
-			Controller: true, BlockOwnerDeletion: true}}}
+			Controller: true, Block: true}}}
 	if x.now > 0 {
 		meta.CreationTimestamp = time.Unix(x.now, 0).UTC().Format(time.RFC3339)
 	}
@@ -340,10 +408,7 @@ func (x *expander) render(c *ctl, pin bool) (stencil, []stencil, error) {
 	if err != nil {
 		return stencil{}, nil, x.templateErr(w, "spec.template.spec", err)
 	}
-	doc, err := json.Marshal(podDoc{APIVersion: "v1", Kind: "Pod", Metadata: meta, Spec: podSpec})
-	if err != nil {
-		return stencil{}, nil, x.templateErr(w, "spec.template", err)
-	}
+	doc := appendPodDoc(nil, &meta, podSpec)
 	var pvcs []stencil
 	for i := range claims {
 		pvc, err := claimObject(&claims[i], w)
@@ -591,48 +656,45 @@ func slicesContainsVolume(vs []corev1.Volume, name string) bool {
 	return false
 }
 
-// randomSuffix is the five characters the API server appends to a
-// generateName (utilrand.String(5): consonants and digits), drawn from
-// the seed, the namespace, the prefix and the pod's number; try moves
-// past a name already taken.
-func randomSuffix(seed uint64, ns, prefix string, k, try uint64) string {
+// suffixOffset draws, from the seed, the namespace and the prefix, where a
+// generateName's suffixes start (see appendSuffix).
+func suffixOffset(seed uint64, ns, prefix string) uint64 {
+	var b [128]byte
+	buf := binary.LittleEndian.AppendUint64(b[:0], seed)
+	buf = append(append(append(buf, ns...), 0), prefix...)
+	return xxhash.Sum64(buf)
+}
+
+// appendSuffix appends the five characters the API server would draw for
+// a generateName (utilrand.String(5): consonants and digits), here the
+// k-th of a permutation of all 27^5 of them starting at off: distinct for
+// distinct k (below 27^5), random-looking.
+func appendSuffix(b []byte, k, off uint64) []byte {
 	const alphanums = "bcdfghjklmnpqrstvwxz2456789"
-	h := xxhash.New()
-	var b [8]byte
-	binary.LittleEndian.PutUint64(b[:], seed)
-	h.Write(b[:])
-	h.WriteString(ns)
-	h.Write([]byte{0})
-	h.WriteString(prefix)
-	binary.LittleEndian.PutUint64(b[:], k)
-	h.Write(b[:])
-	binary.LittleEndian.PutUint64(b[:], try)
-	h.Write(b[:])
-	v := h.Sum64()
+	const m = 27 * 27 * 27 * 27 * 27 // 3^15: a multiplier not divisible by 3 permutes
+	v := (k%m*7654321 + off%m) % m
 	var out [5]byte
 	for i := range out {
-		out[i] = alphanums[v%uint64(len(alphanums))]
-		v /= uint64(len(alphanums))
+		out[i] = alphanums[v%27]
+		v /= 27
 	}
-	return string(out[:])
+	return append(b, out[:]...)
 }
 
 // derivedObjectUID is a version-4-shaped UUID drawn from the seed and the
 // object's kind, namespace and name.
 func derivedObjectUID(seed uint64, kind, ns, name string) string {
 	var u [16]byte
-	for half := 0; half < 2; half++ {
-		h := xxhash.New()
-		var b [8]byte
-		binary.LittleEndian.PutUint64(b[:], seed)
-		h.Write(b[:])
-		h.Write([]byte{byte(half)})
-		h.WriteString(kind)
-		h.Write([]byte{0})
-		h.WriteString(ns)
-		h.Write([]byte{0})
-		h.WriteString(name)
-		binary.BigEndian.PutUint64(u[half*8:], h.Sum64())
-	}
+	uidBytes(&u, seed, kind, ns, name)
 	return uuidText(&u, 4)
+}
+
+// uidBytes draws the 16 bytes of derivedObjectUID.
+func uidBytes(u *[16]byte, seed uint64, kind, ns, name string) {
+	var b [384]byte
+	buf := binary.LittleEndian.AppendUint64(b[:0], seed)
+	buf = append(append(append(append(append(append(buf, 0), kind...), 0), ns...), 0), name...)
+	binary.BigEndian.PutUint64(u[:8], xxhash.Sum64(buf))
+	buf[8] = 1
+	binary.BigEndian.PutUint64(u[8:], xxhash.Sum64(buf))
 }
