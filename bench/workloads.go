@@ -187,16 +187,19 @@ func (g *wgen) writeDaemonSet(i int) {
 		`"annotations":{"deprecated.daemonset.template.generation":"1"}},"spec":{"revisionHistoryLimit":10,"selector":{"matchLabels":%s},`+
 		`"template":{"metadata":{"creationTimestamp":null,"labels":%s},"spec":%s}}}`, name, uid, labels, labels, spec)
 	g.flush()
+	off := g.r.Uint64()
 	for ni := range g.nodes {
 		n := &g.nodes[ni]
 		if !runsDaemon(i, n) || g.r.Float64() >= g.cfg.DaemonPods {
 			continue
 		}
-		pod := fmt.Sprintf("%s-%s", name, g.suffix())
+		pod := string(appendSuffix([]byte(name+"-"), ni, off))
 		g.writePod(pod, "kube-system", "DaemonSet", name, uid, labels, spec, n.name, "")
 	}
 }
 
+// suffix is a random pod name suffix (or hash); pods of one controller
+// take theirs from appendSuffix, distinct.
 func (g *wgen) suffix() string {
 	var b [5]byte
 	for i := range b {
@@ -301,12 +304,13 @@ func (g *wgen) writeReplicated(i int, kind string) {
 			name, ns, ownerUID, reps, labels, labels, spec)
 		g.flush()
 	}
+	off := g.r.Uint64()
 	for k := 0; k < reps; k++ {
 		write, node := g.podState()
 		if !write {
 			continue
 		}
-		g.writePod(owner+"-"+g.suffix(), ns, ownerKind, owner, ownerUID, podLabels, spec, node, "")
+		g.writePod(string(appendSuffix([]byte(owner+"-"), k, off)), ns, ownerKind, owner, ownerUID, podLabels, spec, node, "")
 	}
 }
 
@@ -351,12 +355,13 @@ func (g *wgen) writeJob(i int) {
 		`"template":{"metadata":{"creationTimestamp":null,"labels":%s},"spec":%s}},"status":{"active":0,"succeeded":0}}`,
 		name, ns, uid, reps, completions, mode, uid, labels, spec)
 	g.flush()
+	off := g.r.Uint64()
 	for k := 0; k < reps; k++ {
 		write, node := g.podState()
 		if !write {
 			continue
 		}
-		podLabels, meta, pod := labels, `"finalizers":["batch.kubernetes.io/job-tracking"],`, name+"-"+g.suffix()
+		podLabels, meta, pod := labels, `"finalizers":["batch.kubernetes.io/job-tracking"],`, string(appendSuffix([]byte(name+"-"), k, off))
 		if indexed {
 			podLabels = labels[:len(labels)-1] + fmt.Sprintf(`,"batch.kubernetes.io/job-completion-index":"%d"}`, k)
 			meta += fmt.Sprintf(`"annotations":{"batch.kubernetes.io/job-completion-index":"%d"},`, k)

@@ -10,6 +10,8 @@ import (
 	"time"
 	"unsafe"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kplace/kplace/index"
 )
 
@@ -37,12 +39,9 @@ func (x *expander) order() []*ctl {
 // daemonProbe computes a DaemonSet's revision hash and converts its pod
 // before it is pinned to a node: what its nodes are chosen with.
 func (x *expander) daemonProbe(c *ctl) (*index.Pod, error) {
-	t, err := decodeTemplate(c.tmpl)
+	t, err := x.storedTemplate(c)
 	if err != nil {
-		return nil, x.templateErr(c.w, "spec.template", err)
-	}
-	if !c.stored {
-		defaultTemplate(t)
+		return nil, err
 	}
 	c.hash = templateHash(t, c.w.CollisionCount)
 	st, _, err := x.render(c, false)
@@ -57,6 +56,27 @@ func (x *expander) daemonProbe(c *ctl) (*index.Pod, error) {
 	return &p, nil
 }
 
+// storedTemplate decodes c's template as the API server stores it (a
+// manifest's defaulted). A template that does not decode is reported by
+// the pod converter when it can name the field.
+func (x *expander) storedTemplate(c *ctl) (*corev1.PodTemplateSpec, error) {
+	t, err := decodeTemplate(c.tmpl)
+	if err != nil {
+		tp, perr := templateParts(c.tmpl)
+		if perr == nil {
+			doc := appendPodDoc(nil, &podMeta{Name: c.w.Name, Namespace: c.w.Namespace}, tp.spec)
+			if _, _, cerr := x.convertPod(c, &converter{}, doc); cerr != nil {
+				return nil, cerr
+			}
+		}
+		return nil, x.templateErr(c.w, "spec.template", err)
+	}
+	if !c.stored {
+		defaultTemplate(t)
+	}
+	return t, nil
+}
+
 // revision sets a StatefulSet's revision: status.updateRevision, or for a
 // manifest the revision the controller would name.
 func (x *expander) revision(c *ctl) error {
@@ -64,12 +84,9 @@ func (x *expander) revision(c *ctl) error {
 		c.hash = c.w.UpdateRevision
 		return nil
 	}
-	t, err := decodeTemplate(c.tmpl)
+	t, err := x.storedTemplate(c)
 	if err != nil {
-		return x.templateErr(c.w, "spec.template", err)
-	}
-	if !c.stored {
-		defaultTemplate(t)
+		return err
 	}
 	if c.hash, err = statefulSetRevision(c.w.Name, t, c.w.CollisionCount); err != nil {
 		return x.templateErr(c.w, "spec.template", err)

@@ -312,12 +312,9 @@ func (x *expander) deployments() error {
 // raised while another ReplicaSet holds the name), its template and
 // selector labelled with the hash.
 func (x *expander) newReplicaSet(d *ctl) (*ctl, error) {
-	t, err := decodeTemplate(d.tmpl)
+	t, err := x.storedTemplate(d)
 	if err != nil {
-		return nil, x.templateErr(d.w, "spec.template", err)
-	}
-	if !d.stored {
-		defaultTemplate(t)
+		return nil, err
 	}
 	collisions := d.w.CollisionCount
 	var hash, name string

@@ -584,3 +584,86 @@ func TestExpandClonesConvert(t *testing.T) {
 		}
 	}
 }
+
+// TestExpandErrors: a template its pods cannot be made from, or a count
+// API validation rejects, is an error naming the file, line, controller
+// and field; a controller that cannot create pods (no template, no
+// selector) and CronJobs are warnings.
+func TestExpandErrors(t *testing.T) {
+	errs := []struct{ name, yaml, want string }{
+		{"bad quantity in a manifest's template", `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: app, image: x, resources: {requests: {cpu: abc}}}]}
+`, `in.yaml:2: Deployment shop/web: spec.template.spec.containers[0].resources.requests.cpu: invalid quantity "abc"`},
+		{"bad toleration in a DaemonSet's template", `
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: kube-system, uid: u1}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {tolerations: [{key: k, operator: Sometimes}], containers: [{name: a, image: a}]}
+`, `in.yaml:2: DaemonSet kube-system/agent: spec.template.spec.tolerations[0].operator: unknown toleration operator "Sometimes"`},
+		{"negative replicas", `
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec: {replicas: -2, selector: {matchLabels: {app: db}}, template: {metadata: {labels: {app: db}}, spec: {containers: [{name: c, image: c}]}}}
+`, `in.yaml:2: StatefulSet default/db: spec.replicas: must be greater than or equal to 0, not -2`},
+		{"indexed Job without completions", `
+apiVersion: batch/v1
+kind: Job
+metadata: {name: j}
+spec: {parallelism: 2, completionMode: Indexed, template: {spec: {containers: [{name: c, image: c}]}}}
+`, `in.yaml:2: Job default/j: spec.completions: required when completionMode is Indexed`},
+	}
+	for _, tc := range errs {
+		t.Run(tc.name, func(t *testing.T) {
+			in, err := loadYAML(t, tc.yaml, Options{})
+			if err == nil {
+				_, err = Expand(in, ExpandOptions{Seed: 1})
+			}
+			if err == nil || !strings.HasSuffix(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one ending %q", err, tc.want)
+			}
+		})
+	}
+	in, err := loadYAML(t, `
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: nightly}
+spec: {schedule: "0 0 * * *", jobTemplate: {spec: {template: {spec: {containers: [{name: c, image: c}]}}}}}
+---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: bare}
+spec: {replicas: 2, selector: {matchLabels: {a: b}}}
+---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: nosel}
+spec: {replicas: 2, template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c, image: c}]}}}
+`, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp, err := Expand(in, ExpandOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"1 CronJob(s) skipped: a CronJob has nothing to place until it fires (the Jobs it made are expanded)",
+		"ReplicaSet default/bare: no spec.template: creates no pods",
+		"ReplicaSet default/nosel: no spec.selector (or an empty one): creates no pods",
+	}
+	if !reflect.DeepEqual(exp.Warnings, want) || exp.Pods != 0 {
+		t.Errorf("warnings %q, %d pods; want %q and none", exp.Warnings, exp.Pods, want)
+	}
+}
