@@ -57,6 +57,18 @@ func TestExpandThenPlace(t *testing.T) {
 	if r.Counts.Created != 0 || len(r.Workloads) == 0 {
 		t.Errorf("expanding the expanded file created %d pods (%d workloads)", r.Counts.Created, len(r.Workloads))
 	}
+	// A snapshot of the input keeps the controllers: placing it expands
+	// them alike.
+	snap, viaSnap := filepath.Join(dir, "in.arrow"), filepath.Join(dir, "snap.json")
+	if code, errs := runCapture(t, append([]string{"convert", "-q", "-o", snap}, in...)...); code != 0 {
+		t.Fatalf("convert: exit %d: %s", code, errs)
+	}
+	if code, errs := runCapture(t, "place", "-q", "-f", snap, "-o", viaSnap); code != 0 {
+		t.Fatalf("place snapshot: exit %d: %s", code, errs)
+	}
+	if c, _ := os.ReadFile(viaSnap); !bytes.Equal(a, c) {
+		t.Errorf("placing the snapshot differs from placing the input")
+	}
 	if code, errs := runCapture(t, "expand", "-f", expanded, "-o", again); code != 0 {
 		t.Fatalf("expand again: exit %d: %s", code, errs)
 	} else if !strings.Contains(errs, "created 0 pods, 0 ReplicaSets, 0 PersistentVolumeClaims") {
