@@ -3,6 +3,7 @@ package ingest
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -665,5 +666,47 @@ spec: {replicas: 2, template: {metadata: {labels: {a: b}}, spec: {containers: [{
 	}
 	if !reflect.DeepEqual(exp.Warnings, want) || exp.Pods != 0 {
 		t.Errorf("warnings %q, %d pods; want %q and none", exp.Warnings, exp.Pods, want)
+	}
+}
+
+// TestExpandAllocsPerPod: making a controller's pods allocates per
+// controller, not per pod (names and uids share an arena, a DaemonSet's
+// node terms a slab): a Deployment and a Job of 2,000 pods allocate about
+// what they allocate with 20.
+func TestExpandAllocsPerPod(t *testing.T) {
+	allocs := func(replicas int) float64 {
+		in, err := loadYAML(t, fmt.Sprintf(`
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "8", pods: "110"}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  replicas: %[1]d
+  selector: {matchLabels: {app: web}}
+  template: {metadata: {labels: {app: web}}, spec: {containers: [{name: c, image: web, resources: {requests: {cpu: 10m}}}]}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: work, namespace: shop}
+spec: {parallelism: %[1]d, completions: %[1]d, template: {spec: {restartPolicy: Never, containers: [{name: c, image: w}]}}}
+`, replicas), Options{AdmissionDefaults: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return testing.AllocsPerRun(5, func() {
+			run := *in
+			run.Pods, run.Workloads, run.Namespaces = slices.Clip(in.Pods), slices.Clip(in.Workloads), slices.Clip(in.Namespaces)
+			if exp, err := Expand(&run, ExpandOptions{Seed: 1, AdmissionDefaults: true}); err != nil || exp.Pods != 2*replicas {
+				t.Fatalf("%v, %d pods", err, exp.Pods)
+			}
+		})
+	}
+	few, many := allocs(20), allocs(2000)
+	if many > few+30 {
+		t.Errorf("2 × 2,000 pods take %.0f allocations, 2 × 20 take %.0f: per-pod allocations", many, few)
 	}
 }

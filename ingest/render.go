@@ -115,7 +115,12 @@ func (g *podGen) values(k int) holeValues {
 		v.node = g.nodes[k]
 	}
 	v.ord = strconv.Itoa(int(s))
-	v.generate = g.c.generateName(s)
+	switch w := g.c.w; {
+	case g.c.genName != "":
+		v.generate = g.c.genName
+	case w.Kind == index.KindJob && w.Indexed:
+		v.generate = g.c.generateName(s) // per index
+	}
 	return v
 }
 
