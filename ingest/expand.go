@@ -484,7 +484,10 @@ func targetNode(p *index.Pod) (string, bool) {
 	for _, t := range p.RequiredTerms {
 		for _, r := range t.MatchFields {
 			if r.Key == index.FieldNodeName && r.Operator == index.SelIn {
-				return r.Values[0], len(r.Values) == 1
+				if len(r.Values) != 1 {
+					return "", false // the controller's "not unique" error
+				}
+				return r.Values[0], true
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -709,4 +711,91 @@ spec: {parallelism: %[1]d, completions: %[1]d, template: {spec: {restartPolicy: 
 	if many > few+30 {
 		t.Errorf("2 × 2,000 pods take %.0f allocations, 2 × 20 take %.0f: per-pod allocations", many, few)
 	}
+}
+
+// FuzzExpand expands whatever loads: no panic, an error is an *Error
+// naming a controller, and what is created is well formed (named, owned,
+// in the input's order after its pods).
+func FuzzExpand(f *testing.F) {
+	for _, name := range []string{"deploy", "daemonset", "statefulset", "job"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "expand", name+".yaml"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(labelKeysYAML))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > maxFuzzInput {
+			return
+		}
+		var in *index.Input
+		var err error
+		loaded := make(chan struct{})
+		go func() {
+			defer close(loaded)
+			in, err = loadBytes(data, Options{AdmissionDefaults: true, Parallelism: 1})
+		}()
+		select {
+		case <-loaded:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no load after 5s of %q", data)
+		}
+		if err != nil {
+			return
+		}
+		// Bound the work: fuzzed counts can ask for billions of pods.
+		for _, w := range in.Workloads {
+			if w.Replicas > 1000 || w.Parallelism > 1000 || w.OrdinalsStart > 1000 {
+				return
+			}
+		}
+		n := len(in.Pods)
+		var exp *Expansion
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			exp, err = Expand(in, ExpandOptions{Seed: 1, AdmissionDefaults: true})
+		}()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no expansion after 5s of %q", data)
+		}
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) || e.Kind == "" {
+				t.Fatalf("error %v (%T) does not name a controller", err, err)
+			}
+			return
+		}
+		if len(in.Pods)-n+in.OtherScheduler < exp.Pods-countOther(exp) {
+			t.Fatalf("%d pods created, Input.Pods grew by %d", exp.Pods, len(in.Pods)-n)
+		}
+		for _, p := range in.Pods[n:] {
+			if p.Name == "" || p.UID == "" || p.Owner == nil {
+				t.Fatalf("created pod %+v", p)
+			}
+		}
+		if err := exp.EachObject(func(obj []byte) error {
+			if !json.Valid(obj) {
+				return fmt.Errorf("invalid JSON %s", obj)
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// countOther counts the pods created for another scheduler (not in the
+// batch).
+func countOther(e *Expansion) int {
+	n := 0
+	for _, g := range e.gens {
+		if g.first < 0 {
+			n += len(g.c.slots)
+		}
+	}
+	return n
 }
