@@ -53,7 +53,7 @@ type Expansion struct {
 }
 
 // maxCreated bounds the pods one expansion creates.
-const maxCreated = 50_000_000
+const maxCreated = 5_000_000
 
 // wkey names a controller.
 type wkey struct{ kind, ns, name string }
@@ -155,15 +155,18 @@ func (x *expander) prepare() error {
 	if err := x.daemonNodes(); err != nil {
 		return err
 	}
-	total := 0
+	left := maxCreated
 	for _, c := range x.ctls {
-		if !c.skip {
-			x.plan(c)
-			total += len(c.slots)
+		if c.skip {
+			continue
 		}
-	}
-	if total > maxCreated {
-		return fmt.Errorf("ingest: expansion would create %d pods, more than the %d kplace holds", total, maxCreated)
+		if n := x.wanted(c); n > left {
+			w := c.w
+			return &Error{File: w.Src.File, Line: w.Src.Line, Kind: w.Kind, Namespace: w.Namespace, Name: w.Name,
+				Msg: fmt.Sprintf("it would create %d pods, more than the %d kplace holds (with the other controllers' %d)", n, maxCreated, maxCreated-left)}
+		}
+		x.plan(c)
+		left -= len(c.slots)
 	}
 	return nil
 }
@@ -503,6 +506,26 @@ func completionIndex(l map[string]string) (int, bool) {
 	}
 	ix, err := strconv.Atoi(v)
 	return ix, err == nil && ix >= 0
+}
+
+// wanted bounds from above how many pods c creates (before plan makes the
+// list).
+func (x *expander) wanted(c *ctl) int {
+	w := c.w
+	switch w.Kind {
+	case index.KindReplicaSet, index.KindReplicationController:
+		if c.target >= 0 {
+			return c.target - c.active
+		}
+		return int(w.Replicas) - c.active
+	case index.KindStatefulSet:
+		return int(w.Replicas)
+	case index.KindDaemonSet:
+		return int(c.eligible.GetCardinality())
+	case index.KindJob:
+		return int(w.Parallelism)
+	}
+	return 0
 }
 
 // plan decides which pods c creates.

@@ -620,6 +620,12 @@ kind: StatefulSet
 metadata: {name: db}
 spec: {replicas: -2, selector: {matchLabels: {app: db}}, template: {metadata: {labels: {app: db}}, spec: {containers: [{name: c, image: c}]}}}
 `, `in.yaml:2: StatefulSet default/db: spec.replicas: must be greater than or equal to 0, not -2`},
+		{"more pods than kplace holds", `
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: big, namespace: x}
+spec: {replicas: 2000000000, selector: {matchLabels: {a: b}}, template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c, image: c}]}}}
+`, `in.yaml:2: ReplicaSet x/big: it would create 2000000000 pods, more than the 5000000 kplace holds (with the other controllers' 0)`},
 		{"indexed Job without completions", `
 apiVersion: batch/v1
 kind: Job
