@@ -80,11 +80,13 @@ type ctl struct {
 	hash    string // a DaemonSet's or created ReplicaSet's revision hash
 	target  int    // pods wanted
 	// Claimed pods: the active count, the pending ones, the StatefulSet
-	// ordinals or Job indexes they hold, the nodes a DaemonSet's are on.
-	active  int
-	pending []index.PodID
-	held    map[int]bool
-	nodes   *roaring.Bitmap
+	// ordinals or Job indexes they hold, the nodes a DaemonSet's are on
+	// (by name, then by id).
+	active    int
+	pending   []index.PodID
+	held      map[int]bool
+	nodeNames []string
+	nodes     *roaring.Bitmap
 	// eligible is a DaemonSet's nodes.
 	eligible *roaring.Bitmap
 	// slots are the pods to create: ordinals, Job indexes, node ids, or
@@ -148,10 +150,22 @@ func newExpander(in *index.Input, opts ExpandOptions) *expander {
 func (x *expander) prepare() error {
 	x.now = latestCreation(x.in)
 	x.collect()
-	if err := x.deployments(); err != nil {
+	// DaemonSets need the nodes indexed: that runs beside the claims.
+	var indexed chan struct{}
+	if slices.ContainsFunc(x.ctls, func(c *ctl) bool { return c.w.Kind == index.KindDaemonSet && !c.skip }) {
+		indexed = make(chan struct{})
+		go func() { x.indexNodes(); close(indexed) }()
+	}
+	err := x.deployments()
+	if err == nil {
+		x.claim()
+	}
+	if indexed != nil {
+		<-indexed
+	}
+	if err != nil {
 		return err
 	}
-	x.claim()
 	if err := x.daemonNodes(); err != nil {
 		return err
 	}
@@ -439,10 +453,7 @@ func (c *ctl) hold(x *expander, p *index.Pod, id index.PodID) {
 		if !ok {
 			return
 		}
-		if c.nodes == nil {
-			c.nodes = roaring.New()
-		}
-		c.nodes.Add(x.nodeID(node))
+		c.nodeNames = append(c.nodeNames, node)
 	case index.KindJob:
 		if ix, ok := completionIndex(p.Labels); ok && c.w.Indexed {
 			if c.held == nil {
@@ -455,18 +466,6 @@ func (c *ctl) hold(x *expander, p *index.Pod, id index.PodID) {
 	if p.NodeName == "" {
 		c.pending = append(c.pending, id)
 	}
-}
-
-// nodeID is the id of a node by name; the node count (an id no node has)
-// for a node the input lacks.
-func (x *expander) nodeID(name string) uint32 {
-	if x.cluster == nil {
-		x.indexNodes()
-	}
-	if id, ok := x.cluster.NodeByName[name]; ok {
-		return id
-	}
-	return uint32(len(x.in.Nodes))
 }
 
 func (x *expander) indexNodes() {
@@ -561,7 +560,7 @@ func (x *expander) plan(c *ctl) {
 		held := 0
 		for it.HasNext() {
 			n := it.Next()
-			if c.nodes != nil && c.nodes.Contains(n) {
+			if c.nodes.Contains(n) {
 				held++
 				continue
 			}
@@ -675,6 +674,12 @@ func (x *expander) daemonNodes() error {
 		}
 		if x.cluster == nil {
 			x.indexNodes()
+		}
+		c.nodes = roaring.New()
+		for _, name := range c.nodeNames {
+			if id, ok := x.cluster.NodeByName[name]; ok {
+				c.nodes.Add(id)
+			}
 		}
 		proto, err := x.daemonProbe(c)
 		if err != nil {
