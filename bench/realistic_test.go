@@ -612,8 +612,8 @@ func TestRealisticIngest(t *testing.T) {
 	if len(in.Nodes) != len(c.nodes) || gotRun != running || gotPend != pending || rejected > 0 {
 		t.Errorf("ingest: %d nodes, %d running, %d pending pods, %d rejected; want %d, %d, %d", len(in.Nodes), gotRun, gotPend, rejected, len(c.nodes), running, pending)
 	}
-	if w := len(c.svcs) + len(c.rss) + len(c.stss); len(in.Workloads) != w {
-		t.Errorf("ingest: %d workload selectors, want %d", len(in.Workloads), w)
+	if w := len(c.svcs) + len(c.deploys) + len(c.rss) + len(c.stss) + len(c.dss) + len(c.jobs); len(in.Workloads) != w {
+		t.Errorf("ingest: %d workloads, want %d", len(in.Workloads), w)
 	}
 }
 

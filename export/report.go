@@ -22,11 +22,14 @@ type Counts struct {
 	Evicted        int `json:"evicted"`
 	Preemptors     int `json:"preemptors"`
 	OtherScheduler int `json:"other_scheduler"`
-	Finished       int `json:"finished"`
-	Classes        int `json:"classes"`
-	Groups         int `json:"groups"`
-	Rebuilds       int `json:"heap_rebuilds"`
-	Builds         int `json:"heap_builds"`
+	// Created counts the pods expansion added to the batch (the input's
+	// controllers' missing pods).
+	Created  int `json:"created"`
+	Finished int `json:"finished"`
+	Classes  int `json:"classes"`
+	Groups   int `json:"groups"`
+	Rebuilds int `json:"heap_rebuilds"`
+	Builds   int `json:"heap_builds"`
 	// CrossNode counts the preemptions that evicted pods on other nodes
 	// (--cross-node-preemption); Requeued the evicted pods put back in the
 	// queue (--requeue-evicted), Replaced those of them placed again (also
@@ -52,6 +55,8 @@ type EvictedPod struct {
 // Timings are phase durations in milliseconds.
 type Timings struct {
 	Ingest float64 `json:"ingest_ms"`
+	// Expand is the expansion of workloads into their missing pods.
+	Expand float64 `json:"expand_ms"`
 	Index  float64 `json:"index_ms"`
 	Solve  float64 `json:"solve_ms"`
 	Export float64 `json:"export_ms"`
@@ -80,6 +85,9 @@ type Report struct {
 	// Tries lists, with place --tries, every solve of the batch (one seed
 	// each) and which one the result is; omitted for a single solve.
 	Tries []Try `json:"tries,omitempty"`
+	// Workloads lists the input's controllers after expansion (see
+	// AddWorkloads); omitted when there are none.
+	Workloads []WorkloadReport `json:"workloads,omitempty"`
 }
 
 // Try is one solve of a batch with its own tie-breaking seed.

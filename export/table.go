@@ -35,6 +35,8 @@ const (
 	colPreemptor
 	colScore
 	colSeq
+	colOwnerKind
+	colOwnerName
 	numCols
 )
 
@@ -59,6 +61,8 @@ var TableSchema = arrow.NewSchema([]arrow.Field{
 	colPreemptor:   {Name: "preemptor", Type: arrow.BinaryTypes.String, Nullable: true},
 	colScore:       {Name: "score", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 	colSeq:         {Name: "seq", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+	colOwnerKind:   {Name: "owner_kind", Type: arrow.BinaryTypes.String, Nullable: true},
+	colOwnerName:   {Name: "owner_name", Type: arrow.BinaryTypes.String, Nullable: true},
 }, nil)
 
 // recordWriter is what the Arrow IPC file writer and the Parquet writer
@@ -208,6 +212,13 @@ func (tb *tableBuilder) appendPod(p *index.Pod) {
 		tb.str[colUID].AppendNull()
 	}
 	tb.priority.Append(p.Priority)
+	if p.Owner != nil {
+		tb.str[colOwnerKind].Append(p.Owner.Kind)
+		tb.str[colOwnerName].Append(p.Owner.Name)
+	} else {
+		tb.str[colOwnerKind].AppendNull()
+		tb.str[colOwnerName].AppendNull()
+	}
 }
 
 // appendPending appends a pending row.

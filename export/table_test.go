@@ -31,11 +31,14 @@ func tableFixture(t *testing.T) (c *index.Cluster, res *solver.Result, want [][]
 			{Name: "node-b", Allocatable: index.ResourceList{{Name: "pods", Value: 10}}},
 		},
 		Pods: []index.Pod{
-			0: {Namespace: "shop", Name: "web-0", UID: "u-web-0", Priority: 100},
+			0: {Namespace: "shop", Name: "web-0", UID: "u-web-0", Priority: 100,
+				Owner: &index.OwnerRef{Kind: "ReplicaSet", Name: "web-7d9f8b", APIVersion: "apps/v1", UID: "u-rs"}},
 			1: {Namespace: "shop", Name: "batch-0", UID: "u-batch-0", NodeName: "node-b"},
 			2: {Namespace: "shop", Name: "batch-1", NodeName: "node-b", Priority: -5},
-			3: {Namespace: "prod", Name: "db-0", UID: "u-db-0", Priority: 1000},
-			4: {Namespace: "prod", Name: "big", UID: "u-big", Priority: 10},
+			3: {Namespace: "prod", Name: "db-0", UID: "u-db-0", Priority: 1000,
+				Owner: &index.OwnerRef{Kind: "StatefulSet", Name: "db", APIVersion: "apps/v1"}},
+			4: {Namespace: "prod", Name: "big", UID: "u-big", Priority: 10,
+				Owner: &index.OwnerRef{Kind: "DaemonSet", Name: "agent", APIVersion: "apps/v1"}},
 			5: {Namespace: "prod", Name: "pvc", Priority: 10},
 			6: {Namespace: "prod", Name: "gated", UID: "u-gated", Gated: true, SchedulingGates: []string{"example.com/wait"}},
 			7: {Namespace: "prod", Name: "orphan", UID: "u-orphan", Rejected: `no PriorityClass with name "gold" was found`},
@@ -62,16 +65,16 @@ func tableFixture(t *testing.T) (c *index.Cluster, res *solver.Result, want [][]
 	}
 	i32, i64 := func(v int32) any { return v }, func(v int64) any { return v }
 	want = [][]any{
-		// namespace, name, uid, node, priority, action, reason, pending_kind, preemptor, score, seq
-		{"shop", "web-0", "u-web-0", "node-a", i32(100), "bind", nil, nil, nil, i64(187), i64(0)},
-		{"shop", "batch-0", "u-batch-0", "node-b", i32(0), "evict", nil, nil, "prod/db-0", nil, i64(1)},
-		{"shop", "batch-1", nil, "node-b", i32(-5), "evict", nil, nil, "prod/db-0", nil, i64(2)},
-		{"prod", "db-0", "u-db-0", "node-b", i32(1000), "bind", nil, nil, nil, i64(42), i64(3)},
-		{"ns", `we"ird\name`, "u-weird", "node-a", i32(1), "bind", nil, nil, nil, i64(0), i64(4)},
-		{"prod", "big", "u-big", nil, i32(10), "pending", tooMany, "unschedulable", nil, nil, nil},
-		{"prod", "pvc", nil, nil, i32(10), "pending", "unsupported: volumes", "unsupported", nil, nil, nil},
-		{"prod", "gated", "u-gated", nil, i32(0), "pending", "waiting for scheduling gates: [example.com/wait]", "gated", nil, nil, nil},
-		{"prod", "orphan", "u-orphan", nil, i32(0), "pending", `no PriorityClass with name "gold" was found`, "rejected", nil, nil, nil},
+		// namespace, name, uid, node, priority, action, reason, pending_kind, preemptor, score, seq, owner_kind, owner_name
+		{"shop", "web-0", "u-web-0", "node-a", i32(100), "bind", nil, nil, nil, i64(187), i64(0), "ReplicaSet", "web-7d9f8b"},
+		{"shop", "batch-0", "u-batch-0", "node-b", i32(0), "evict", nil, nil, "prod/db-0", nil, i64(1), nil, nil},
+		{"shop", "batch-1", nil, "node-b", i32(-5), "evict", nil, nil, "prod/db-0", nil, i64(2), nil, nil},
+		{"prod", "db-0", "u-db-0", "node-b", i32(1000), "bind", nil, nil, nil, i64(42), i64(3), "StatefulSet", "db"},
+		{"ns", `we"ird\name`, "u-weird", "node-a", i32(1), "bind", nil, nil, nil, i64(0), i64(4), nil, nil},
+		{"prod", "big", "u-big", nil, i32(10), "pending", tooMany, "unschedulable", nil, nil, nil, "DaemonSet", "agent"},
+		{"prod", "pvc", nil, nil, i32(10), "pending", "unsupported: volumes", "unsupported", nil, nil, nil, nil, nil},
+		{"prod", "gated", "u-gated", nil, i32(0), "pending", "waiting for scheduling gates: [example.com/wait]", "gated", nil, nil, nil, nil, nil},
+		{"prod", "orphan", "u-orphan", nil, i32(0), "pending", `no PriorityClass with name "gold" was found`, "rejected", nil, nil, nil, nil, nil},
 	}
 	return c, res, want
 }

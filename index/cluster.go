@@ -194,55 +194,14 @@ func Build(in *Input) (*Cluster, error) {
 	c.PodsOn = make([][]PodID, n)
 	c.Changes = make([]Change, 0, len(in.Pods)+1024)
 	c.Gen = make([]uint32, n)
-	taintIdx := map[Taint]int32{}
-	keyBuf := make([]string, 0, 16)
+	if err := c.indexNodes(); err != nil {
+		return nil, err
+	}
 	for i := range in.Nodes {
-		nd := &in.Nodes[i]
-		id := NodeID(i)
-		if _, dup := c.NodeByName[nd.Name]; dup {
-			return nil, fmt.Errorf("index: duplicate node %q", nd.Name)
-		}
-		c.NodeByName[nd.Name] = id
-		c.All.Add(id)
-		if nd.Unschedulable {
-			c.Unschedulable.Add(id)
-		}
-		keyBuf = keyBuf[:0]
-		for k := range nd.Labels {
-			keyBuf = append(keyBuf, k)
-		}
-		sort.Strings(keyBuf) // deterministic symbol ids
-		for _, k := range keyBuf {
-			ks, vs := c.Syms.Intern(k), c.Syms.Intern(nd.Labels[k])
-			bmOf(c.LabelKey, ks).Add(id)
-			kv := KV(ks, vs)
-			b, ok := c.LabelKV[kv]
-			if !ok {
-				b = roaring.New()
-				c.LabelKV[kv] = b
-				c.KeyValues[ks] = append(c.KeyValues[ks], vs)
-			}
-			b.Add(id)
-		}
-		for _, t := range nd.Taints {
-			ti, ok := taintIdx[t]
-			if !ok {
-				ti = int32(len(c.Taints))
-				taintIdx[t] = ti
-				c.Taints = append(c.Taints, t)
-				c.TaintNodes = append(c.TaintNodes, roaring.New())
-			}
-			c.TaintNodes[ti].Add(id)
-			c.NodeTaints[i] = append(c.NodeTaints[i], ti)
-		}
-		for _, q := range nd.Allocatable {
+		for _, q := range in.Nodes[i].Allocatable {
 			r := c.resColumn(q.Name)
 			c.Alloc[r][i] = q.Value
 		}
-	}
-	for k := range c.KeyValues {
-		vs := c.KeyValues[k]
-		sort.Slice(vs, func(a, b int) bool { return vs[a] < vs[b] })
 	}
 	// Pods-by-node lists are cut from one slab, each with room for the
 	// node's pod capacity, so binding a pod does not allocate.
@@ -295,6 +254,71 @@ func Build(in *Input) (*Cluster, error) {
 		c.Gen[i] = 0
 	}
 	return c, nil
+}
+
+// NodeIndex indexes nodes alone: a Cluster whose node names, labels,
+// taints and unschedulable nodes are indexed (what the node filters read:
+// RequiredNodes, UntoleratedNodes), without resources or pods.
+func NodeIndex(nodes []Node) (*Cluster, error) {
+	c := &Cluster{Syms: NewSymbols(), Nodes: nodes, NodeByName: make(map[string]NodeID, len(nodes)),
+		All: roaring.New(), Unschedulable: roaring.New(), LabelKV: map[uint64]*roaring.Bitmap{},
+		LabelKey: map[Sym]*roaring.Bitmap{}, KeyValues: map[Sym][]Sym{}, NodeTaints: make([][]int32, len(nodes))}
+	if err := c.indexNodes(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// indexNodes indexes c.Nodes' names, labels, taints and unschedulable
+// flags.
+func (c *Cluster) indexNodes() error {
+	taintIdx := map[Taint]int32{}
+	keyBuf := make([]string, 0, 16)
+	for i := range c.Nodes {
+		nd := &c.Nodes[i]
+		id := NodeID(i)
+		if _, dup := c.NodeByName[nd.Name]; dup {
+			return fmt.Errorf("index: duplicate node %q", nd.Name)
+		}
+		c.NodeByName[nd.Name] = id
+		c.All.Add(id)
+		if nd.Unschedulable {
+			c.Unschedulable.Add(id)
+		}
+		keyBuf = keyBuf[:0]
+		for k := range nd.Labels {
+			keyBuf = append(keyBuf, k)
+		}
+		sort.Strings(keyBuf) // deterministic symbol ids
+		for _, k := range keyBuf {
+			ks, vs := c.Syms.Intern(k), c.Syms.Intern(nd.Labels[k])
+			bmOf(c.LabelKey, ks).Add(id)
+			kv := KV(ks, vs)
+			b, ok := c.LabelKV[kv]
+			if !ok {
+				b = roaring.New()
+				c.LabelKV[kv] = b
+				c.KeyValues[ks] = append(c.KeyValues[ks], vs)
+			}
+			b.Add(id)
+		}
+		for _, t := range nd.Taints {
+			ti, ok := taintIdx[t]
+			if !ok {
+				ti = int32(len(c.Taints))
+				taintIdx[t] = ti
+				c.Taints = append(c.Taints, t)
+				c.TaintNodes = append(c.TaintNodes, roaring.New())
+			}
+			c.TaintNodes[ti].Add(id)
+			c.NodeTaints[i] = append(c.NodeTaints[i], ti)
+		}
+	}
+	for k := range c.KeyValues {
+		vs := c.KeyValues[k]
+		sort.Slice(vs, func(a, b int) bool { return vs[a] < vs[b] })
+	}
+	return nil
 }
 
 func bmOf[K comparable](m map[K]*roaring.Bitmap, k K) *roaring.Bitmap {

@@ -147,12 +147,16 @@ type Node struct {
 	Src         Source
 }
 
-// OwnerRef is the controller owner of a pod (kind and name).
+// OwnerRef is the controller owner of a pod or workload (the
+// ownerReference with controller: true).
 type OwnerRef struct {
 	Kind, Name string
 	// APIVersion is the owner's apiVersion ("apps/v1", "v1"): default
 	// topology spreading looks the owner up by group, version and kind.
 	APIVersion string
+	// UID is the owner's uid ("" when the reference has none): a
+	// controller claims the pods whose reference carries its uid.
+	UID string
 }
 
 // Pod is an input pod, admission defaults already applied.
@@ -293,17 +297,25 @@ type Namespace struct {
 	Labels map[string]string
 }
 
-// Workload kinds whose selectors feed default topology spreading.
+// Workload kinds: Services, ReplicaSets, StatefulSets and
+// ReplicationControllers feed default topology spreading with their
+// selectors; every kind but Service is a controller whose missing pods
+// expansion creates (ingest.Expand).
 const (
 	KindService               = "Service"
 	KindReplicaSet            = "ReplicaSet"
 	KindStatefulSet           = "StatefulSet"
 	KindReplicationController = "ReplicationController"
+	KindDeployment            = "Deployment"
+	KindDaemonSet             = "DaemonSet"
+	KindJob                   = "Job"
 )
 
-// Workload is a Service (v1), ReplicaSet (apps/v1), StatefulSet (apps/v1) or
-// ReplicationController (v1); only its pod selector is kept, for default
-// topology spreading (the pod's "default selector").
+// Workload is a Service (v1), a ReplicaSet, StatefulSet, Deployment or
+// DaemonSet (apps/v1), a ReplicationController (v1) or a Job (batch/v1).
+// A Service keeps its selector only; a controller keeps what its
+// controller needs to create its pods: the counts of its spec and status,
+// API defaults applied, and its pod template as the input's JSON.
 type Workload struct {
 	Kind            string // KindService, ...
 	Namespace, Name string
@@ -313,6 +325,54 @@ type Workload struct {
 	// the object has none: a Service with a nil selector selects nothing, and
 	// so does a nil LabelSelector; an empty one selects everything.
 	Selector *LabelSelector
+	Src      Source
+
+	// The fields below are zero for a Service.
+
+	UID string
+	// Owner is the controller ownerReference (a ReplicaSet's Deployment, a
+	// Job's CronJob), nil when there is none.
+	Owner *OwnerRef
+	// CreationUnix is metadata.creationTimestamp in Unix seconds (0 if
+	// absent): the deployment controller takes the oldest ReplicaSet whose
+	// template matches.
+	CreationUnix int64
+	// Replicas is spec.replicas of a Deployment, ReplicaSet, StatefulSet or
+	// ReplicationController (1 when unset, the API default).
+	Replicas int32
+	// Parallelism is a Job's spec.parallelism (1 when unset); Completions
+	// its spec.completions, -1 when unset (the API defaults it to 1 when
+	// parallelism is unset too).
+	Parallelism, Completions int32
+	// Indexed is a Job's spec.completionMode Indexed; Suspend its
+	// spec.suspend; ManualSelector its spec.manualSelector.
+	Indexed, Suspend, ManualSelector bool
+	// Finished is true when a Job has a Complete or Failed condition with
+	// status True: its controller creates no more pods.
+	Finished bool
+	// Succeeded is a Job's status.succeeded; CompletedIndexes and
+	// FailedIndexes its status.completedIndexes and status.failedIndexes
+	// ("1,3-5"), "" when none.
+	Succeeded                       int32
+	CompletedIndexes, FailedIndexes string
+	// OrdinalsStart is a StatefulSet's spec.ordinals.start; ServiceName its
+	// spec.serviceName; UpdateRevision its status.updateRevision ("" when
+	// unset), the controller-revision-hash label of the pods it creates.
+	OrdinalsStart  int32
+	ServiceName    string
+	UpdateRevision string
+	// CollisionCount is status.collisionCount of a Deployment, DaemonSet or
+	// StatefulSet, -1 when unset.
+	CollisionCount int32
+	// TemplateGeneration is a DaemonSet's
+	// deprecated.daemonset.template.generation annotation, -1 when absent.
+	TemplateGeneration int64
+	// Template is spec.template (a PodTemplateSpec) as the input's JSON;
+	// nil for a Service.
+	Template []byte
+	// ClaimTemplates is a StatefulSet's spec.volumeClaimTemplates as the
+	// input's JSON (an array), nil when it has none.
+	ClaimTemplates []byte
 }
 
 // Input is everything ingest read, in input order.

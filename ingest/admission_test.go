@@ -255,8 +255,8 @@ kind: Secret
 apiVersion: v1
 metadata: {name: s}
 ---
-kind: Deployment
-apiVersion: apps/v1
+kind: CronJob
+apiVersion: batch/v1
 metadata: {name: d}
 ---
 kind: Binding
@@ -271,7 +271,7 @@ metadata: {name: b}
 	if in.OtherScheduler != 1 || in.FinishedPods != 1 {
 		t.Errorf("other %d finished %d", in.OtherScheduler, in.FinishedPods)
 	}
-	if got := in.SkippedKinds; len(got) != 3 || got["v1 Secret"] != 1 || got["apps/v1 Deployment"] != 1 || got["Binding"] != 1 {
+	if got := in.SkippedKinds; len(got) != 3 || got["v1 Secret"] != 1 || got["batch/v1 CronJob"] != 1 || got["Binding"] != 1 {
 		t.Errorf("skipped %v", got)
 	}
 }

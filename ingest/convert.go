@@ -198,7 +198,7 @@ func (c *objCtx) convertPod(o *wireObject) (index.Pod, error) {
 	p.StartUnix = o.Status.Started
 	for _, or := range o.Metadata.OwnerReferences {
 		if or.Controller {
-			p.Owner = &index.OwnerRef{Kind: or.Kind, Name: or.Name, APIVersion: or.APIVersion}
+			p.Owner = &index.OwnerRef{Kind: or.Kind, Name: or.Name, APIVersion: or.APIVersion, UID: or.UID}
 			break
 		}
 	}
@@ -566,30 +566,6 @@ func (c *objCtx) convertNamespace(o *wireObject) index.Namespace {
 }
 
 const labelMetadataName = "kubernetes.io/metadata.name"
-
-func (c *objCtx) convertWorkload(o *wireObject) (index.Workload, error) {
-	w := index.Workload{Kind: c.kind, Namespace: c.ns, Name: o.Metadata.Name}
-	switch c.kind {
-	case index.KindService, index.KindReplicationController:
-		m, set, err := c.mapSelector(o.Spec.Selector, "spec.selector")
-		if err != nil {
-			return w, err
-		}
-		if c.kind == index.KindReplicationController && len(m) == 0 && o.Spec.TemplateLabels != nil {
-			m, set = o.Spec.TemplateLabels, true // API defaulting
-		}
-		if set {
-			w.Selector = &index.LabelSelector{MatchLabels: m}
-		}
-	default:
-		sel, err := c.labelSelector(o.Spec.Selector, "spec.selector")
-		if err != nil {
-			return w, err
-		}
-		w.Selector = sel
-	}
-	return w, nil
-}
 
 var (
 	qualifiedNameRE = regexp.MustCompile(`^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`)

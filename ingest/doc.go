@@ -32,11 +32,24 @@
 //
 // # Kinds
 //
-// Node, Pod, Namespace, Service and ReplicationController (v1), ReplicaSet
-// and StatefulSet (apps/v1; their selectors only, for default topology
-// spreading), PriorityClass (scheduling.k8s.io, any version) and
-// PodDisruptionBudget (policy/v1). Other kinds are counted in
-// Input.SkippedKinds by "apiVersion Kind".
+// Node, Pod, Namespace, Service and ReplicationController (v1), Deployment,
+// ReplicaSet, StatefulSet and DaemonSet (apps/v1), Job (batch/v1),
+// PriorityClass (scheduling.k8s.io, any version) and PodDisruptionBudget
+// (policy/v1). A Service keeps its selector (default topology spreading);
+// a controller keeps what its controller reads (index.Workload: counts
+// with the API defaults, statuses, its pod template as JSON). Other kinds
+// are counted in Input.SkippedKinds by "apiVersion Kind".
+//
+// # Expansion
+//
+// [Expand] adds to a loaded input the pods its controllers would create
+// now and that it lacks (and the ReplicaSets of Deployments that have
+// none), following the v1.36 controllers: which pods a controller claims,
+// how many it wants, which nodes a DaemonSet runs on (index's node
+// filters), names, labels and hashes. Each pod is rendered as its
+// controller posts it and converted and admitted as an input pod is;
+// [Expansion.EachObject] writes the created objects and [CopyInput] the
+// input's, for kplace expand.
 //
 // # Semantics
 //
@@ -106,7 +119,8 @@
 // counters, the row count of every other table, null for a nil slice;
 // its schema also records kplace.admission_defaults), nodes, pods,
 // priority_classes, pdbs, namespaces, workloads (one row per object, one
-// column per field, snake_case), and checksum (no columns; its metadata
+// column per field, snake_case; a workload's template and claim templates
+// as binary JSON), and checksum (no columns; its metadata
 // kplace.xxhash64.TABLE holds the XXH64 of each table's stream bytes).
 // Repeated strings are dictionary encoded (one dictionary per column,
 // written once); lists, structs and maps that the model can hold as nil

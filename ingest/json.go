@@ -766,7 +766,8 @@ func pathAt(raw []byte, off int) string {
 func defaultNamespace(e *Error) {
 	if e.Namespace == "" && e.Name != "" {
 		switch e.Kind {
-		case kindPod, kindPDB, index.KindService, index.KindReplicaSet, index.KindStatefulSet, index.KindReplicationController:
+		case kindPod, kindPDB, index.KindService, index.KindReplicaSet, index.KindStatefulSet, index.KindReplicationController,
+			index.KindDeployment, index.KindDaemonSet, index.KindJob:
 			e.Namespace = "default"
 		}
 	}

@@ -206,19 +206,31 @@ func (l *loader) loadAs(name string, open opener, forceYAML bool) error {
 	} else if bytes.Equal(head, arrowFileMagic) {
 		return &Error{File: name, Msg: "an Arrow IPC file (ARROW1): kplace reads its own snapshots, Arrow IPC streams written by kplace convert"}
 	}
-	// Skip a UTF-8 byte order mark; look past whitespace.
+	isJSON, empty, err := sniffJSON(name, br)
+	if empty || err != nil {
+		return err
+	}
+	if isJSON && !forceYAML {
+		return l.readJSONFile(name, br)
+	}
+	return l.readYAML(name, br)
+}
+
+// sniffJSON skips a UTF-8 byte order mark and reports whether the content
+// is JSON (its first significant byte is '{' or '['), or empty (only
+// whitespace).
+func sniffJSON(name string, br *bufio.Reader) (isJSON, empty bool, err error) {
 	if b, _ := br.Peek(3); len(b) == 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf {
 		br.Discard(3)
 	}
-	isJSON := false
 	for n := 1; n <= br.Size(); n++ {
 		b, err := br.Peek(n)
 		if len(b) < n {
 			if err == io.EOF {
-				return nil // empty or only whitespace
+				return false, true, nil
 			}
 			if err != nil && err != bufio.ErrBufferFull {
-				return readErr(name, err)
+				return false, false, readErr(name, err)
 			}
 			break
 		}
@@ -226,13 +238,9 @@ func (l *loader) loadAs(name string, open opener, forceYAML bool) error {
 		if c == ' ' || c == '\t' || c == '\r' || c == '\n' {
 			continue
 		}
-		isJSON = c == '{' || c == '['
-		break
+		return c == '{' || c == '[', false, nil
 	}
-	if isJSON && !forceYAML {
-		return l.readJSONFile(name, br)
-	}
-	return l.readYAML(name, br)
+	return false, false, nil
 }
 
 func readErr(path string, err error) *Error {

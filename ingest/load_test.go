@@ -42,6 +42,10 @@ func dump(t *testing.T, in *index.Input) []byte {
 	for i := range cp.Pods {
 		norm(&cp.Pods[i].Src)
 	}
+	cp.Workloads = append([]index.Workload(nil), in.Workloads...)
+	for i := range cp.Workloads {
+		norm(&cp.Workloads[i].Src)
+	}
 	b, err := json.MarshalIndent(&cp, "", "  ")
 	if err != nil {
 		t.Fatal(err)

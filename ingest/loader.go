@@ -86,7 +86,10 @@ func classify(apiVersion, kind string) (string, error) {
 	case group == "" && (kind == kindNode || kind == kindPod || kind == kindNamespace ||
 		kind == index.KindService || kind == index.KindReplicationController):
 		return kind, nil
-	case apiVersion == "apps/v1" && (kind == index.KindReplicaSet || kind == index.KindStatefulSet):
+	case apiVersion == "apps/v1" && (kind == index.KindReplicaSet || kind == index.KindStatefulSet ||
+		kind == index.KindDeployment || kind == index.KindDaemonSet):
+		return kind, nil
+	case apiVersion == "batch/v1" && kind == index.KindJob:
 		return kind, nil
 	case group == "scheduling.k8s.io" && kind == kindPriorityClass:
 		return kind, nil
@@ -320,19 +323,28 @@ func derivedUID(ns, name string) string {
 	sum := sha1.Sum(in)
 	var u [16]byte
 	copy(u[:], sum[:16])
-	u[6] = u[6]&0x0f | 0x50
-	u[8] = u[8]&0x3f | 0x80
+	return uuidText(&u, 5)
+}
+
+// uuidText writes u as a UUID of the given version (RFC 4122 variant).
+func uuidText(u *[16]byte, version byte) string {
 	var b [36]byte
-	hex.Encode(b[0:8], u[0:4])
-	b[8] = '-'
-	hex.Encode(b[9:13], u[4:6])
-	b[13] = '-'
-	hex.Encode(b[14:18], u[6:8])
-	b[18] = '-'
-	hex.Encode(b[19:23], u[8:10])
-	b[23] = '-'
-	hex.Encode(b[24:], u[10:])
-	return string(b[:])
+	return string(appendUUID(b[:0], u, version))
+}
+
+// appendUUID appends u as a UUID of the given version (RFC 4122 variant).
+func appendUUID(dst []byte, u *[16]byte, version byte) []byte {
+	u[6] = u[6]&0x0f | version<<4
+	u[8] = u[8]&0x3f | 0x80
+	dst = hex.AppendEncode(dst, u[0:4])
+	dst = append(dst, '-')
+	dst = hex.AppendEncode(dst, u[4:6])
+	dst = append(dst, '-')
+	dst = hex.AppendEncode(dst, u[6:8])
+	dst = append(dst, '-')
+	dst = hex.AppendEncode(dst, u[8:10])
+	dst = append(dst, '-')
+	return hex.AppendEncode(dst, u[10:])
 }
 
 // assignUID gives p a UID when it has none or an earlier pod has its UID.
@@ -385,24 +397,12 @@ func (l *loader) finish() error {
 		return nil // a snapshot holds the cluster after admission
 	}
 	in := l.in
-	classes := make(map[string]*index.PriorityClass, len(in.PriorityClasses)+2)
-	for i := range in.PriorityClasses {
-		classes[in.PriorityClasses[i].Name] = &in.PriorityClasses[i]
-	}
 	for _, pc := range systemPriorityClasses {
-		if classes[pc.Name] == nil {
+		if !slices.ContainsFunc(in.PriorityClasses, func(c index.PriorityClass) bool { return c.Name == pc.Name }) {
 			in.PriorityClasses = append(in.PriorityClasses, pc)
 		}
 	}
-	// Re-point after the appends.
-	var defaultClass *index.PriorityClass
-	for i := range in.PriorityClasses {
-		pc := &in.PriorityClasses[i]
-		classes[pc.Name] = pc
-		if pc.GlobalDefault && (defaultClass == nil || pc.Value < defaultClass.Value) {
-			defaultClass = pc
-		}
-	}
+	adm := newAdmitter(in.PriorityClasses, l.opts.AdmissionDefaults)
 
 	var missingNS []string
 	kept := make([]index.Pod, 0, l.npods)
@@ -410,32 +410,14 @@ func (l *loader) finish() error {
 	for _, chunk := range l.pods {
 		for _, p := range chunk {
 			i++
-			pending := p.NodeName == ""
-			pc, known := defaultClass, true
-			if p.PriorityClassName != "" {
-				pc = classes[p.PriorityClassName]
-				known = pc != nil
-			}
-			if pending && !known {
-				// The Priority admission plugin refuses to create the pod.
-				p.Rejected = fmt.Sprintf("pods %q is forbidden: no PriorityClass with name %s was found", p.Name, p.PriorityClassName)
-				if p.PreemptionPolicy == "" {
-					p.PreemptionPolicy = index.PreemptLowerPriority
-				}
-				kept = append(kept, p)
-				continue
-			}
-			resolvePriority(&p, pc, l.hasPriority[i])
-			if !l.namespaces[p.Namespace] {
+			keep := adm.admit(&p, l.hasPriority[i])
+			if p.Rejected == "" && !l.namespaces[p.Namespace] {
 				l.namespaces[p.Namespace] = true
 				missingNS = append(missingNS, p.Namespace)
 			}
-			if pending && p.SchedulerName != defaultScheduler {
+			if !keep {
 				in.OtherScheduler++
 				continue
-			}
-			if pending && l.opts.AdmissionDefaults {
-				p.Tolerations = addDefaultTolerations(p.Tolerations)
 			}
 			kept = append(kept, p)
 		}
@@ -450,6 +432,56 @@ func (l *loader) finish() error {
 		in.Namespaces = append(in.Namespaces, index.Namespace{Name: ns, Labels: map[string]string{labelMetadataName: ns}})
 	}
 	return nil
+}
+
+// admitter applies admission to pods: the Priority plugin (always) and
+// DefaultTolerationSeconds (when tolerations is set, to pending pods).
+type admitter struct {
+	classes      map[string]*index.PriorityClass
+	defaultClass *index.PriorityClass
+	tolerations  bool
+}
+
+// newAdmitter admits with classes (the system classes among them).
+func newAdmitter(classes []index.PriorityClass, tolerations bool) *admitter {
+	a := &admitter{classes: make(map[string]*index.PriorityClass, len(classes)), tolerations: tolerations}
+	for i := range classes {
+		pc := &classes[i]
+		a.classes[pc.Name] = pc
+		if pc.GlobalDefault && (a.defaultClass == nil || pc.Value < a.defaultClass.Value) {
+			a.defaultClass = pc
+		}
+	}
+	return a
+}
+
+// admit applies admission to p; hasPriority says spec.priority was set. A
+// pending pod naming an unknown class is rejected (Rejected set, kept for
+// the report). It returns false for a pending pod of another scheduler,
+// which this scheduler never sees.
+func (a *admitter) admit(p *index.Pod, hasPriority bool) bool {
+	pending := p.NodeName == ""
+	pc, known := a.defaultClass, true
+	if p.PriorityClassName != "" {
+		pc = a.classes[p.PriorityClassName]
+		known = pc != nil
+	}
+	if pending && !known {
+		// The Priority admission plugin refuses to create the pod.
+		p.Rejected = fmt.Sprintf("pods %q is forbidden: no PriorityClass with name %s was found", p.Name, p.PriorityClassName)
+		if p.PreemptionPolicy == "" {
+			p.PreemptionPolicy = index.PreemptLowerPriority
+		}
+		return true
+	}
+	resolvePriority(p, pc, hasPriority)
+	if pending && p.SchedulerName != defaultScheduler {
+		return false
+	}
+	if pending && a.tolerations {
+		p.Tolerations = addDefaultTolerations(p.Tolerations)
+	}
+	return true
 }
 
 // resolvePriority mirrors the Priority admission plugin for pod p, given

@@ -25,7 +25,7 @@ import (
 
 // SnapshotVersion is the snapshot format version this kplace writes and
 // reads. It changes whenever a table or column changes.
-const SnapshotVersion = 2
+const SnapshotVersion = 3
 
 // Schema metadata keys and values.
 const (
@@ -74,6 +74,7 @@ var (
 	i32     = arrow.PrimitiveTypes.Int32
 	i64     = arrow.PrimitiveTypes.Int64
 	boolean = arrow.FixedWidthTypes.Boolean
+	bin     = arrow.BinaryTypes.Binary
 
 	labelsT    = mapOf(dstr, dstr)
 	strsT      = arrow.ListOfNonNullable(dstr)
@@ -91,7 +92,7 @@ var (
 	resourcesT = arrow.ListOfNonNullable(qtyT)
 	hostPortT  = arrow.StructOf(req("host_ip", dstr), req("protocol", dstr), req("port", i32))
 	hostPortsT = arrow.ListOfNonNullable(hostPortT)
-	ownerT     = arrow.StructOf(req("kind", dstr), req("name", dstr), req("api_version", dstr))
+	ownerT     = arrow.StructOf(req("kind", dstr), req("name", dstr), req("api_version", dstr), req("uid", str))
 	selectorT  = arrow.StructOf(opt("match_labels", labelsT), opt("match_expressions", reqsT))
 	countsT    = mapOf(str, i64)
 	spreadT    = arrow.StructOf(req("max_skew", i32), req("topology_key", dstr), req("when_unsatisfiable", dstr),
@@ -202,6 +203,28 @@ var (
 		req("namespace", dstr),
 		req("name", str),
 		opt("selector", selectorT),
+		req("uid", str),
+		opt("owner", ownerT),
+		req("creation_unix", i64),
+		req("replicas", i32),
+		req("parallelism", i32),
+		req("completions", i32),
+		req("indexed", boolean),
+		req("suspend", boolean),
+		req("manual_selector", boolean),
+		req("finished", boolean),
+		req("succeeded", i32),
+		req("completed_indexes", str),
+		req("failed_indexes", str),
+		req("ordinals_start", i32),
+		req("service_name", dstr),
+		req("update_revision", str),
+		req("collision_count", i32),
+		req("template_generation", i64),
+		opt("template", bin),
+		opt("claim_templates", bin),
+		req("src_file", dstr),
+		req("src_line", i64),
 	}
 )
 
@@ -496,6 +519,35 @@ func (s *strEnc) arrayData() arrow.ArrayData {
 	return array.NewData(str, len(s.offs)-1, []*memory.Buffer{nil,
 		memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(slices.Clone(s.offs))),
 		memory.NewBufferBytes(slices.Clone(s.data))}, nil, 0, 0)
+}
+
+// binEnc is a nullable binary column (raw JSON): null is nil, empty empty.
+type binEnc struct {
+	e     *encoder
+	offs  []int32
+	data  []byte
+	valid bitsEnc
+}
+
+func (e *encoder) bins() *binEnc { return leaf(e, &binEnc{e: e, offs: []int32{0}}) }
+
+func (b *binEnc) add(v []byte) {
+	b.data = append(b.data, v...)
+	if len(b.data) > math.MaxInt32 {
+		b.e.fail(errors.New("a binary column of one batch exceeds 2 GiB"))
+		b.data = b.data[:0]
+	}
+	b.offs = append(b.offs, int32(len(b.data)))
+	b.valid.add(v != nil)
+}
+
+func (b *binEnc) reset() { b.offs, b.data = b.offs[:1], b.data[:0]; b.valid.reset() }
+
+func (b *binEnc) arrayData() arrow.ArrayData {
+	vb, nulls := b.valid.validity()
+	return array.NewData(bin, len(b.offs)-1, []*memory.Buffer{vb,
+		memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(slices.Clone(b.offs))),
+		memory.NewBufferBytes(slices.Clone(b.data))}, nil, nulls, 0)
 }
 
 // stringsData is a string array of vals.
@@ -834,10 +886,11 @@ func (h *hostPortsEnc) data() arrow.ArrayData {
 type ownerEnc struct {
 	valid                  *bitsEnc
 	kind, name, apiVersion *dictEnc
+	uid                    *strEnc
 }
 
 func newOwnerEnc(e *encoder) *ownerEnc {
-	return &ownerEnc{valid: e.valid(), kind: e.dict(), name: e.dict(), apiVersion: e.dict()}
+	return &ownerEnc{valid: e.valid(), kind: e.dict(), name: e.dict(), apiVersion: e.dict(), uid: e.strs()}
 }
 
 func (o *ownerEnc) add(r *index.OwnerRef) {
@@ -848,10 +901,11 @@ func (o *ownerEnc) add(r *index.OwnerRef) {
 	o.kind.add(r.Kind)
 	o.name.add(r.Name)
 	o.apiVersion.add(r.APIVersion)
+	o.uid.add(r.UID)
 }
 
 func (o *ownerEnc) data() arrow.ArrayData {
-	return structData(ownerT, o.valid.n, o.valid, o.kind.data(), o.name.data(), o.apiVersion.data())
+	return structData(ownerT, o.valid.n, o.valid, o.kind.data(), o.name.data(), o.apiVersion.data(), o.uid.arrayData())
 }
 
 // selectorEnc encodes a *index.LabelSelector (null when nil).
@@ -1163,14 +1217,25 @@ func (c *namespaceEnc) cols() []arrow.ArrayData {
 }
 
 type workloadEnc struct {
-	rows            []index.Workload
-	kind, namespace *dictEnc
-	name            *strEnc
-	selector        *selectorEnc
+	rows                                                  []index.Workload
+	kind, namespace, serviceName, srcFile                 *dictEnc
+	name, uid, completedIndexes, failedIndexes, updateRev *strEnc
+	selector                                              *selectorEnc
+	owner                                                 *ownerEnc
+	creation, templateGen, srcLine                        *i64Enc
+	replicas, parallelism, completions, succeeded         *i32Enc
+	ordinalsStart, collisionCount                         *i32Enc
+	indexed, suspend, manualSelector, finished            *bitsEnc
+	template, claimTemplates                              *binEnc
 }
 
 func newWorkloadEnc(e *encoder, rows []index.Workload) *workloadEnc {
-	return &workloadEnc{rows: rows, kind: e.dict(), namespace: e.dict(), name: e.strs(), selector: newSelectorEnc(e)}
+	return &workloadEnc{rows: rows, kind: e.dict(), namespace: e.dict(), name: e.strs(), selector: newSelectorEnc(e),
+		uid: e.strs(), owner: newOwnerEnc(e), creation: e.i64s(), replicas: e.i32s(), parallelism: e.i32s(),
+		completions: e.i32s(), indexed: e.bools(), suspend: e.bools(), manualSelector: e.bools(), finished: e.bools(),
+		succeeded: e.i32s(), completedIndexes: e.strs(), failedIndexes: e.strs(), ordinalsStart: e.i32s(),
+		serviceName: e.dict(), updateRev: e.strs(), collisionCount: e.i32s(), templateGen: e.i64s(),
+		template: e.bins(), claimTemplates: e.bins(), srcFile: e.dict(), srcLine: e.i64s()}
 }
 
 func (c *workloadEnc) row(i int) {
@@ -1179,8 +1244,35 @@ func (c *workloadEnc) row(i int) {
 	c.namespace.add(w.Namespace)
 	c.name.add(w.Name)
 	c.selector.add(w.Selector)
+	c.uid.add(w.UID)
+	c.owner.add(w.Owner)
+	c.creation.add(w.CreationUnix)
+	c.replicas.add(w.Replicas)
+	c.parallelism.add(w.Parallelism)
+	c.completions.add(w.Completions)
+	c.indexed.add(w.Indexed)
+	c.suspend.add(w.Suspend)
+	c.manualSelector.add(w.ManualSelector)
+	c.finished.add(w.Finished)
+	c.succeeded.add(w.Succeeded)
+	c.completedIndexes.add(w.CompletedIndexes)
+	c.failedIndexes.add(w.FailedIndexes)
+	c.ordinalsStart.add(w.OrdinalsStart)
+	c.serviceName.add(w.ServiceName)
+	c.updateRev.add(w.UpdateRevision)
+	c.collisionCount.add(w.CollisionCount)
+	c.templateGen.add(w.TemplateGeneration)
+	c.template.add(w.Template)
+	c.claimTemplates.add(w.ClaimTemplates)
+	c.srcFile.add(w.Src.File)
+	c.srcLine.add(int64(w.Src.Line))
 }
 
 func (c *workloadEnc) cols() []arrow.ArrayData {
-	return []arrow.ArrayData{c.kind.data(), c.namespace.data(), c.name.arrayData(), c.selector.data()}
+	return []arrow.ArrayData{c.kind.data(), c.namespace.data(), c.name.arrayData(), c.selector.data(),
+		c.uid.arrayData(), c.owner.data(), c.creation.data(), c.replicas.data(), c.parallelism.data(),
+		c.completions.data(), c.indexed.data(), c.suspend.data(), c.manualSelector.data(), c.finished.data(),
+		c.succeeded.data(), c.completedIndexes.arrayData(), c.failedIndexes.arrayData(), c.ordinalsStart.data(),
+		c.serviceName.data(), c.updateRev.arrayData(), c.collisionCount.data(), c.templateGen.data(),
+		c.template.arrayData(), c.claimTemplates.arrayData(), c.srcFile.data(), c.srcLine.data()}
 }

@@ -466,13 +466,14 @@ func checkArray(a arrow.Array, nullable bool) error {
 		if len(a.Int64Values()) != n {
 			return errors.New("values buffer too short")
 		}
-	case *array.String:
+	case *array.String, *array.Binary:
 		if n > 0 {
 			limit := 0
 			if b := data.Buffers()[2]; b != nil {
 				limit = b.Len()
 			}
-			if err := checkOffsets(a.ValueOffsets(), int64(limit)); err != nil {
+			offs := a.(interface{ ValueOffsets() []int32 }).ValueOffsets()
+			if err := checkOffsets(offs, int64(limit)); err != nil {
 				return err
 			}
 		}
@@ -615,6 +616,34 @@ func (d *snapDecoder) plain(a arrow.Array) strCol {
 }
 
 func (c strCol) at(i int) string { return c.arena[c.offs[i]:c.offs[i+1]] }
+
+// binCol is a nullable binary column, its bytes copied into one slice;
+// each value is capped at its length.
+type binCol struct {
+	offs  []int32
+	arena []byte
+	valid validCol
+}
+
+func (d *snapDecoder) bins(a arrow.Array) binCol {
+	b := a.(*array.Binary)
+	if b.Len() == 0 {
+		return binCol{}
+	}
+	offs := b.ValueOffsets()
+	return binCol{offs, bytes.Clone(b.Data().Buffers()[2].Bytes()[:offs[len(offs)-1]]), validOf(a)}
+}
+
+// at returns value i: nil when null, empty (not nil) when empty.
+func (c binCol) at(i int) []byte {
+	if !c.valid.ok(i) {
+		return nil
+	}
+	if c.offs[i] == c.offs[i+1] {
+		return []byte{}
+	}
+	return c.arena[c.offs[i]:c.offs[i+1]:c.offs[i+1]]
+}
 
 // dictCol is a dictionary-encoded string column.
 type dictCol struct {
@@ -940,11 +969,13 @@ func (c *hostPortsCol) build() {
 type ownerCol struct {
 	valid                  validCol
 	kind, name, apiVersion dictCol
+	uid                    strCol
 	all                    []index.OwnerRef
 }
 
 func (d *snapDecoder) owner(a arrow.Array) *ownerCol {
-	return &ownerCol{valid: validOf(a), kind: d.dict(field(a, 0)), name: d.dict(field(a, 1)), apiVersion: d.dict(field(a, 2))}
+	return &ownerCol{valid: validOf(a), kind: d.dict(field(a, 0)), name: d.dict(field(a, 1)), apiVersion: d.dict(field(a, 2)),
+		uid: d.plain(field(a, 3))}
 }
 
 func (c *ownerCol) build() { c.all = make([]index.OwnerRef, len(c.kind.idx)) }
@@ -953,7 +984,7 @@ func (c *ownerCol) at(i int) *index.OwnerRef {
 	if !c.valid.ok(i) {
 		return nil
 	}
-	c.all[i] = index.OwnerRef{Kind: c.kind.at(i), Name: c.name.at(i), APIVersion: c.apiVersion.at(i)}
+	c.all[i] = index.OwnerRef{Kind: c.kind.at(i), Name: c.name.at(i), APIVersion: c.apiVersion.at(i), UID: c.uid.at(i)}
 	return &c.all[i]
 }
 
@@ -1158,10 +1189,27 @@ func decodeNamespaces(d *snapDecoder, c cols) func([]index.Namespace) {
 
 func decodeWorkloads(d *snapDecoder, c cols) func([]index.Workload) {
 	kind, ns, name, sel := d.dict(c.col("kind")), d.dict(c.col("namespace")), d.plain(c.col("name")), d.selector(c.col("selector"))
+	uid, owner, creation := d.plain(c.col("uid")), d.owner(c.col("owner")), d.i64s(c.col("creation_unix"))
+	replicas, parallelism, completions := d.i32s(c.col("replicas")), d.i32s(c.col("parallelism")), d.i32s(c.col("completions"))
+	indexed, suspend, manual := d.bools(c.col("indexed")), d.bools(c.col("suspend")), d.bools(c.col("manual_selector"))
+	finished, succeeded := d.bools(c.col("finished")), d.i32s(c.col("succeeded"))
+	completed, failed := d.plain(c.col("completed_indexes")), d.plain(c.col("failed_indexes"))
+	start, service, updateRev := d.i32s(c.col("ordinals_start")), d.dict(c.col("service_name")), d.plain(c.col("update_revision"))
+	collisions, templateGen := d.i32s(c.col("collision_count")), d.i64s(c.col("template_generation"))
+	template, claims := d.bins(c.col("template")), d.bins(c.col("claim_templates"))
+	srcFile, srcLine := d.dict(c.col("src_file")), d.i64s(c.col("src_line"))
 	return func(dst []index.Workload) {
 		sel.build()
+		owner.build()
 		for i := range dst {
-			dst[i] = index.Workload{Kind: kind.at(i), Namespace: ns.at(i), Name: name.at(i), Selector: sel.at(i)}
+			dst[i] = index.Workload{Kind: kind.at(i), Namespace: ns.at(i), Name: name.at(i), Selector: sel.at(i),
+				UID: uid.at(i), Owner: owner.at(i), CreationUnix: creation.v[i], Replicas: replicas[i],
+				Parallelism: parallelism[i], Completions: completions[i], Indexed: indexed.at(i), Suspend: suspend.at(i),
+				ManualSelector: manual.at(i), Finished: finished.at(i), Succeeded: succeeded[i],
+				CompletedIndexes: completed.at(i), FailedIndexes: failed.at(i), OrdinalsStart: start[i],
+				ServiceName: service.at(i), UpdateRevision: updateRev.at(i), CollisionCount: collisions[i],
+				TemplateGeneration: templateGen.v[i], Template: template.at(i), ClaimTemplates: claims.at(i),
+				Src: index.Source{File: srcFile.at(i), Line: int(srcLine.v[i])}}
 		}
 	}
 }

@@ -117,6 +117,19 @@ func (f *filler) fill(v reflect.Value, path string) {
 		f.fill(p.Elem(), path)
 		v.Set(p)
 	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Uint8 { // []byte: raw JSON
+			n := f.length(path, 40)
+			if n < 0 {
+				v.SetZero()
+				return
+			}
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = byte(f.r.Uint32())
+			}
+			v.SetBytes(b)
+			return
+		}
 		n := f.length(path, 4)
 		if n < 0 {
 			v.SetZero()
@@ -209,7 +222,9 @@ func wantVariants(t reflect.Type, path string, out map[string][]string) {
 		}
 	case reflect.Slice:
 		out[path] = []string{"empty", "full", "nil"}
-		wantVariants(t.Elem(), path+"[]", out)
+		if t.Elem().Kind() != reflect.Uint8 {
+			wantVariants(t.Elem(), path+"[]", out)
+		}
 	case reflect.Map:
 		out[path] = []string{"empty", "full", "nil"}
 		wantVariants(t.Key(), path+"{key}", out)

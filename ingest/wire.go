@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"runtime"
@@ -37,11 +38,15 @@ type wireMeta struct {
 	Created         int64  // creationTimestamp, Unix seconds
 	CreatedBad      string // creationTimestamp when it is not RFC 3339
 	OwnerReferences []wireOwner
+	// TemplateGeneration is the annotation
+	// deprecated.daemonset.template.generation ("" when absent); no other
+	// annotation is kept.
+	TemplateGeneration string
 }
 
 type wireOwner struct {
-	APIVersion, Kind, Name string
-	Controller             bool
+	APIVersion, Kind, Name, UID string
+	Controller                  bool
 }
 
 type wireSpec struct {
@@ -74,7 +79,9 @@ type wireSpec struct {
 	Selector       []byte
 	MinAvailable   intOrString
 	MaxUnavailable intOrString
-	TemplateLabels map[string]string // spec.template.metadata.labels
+	// Template is spec.template, copied (workloads only have one).
+	Template []byte
+	W        wireWorkloadSpec // the other fields of controllers' specs
 }
 
 type wireContainer struct {
@@ -181,6 +188,8 @@ type wireStatus struct {
 
 	// PodDisruptionBudget
 	DisruptionsAllowed *int32
+
+	W wireWorkloadStatus // controllers' status fields
 }
 
 type wireContainerStatus struct {
@@ -318,6 +327,8 @@ func (p *jp) meta(m *wireMeta) {
 			m.Labels = p.labelMap()
 		case "creationTimestamp":
 			m.Created, m.CreatedBad = p.timestamp()
+		case "annotations":
+			m.TemplateGeneration = p.annotation(annTemplateGeneration)
 		case "ownerReferences":
 			m.OwnerReferences = nil
 			if p.arrStart() {
@@ -348,6 +359,8 @@ func (p *jp) owner() wireOwner {
 			o.Kind = p.istr()
 		case "name":
 			o.Name = p.istr()
+		case "uid":
+			o.UID = p.str()
 		case "controller":
 			o.Controller = p.boolean()
 		default:
@@ -435,36 +448,9 @@ func (p *jp) spec(s *wireSpec) {
 		case "maxUnavailable":
 			s.MaxUnavailable = intOrString(p.raw())
 		case "template":
-			s.TemplateLabels = p.templateLabels()
+			s.Template = bytes.Clone(p.raw())
 		default:
-			p.skip()
-		}
-	}
-}
-
-// templateLabels reads spec.template.metadata.labels.
-func (p *jp) templateLabels() map[string]string {
-	if !p.objStart() {
-		return nil
-	}
-	var labels map[string]string
-	for first := true; ; {
-		k := p.next(&first)
-		if k == nil {
-			return labels
-		}
-		if string(k) != "metadata" || !p.objStart() {
-			p.skip()
-			continue
-		}
-		for first := true; ; {
-			k := p.next(&first)
-			if k == nil {
-				break
-			}
-			if string(k) == "labels" {
-				labels = p.strMap()
-			} else {
+			if !p.workloadSpecField(&s.W, k) {
 				p.skip()
 			}
 		}
@@ -991,15 +977,17 @@ func (p *jp) status(s *wireStatus) {
 		case "startTime":
 			s.Started, s.StartedBad = p.timestamp()
 		case "conditions":
-			s.ResizeInfeasible = false
+			s.ResizeInfeasible, s.W.Finished = false, false
 			if p.arrStart() {
 				seen := false
 				for first := true; p.more(&first); {
 					// The first PodResizePending condition decides.
-					if typ, reason := p.condition(); typ && !seen {
+					typ, reason, finished := p.condition()
+					if typ && !seen {
 						seen = true
 						s.ResizeInfeasible = reason
 					}
+					s.W.Finished = s.W.Finished || finished
 				}
 			}
 		case "containerStatuses":
@@ -1021,30 +1009,40 @@ func (p *jp) status(s *wireStatus) {
 		case "disruptionsAllowed":
 			s.DisruptionsAllowed = p.optInt32()
 		default:
-			p.skip()
+			if !p.workloadStatusField(&s.W, k) {
+				p.skip()
+			}
 		}
 	}
 }
 
-// condition reads a pod condition: whether it is PodResizePending, and
-// whether its reason is Infeasible.
-func (p *jp) condition() (resize, infeasible bool) {
+// condition reads a condition: whether it is a pod's PodResizePending,
+// whether its reason is Infeasible, and whether it is a Job's Complete or
+// Failed condition with status True (the Job is finished).
+func (p *jp) condition() (resize, infeasible, finished bool) {
 	if !p.objStart() {
-		return false, false
+		return false, false, false
 	}
+	done, isTrue := false, false
 	for first := true; ; {
 		k := p.next(&first)
 		if k == nil {
-			return resize, infeasible
+			return resize, infeasible, done && isTrue
 		}
 		switch string(k) {
 		case "type":
 			if !p.isNull() {
-				resize = string(p.strBytes()) == "PodResizePending"
+				typ := p.strBytes()
+				resize = string(typ) == "PodResizePending"
+				done = string(typ) == "Complete" || string(typ) == "Failed"
 			}
 		case "reason":
 			if !p.isNull() {
 				infeasible = string(p.strBytes()) == "Infeasible"
+			}
+		case "status":
+			if !p.isNull() {
+				isTrue = string(p.strBytes()) == "True"
 			}
 		default:
 			p.skip()

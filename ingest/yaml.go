@@ -19,6 +19,12 @@ import (
 
 // readYAML reads a YAML stream (already decompressed).
 func (l *loader) readYAML(path string, r *bufio.Reader) error {
+	return splitYAML(path, r, func(doc []byte, firstLine int) error { return l.yamlDoc(path, doc, firstLine) })
+}
+
+// splitYAML calls yield with each document of a YAML stream and the line
+// it starts on.
+func splitYAML(path string, r *bufio.Reader, yield func(doc []byte, firstLine int) error) error {
 	var doc bytes.Buffer
 	line := 0          // lines read so far
 	docStart := 1      // line of the document's first line
@@ -45,7 +51,7 @@ func (l *loader) readYAML(path string, r *bufio.Reader) error {
 			if rest != "" && rest[0] != '#' {
 				return &Error{File: path, Line: line, Msg: "invalid YAML document separator: " + rest}
 			}
-			if err := l.yamlDoc(path, doc.Bytes(), docStart); err != nil {
+			if err := yield(doc.Bytes(), docStart); err != nil {
 				return err
 			}
 			doc.Reset()
@@ -54,7 +60,7 @@ func (l *loader) readYAML(path string, r *bufio.Reader) error {
 			doc.Write(text)
 		}
 		if err == io.EOF {
-			return l.yamlDoc(path, doc.Bytes(), docStart)
+			return yield(doc.Bytes(), docStart)
 		}
 	}
 }

@@ -14,7 +14,7 @@ import (
 // Well-known names the filters use.
 const (
 	taintUnschedulable = "node.kubernetes.io/unschedulable"
-	fieldNodeName      = "metadata.name"
+	fieldNodeName      = index.FieldNodeName
 )
 
 // group is the static part shared by classes: pods equal in tolerations,
@@ -242,14 +242,7 @@ func (e *keyEncoder) encode(p *index.Pod) ([]byte, int) {
 }
 
 // tolerates reports whether any of tols tolerates taint.
-func tolerates(tols []index.Toleration, taint *index.Taint) bool {
-	for i := range tols {
-		if tols[i].ToleratesTaint(taint) {
-			return true
-		}
-	}
-	return false
-}
+func tolerates(tols []index.Toleration, taint *index.Taint) bool { return index.Tolerates(tols, taint) }
 
 // newGroup computes the static feasibility, rejection counts and scoring
 // inputs of p's group.
@@ -324,7 +317,7 @@ func (m *memo) requiredDense(c *index.Cluster, p *index.Pod, enc *keyEncoder) []
 		if p.HasRequired {
 			terms := make([]uint64, len(out))
 			for i := range p.RequiredTerms {
-				if t := &p.RequiredTerms[i]; !emptyTerm(t) { // an empty term matches nothing
+				if t := &p.RequiredTerms[i]; !index.EmptyTerm(t) { // an empty term matches nothing
 					for w, x := range m.termDense(c, t, enc) {
 						terms[w] |= x
 					}
@@ -360,21 +353,10 @@ func (m *memo) taintSets(c *index.Cluster, tols []index.Toleration, enc *keyEnco
 	enc.buf = enc.buf[:0]
 	enc.tolerations(tols)
 	return memoized(&m.mu, m.taints, enc.buf, func() *taintSets {
-		ts := &taintSets{}
+		ts := &taintSets{bad: c.UntoleratedNodes(tols)}
 		for i := range c.Taints {
-			t := &c.Taints[i]
-			switch t.Effect {
-			case index.EffectNoSchedule, index.EffectNoExecute:
-				if !tolerates(tols, t) {
-					if ts.bad == nil {
-						ts.bad = roaring.New()
-					}
-					ts.bad.Or(c.TaintNodes[i])
-				}
-			case index.EffectPreferNoSchedule:
-				if !toleratesPreferNoSchedule(tols, t) {
-					ts.pns = append(ts.pns, c.TaintNodes[i])
-				}
+			if t := &c.Taints[i]; t.Effect == index.EffectPreferNoSchedule && !toleratesPreferNoSchedule(tols, t) {
+				ts.pns = append(ts.pns, c.TaintNodes[i])
 			}
 		}
 		if ts.bad != nil {
@@ -397,7 +379,7 @@ func (m *memo) taintSets(c *index.Cluster, tols []index.Toleration, enc *keyEnco
 func (m *memo) term(c *index.Cluster, t *index.NodeSelectorTerm, enc *keyEncoder) *roaring.Bitmap {
 	enc.buf = enc.buf[:0]
 	enc.term(t)
-	return memoized(&m.mu, m.terms, enc.buf, func() *roaring.Bitmap { return termNodes(c, t) })
+	return memoized(&m.mu, m.terms, enc.buf, func() *roaring.Bitmap { return c.TermNodes(t) })
 }
 
 // termDense returns the nodes matching t as a bitset.
@@ -406,7 +388,7 @@ func (m *memo) termDense(c *index.Cluster, t *index.NodeSelectorTerm, enc *keyEn
 	enc.term(t)
 	return memoized(&m.mu, m.dense, enc.buf, func() []uint64 {
 		d := make([]uint64, (c.NumNodes()+63)/64)
-		termNodes(c, t).WriteDenseTo(d)
+		c.TermNodes(t).WriteDenseTo(d)
 		return d
 	})
 }
@@ -533,7 +515,7 @@ func (g *group) initNamed(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncod
 	terms := 0 // terms matching a feasible node
 	for i := range p.PreferredTerms {
 		pt := &p.PreferredTerms[i]
-		if pt.Weight == 0 || emptyTerm(&pt.Term) {
+		if pt.Weight == 0 || index.EmptyTerm(&pt.Term) {
 			continue
 		}
 		if g.rawNA == nil {
@@ -616,134 +598,7 @@ func preFilterNames(c *index.Cluster, p *index.Pod) (names *roaring.Bitmap, conf
 }
 
 // requiredNodes returns the nodes matching p's nodeSelector and required node
-// affinity.
+// affinity, each term's nodes from m.
 func requiredNodes(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncoder) *roaring.Bitmap {
-	out := c.All.Clone()
-	for k, v := range p.NodeSelector {
-		b := c.LabelNodes(k, v)
-		if b == nil {
-			return roaring.New()
-		}
-		out.And(b)
-	}
-	if p.HasRequired {
-		terms := roaring.New()
-		for i := range p.RequiredTerms {
-			t := &p.RequiredTerms[i]
-			if emptyTerm(t) {
-				continue // matches nothing
-			}
-			terms.Or(m.term(c, t, enc))
-		}
-		out.And(terms)
-	}
-	return out
-}
-
-func emptyTerm(t *index.NodeSelectorTerm) bool {
-	return len(t.MatchExpressions) == 0 && len(t.MatchFields) == 0
-}
-
-// termNodes returns the nodes matching every requirement of t.
-func termNodes(c *index.Cluster, t *index.NodeSelectorTerm) *roaring.Bitmap {
-	// The fields first: a metadata.name In field (every DaemonSet pod's
-	// term has one) leaves one node to intersect, not the cluster.
-	var out *roaring.Bitmap
-	for i := range t.MatchFields {
-		f := fieldNodes(c, &t.MatchFields[i]) // a bitmap of its own
-		if out == nil {
-			out = f
-		} else {
-			out.And(f)
-		}
-	}
-	if out == nil {
-		out = c.All.Clone()
-	}
-	for i := range t.MatchExpressions {
-		if out.IsEmpty() {
-			return out
-		}
-		out.And(exprNodes(c, &t.MatchExpressions[i]))
-	}
-	return out
-}
-
-// exprNodes evaluates one label requirement. Invalid requirements (In with no
-// values, Gt with a non-integer) match nothing, as the scheduler's parse
-// error does.
-func exprNodes(c *index.Cluster, r *index.Requirement) *roaring.Bitmap {
-	switch r.Operator {
-	case index.SelIn, index.SelNotIn:
-		if len(r.Values) == 0 {
-			return roaring.New()
-		}
-		in := roaring.New()
-		for _, v := range r.Values {
-			if b := c.LabelNodes(r.Key, v); b != nil {
-				in.Or(b)
-			}
-		}
-		if r.Operator == index.SelIn {
-			return in
-		}
-		return roaring.AndNot(c.All, in)
-	case index.SelExists, index.SelDoesNotExist:
-		if len(r.Values) != 0 {
-			return roaring.New()
-		}
-		has := c.KeyNodes(r.Key)
-		if r.Operator == index.SelExists {
-			if has == nil {
-				return roaring.New()
-			}
-			return has
-		}
-		if has == nil {
-			return c.All
-		}
-		return roaring.AndNot(c.All, has)
-	case index.SelGt, index.SelLt:
-		if len(r.Values) != 1 {
-			return roaring.New()
-		}
-		want, ok := index.ParseLabelInt(r.Values[0])
-		if !ok {
-			return roaring.New()
-		}
-		gt := r.Operator == index.SelGt
-		return c.KeyNodesWhere(r.Key, func(v string) bool {
-			got, ok := index.ParseLabelInt(v)
-			if !ok {
-				return false
-			}
-			if gt {
-				return got > want
-			}
-			return got < want
-		})
-	}
-	return roaring.New()
-}
-
-// fieldNodes evaluates a matchFields requirement as the scheduler's field
-// selector does: In and NotIn with exactly one value (anything else is a
-// parse error and the term matches nothing), against the node's only field,
-// metadata.name.
-func fieldNodes(c *index.Cluster, r *index.Requirement) *roaring.Bitmap {
-	if len(r.Values) != 1 || (r.Operator != index.SelIn && r.Operator != index.SelNotIn) {
-		return roaring.New()
-	}
-	named := roaring.New()
-	if r.Key == fieldNodeName {
-		if id, ok := c.NodeByName[r.Values[0]]; ok {
-			named.Add(id)
-		}
-	} else if r.Values[0] == "" {
-		named = c.All.Clone() // an absent field reads as ""
-	}
-	if r.Operator == index.SelIn {
-		return named
-	}
-	return roaring.AndNot(c.All, named)
+	return c.RequiredNodes(p, func(t *index.NodeSelectorTerm) *roaring.Bitmap { return m.term(c, t, enc) })
 }

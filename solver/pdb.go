@@ -11,7 +11,6 @@ import (
 
 	"github.com/kplace/kplace/index"
 	"k8s.io/apimachinery/pkg/api/validate/content"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -149,19 +148,9 @@ func newPDBIndex(pdbs []index.PDB) *pdbState {
 	return pd
 }
 
-// selectorOf converts a label selector with k8s.io/apimachinery; an invalid
-// one matches nothing, as in kube-scheduler.
-func selectorOf(ls *index.LabelSelector) labels.Selector {
-	m := &metav1.LabelSelector{MatchLabels: ls.MatchLabels}
-	for _, r := range ls.MatchExpressions {
-		m.MatchExpressions = append(m.MatchExpressions, metav1.LabelSelectorRequirement{Key: r.Key, Operator: metav1.LabelSelectorOperator(r.Operator), Values: r.Values})
-	}
-	sel, err := metav1.LabelSelectorAsSelector(m)
-	if err != nil {
-		return nil
-	}
-	return sel
-}
+// selectorOf converts a label selector with k8s.io/apimachinery (see
+// index.SelectorOf).
+func selectorOf(ls *index.LabelSelector) labels.Selector { return index.SelectorOf(ls) }
 
 // singleSelector is selectorOf for a selector of one matchLabels pair,
 // the common budget, without apimachinery's regular expressions: the key

@@ -646,14 +646,7 @@ type spreadKey struct {
 // matchesSet reports whether pod labels l hold every pair of set, as
 // labels.SelectorFromSet(set).Matches(l) does, without making the selector
 // (a Service's selector is tried on every pod of its namespace).
-func matchesSet(set, l map[string]string) bool {
-	for k, v := range set {
-		if got, ok := l[k]; !ok || got != v {
-			return false
-		}
-	}
-	return true
-}
+func matchesSet(set, l map[string]string) bool { return index.MatchesSet(set, l) }
 
 // defaultSelector is kube-scheduler's DefaultSelector: the selectors of the
 // Services selecting p, and of its ReplicationController, ReplicaSet or

@@ -83,7 +83,8 @@ func cmdBench(args []string) int {
 	pods := fs.Int("pods", 0, "pending pods of the single case")
 	profile := fs.String("profile", "mixed", "profile of the single case: "+strings.Join(bench.Profiles(), ", "))
 	seed := fs.Uint64("seed", 1, "generator seed")
-	suiteName := fs.String("suite", "quick", "quick (mixed 1k nodes/10k pods, 5k/50k, 10k/100k; preemption-heavy 10k/20k; spread-bench 10k/100k; realistic 10k/100k from .json.zst) or full (adds mixed and realistic 100k nodes/1M pods, each from .json.zst, then from its .arrow snapshot)")
+	suiteName := fs.String("suite", "quick", "quick (mixed 1k nodes/10k pods, 5k/50k, 10k/100k; preemption-heavy 10k/20k; spread-bench 10k/100k; realistic 10k/100k from .json.zst), full (adds mixed and realistic 100k nodes/1M pods, each from .json.zst, then from its .arrow snapshot)\n"+
+		"or workloads (expansion alone: exports of controllers lacking 30% of their pods and 4 DaemonSets lacking all theirs, 10k nodes/3k workloads and 100k/30k)")
 	asJSON := fs.Bool("json", false, "print the table as JSON")
 	keep := fs.String("keep", "", "keep the generated inputs and results in this directory")
 	fs.Usage = func() {
@@ -107,8 +108,9 @@ func cmdBench(args []string) int {
 		suite = quickSuite
 	case *suiteName == "full":
 		suite = fullSuite
+	case *suiteName == "workloads":
 	default:
-		fmt.Fprintf(os.Stderr, "kplace bench: unknown --suite %q (want quick or full)\n", *suiteName)
+		fmt.Fprintf(os.Stderr, "kplace bench: unknown --suite %q (want quick, full or workloads)\n", *suiteName)
 		return 2
 	}
 	dir := *keep
@@ -121,6 +123,9 @@ func cmdBench(args []string) int {
 		dir = d
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fail(err)
+	}
+	if *suiteName == "workloads" && *nodes == 0 {
+		return benchWorkloads(dir, *asJSON)
 	}
 	var rows []benchCase
 	for _, in := range suite {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -25,17 +24,8 @@ func cmdConvert(args []string) int {
 			"tables with zstd-compressed buffers (see README.md), which place -f reads without parsing JSON.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintln(os.Stderr, "kplace convert:", err)
-		return 2
-	}
-	if len(*paths) == 0 || *out == "" {
-		fmt.Fprintln(os.Stderr, "kplace convert: -f and -o are required")
-		fs.Usage()
-		return 2
+	if code, done := parseInOut(fs, "convert", args, paths, out); done {
+		return code
 	}
 	t0 := time.Now()
 	in, info, err := ingest.LoadWithInfo(*paths, ingest.Options{AdmissionDefaults: *admission,

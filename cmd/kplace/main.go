@@ -4,11 +4,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
+
+	"github.com/spf13/pflag"
 )
 
 const usage = `kplace - offline batch placement of Kubernetes pods
@@ -18,6 +21,8 @@ Usage:
   kplace place --sample [flags]          place the bundled sample cluster
   kplace convert -f FILE|DIR [-f ...] -o cluster.arrow [--admission-defaults=true|false]
                                          write the loaded input as an Arrow snapshot (place -f reads it)
+  kplace expand -f FILE|DIR [-f ...] -o expanded.json [--seed S]
+                                         write the input plus the pods (ReplicaSets, PVCs) its controllers would create
   kplace gen --profile P --nodes N --pods M [--zones Z] [--seed S] -o FILE
   kplace bench [--suite quick|full | --nodes N --pods M --profile P]
   kplace version
@@ -93,6 +98,8 @@ func run(args []string) int {
 		return cmdPlace(args[1:])
 	case "convert":
 		return cmdConvert(args[1:])
+	case "expand":
+		return cmdExpand(args[1:])
 	case "gen":
 		return cmdGen(args[1:])
 	case "bench":
@@ -106,6 +113,25 @@ func run(args []string) int {
 	}
 	fmt.Fprintf(os.Stderr, "kplace: unknown command %q\n\n%s", args[0], usage)
 	return 2
+}
+
+// parseInOut parses a command's flags and requires -f and -o (paths and
+// out); done reports that the command ends here with code (--help: 0, a
+// usage error: 2).
+func parseInOut(fs *pflag.FlagSet, cmd string, args []string, paths *[]string, out *string) (code int, done bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0, true
+		}
+		fmt.Fprintf(os.Stderr, "kplace %s: %v\n", cmd, err)
+		return 2, true
+	}
+	if len(*paths) == 0 || *out == "" {
+		fmt.Fprintf(os.Stderr, "kplace %s: -f and -o are required\n", cmd)
+		fs.Usage()
+		return 2, true
+	}
+	return 0, false
 }
 
 // fail prints an error and returns exit code 1.

@@ -37,6 +37,8 @@ type placeConfig struct {
 	// tries is how many solves to run, with seeds solve.Seed, +1, ...; the
 	// result is the one that places the most pods (see solveTries).
 	tries int
+	// noExpand leaves the input's controllers unexpanded (--expand=false).
+	noExpand bool
 }
 
 // placeStats is what a run measured, beyond the report.
@@ -74,6 +76,8 @@ func cmdPlace(args []string) int {
 		"first): PodTopologySpread's default constraints, InterPodAffinity's hardPodAffinityWeight and\n"+
 		"ignorePreferredTermsOfExistingPods, NodeResourcesFit's scoringStrategy type; --default-spread and\n"+
 		"--strategy, when given, win. Other settings (plugin sets, weights, other plugins) are not applied: a warning names them")
+	expand := fs.Bool("expand", true, "add to the batch the pods the input's Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs and\n"+
+		"ReplicationControllers would create now and that the input lacks (names from --seed); false places the input's pods only")
 	quiet := fs.BoolP("quiet", "q", false, "no summary or progress on stderr")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
 	memprofile := fs.String("memprofile", "", "write a heap profile to this file at the end")
@@ -92,7 +96,7 @@ func cmdPlace(args []string) int {
 		return 2
 	}
 	cfg := placeConfig{paths: *paths, admission: *admission, admissionSet: fs.Changed("admission-defaults"),
-		out: *out, report: *report, quiet: *quiet}
+		out: *out, report: *report, quiet: *quiet, noExpand: !*expand}
 	cfg.solve.Seed = *seed
 	cfg.tries = *tries
 	if *tries < 1 || *tries > 1000 {
@@ -218,9 +222,16 @@ var sampleConfig = bench.GenConfig{Profile: "mixed", Nodes: 1000, Pods: 10000, R
 // place runs ingest, index, solve and export.
 func place(cfg placeConfig) (*placeStats, error) {
 	t0 := time.Now()
-	in, err := ingest.Load(cfg.paths, ingest.Options{AdmissionDefaults: cfg.admission, AdmissionDefaultsSet: cfg.admissionSet})
+	in, info, err := ingest.LoadWithInfo(cfg.paths, ingest.Options{AdmissionDefaults: cfg.admission, AdmissionDefaultsSet: cfg.admissionSet})
 	if err != nil {
 		return nil, err
+	}
+	tl := time.Now()
+	exp := &ingest.Expansion{}
+	if !cfg.noExpand {
+		if exp, err = ingest.Expand(in, ingest.ExpandOptions{Seed: cfg.solve.Seed, AdmissionDefaults: info.AdmissionDefaults}); err != nil {
+			return nil, err
+		}
 	}
 	t1 := time.Now()
 	c, err := index.Build(in)
@@ -263,9 +274,12 @@ func place(cfg placeConfig) (*placeStats, error) {
 	}
 	t4 := time.Now()
 	rep := export.NewReport(c, res, bound, export.Timings{
-		Ingest: ms(t1.Sub(t0)), Index: ms(t2.Sub(t1)), Solve: ms(t3.Sub(t2)), Export: ms(t4.Sub(t3)),
+		Ingest: ms(tl.Sub(t0)), Expand: ms(t1.Sub(tl)), Index: ms(t2.Sub(t1)), Solve: ms(t3.Sub(t2)), Export: ms(t4.Sub(t3)),
 	})
 	rep.Tries = tries
+	rep.AddWorkloads(c, res, exp.Workloads)
+	rep.Warnings = append(rep.Warnings, exp.Warnings...)
+	rep.Counts.Created = exp.Pods
 	if cfg.report != "" {
 		if err := export.WriteFileAtomic(cfg.report, rep.Write); err != nil {
 			return nil, fmt.Errorf("write %s: %w", cfg.report, err)
@@ -378,8 +392,8 @@ func printSummary(w io.Writer, r *export.Report) {
 	if t.Solve > 0 {
 		rate = float64(c.Pending) / (t.Solve / 1000)
 	}
-	fmt.Fprintf(w, "  time: ingest %.0fms, index %.0fms, solve %.0fms (%.0f pods/s), export %.0fms\n",
-		t.Ingest, t.Index, t.Solve, rate, t.Export)
+	fmt.Fprintf(w, "  time: ingest %.0fms, expand %.0fms, index %.0fms, solve %.0fms (%.0f pods/s), export %.0fms\n",
+		t.Ingest, t.Expand, t.Index, t.Solve, rate, t.Export)
 	for kind, n := range r.SkippedKinds {
 		fmt.Fprintf(w, "  warning: skipped %d object(s) of kind %s\n", n, kind)
 	}
@@ -390,11 +404,37 @@ func printSummary(w io.Writer, r *export.Report) {
 		}
 		fmt.Fprintf(w, "  warning: %s\n", warn)
 	}
+	printWorkloads(w, r)
 	if top := r.TopReasons(5); len(top) > 0 {
 		fmt.Fprintln(w, "  pending reasons (most frequent):")
 		for _, rc := range top {
 			fmt.Fprintf(w, "    %7d  %s\n", rc.Pods, truncate(rc.Reason, 160))
 		}
+	}
+}
+
+// printWorkloads summarises the controllers: how many pods expansion
+// created, and the workloads not fully placed, most pending first.
+func printWorkloads(w io.Writer, r *export.Report) {
+	if len(r.Workloads) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  workloads       %8d  (%d pods created)\n", len(r.Workloads), r.Counts.Created)
+	short := r.NotPlaced()
+	if len(short) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  workloads not fully placed: %d\n", len(short))
+	for i, wl := range short {
+		if i == 10 {
+			fmt.Fprintf(w, "    ... and %d more (see the report's workloads)\n", len(short)-10)
+			break
+		}
+		reason := ""
+		if len(wl.Reasons) > 0 {
+			reason = ": " + truncate(wl.Reasons[0].Reason, 120)
+		}
+		fmt.Fprintf(w, "    %s %s/%s: %d of %d pending%s\n", wl.Kind, wl.Namespace, wl.Name, wl.Pending, wl.Placed+wl.Pending, reason)
 	}
 }
 

@@ -1,0 +1,156 @@
+package ingest
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/util/rand"
+	kdump "k8s.io/utils/dump"
+)
+
+// Pod templates as their controllers read them: the hashes that name
+// ReplicaSets and revisions, and template equality. A template is hashed
+// as the API server stores it (defaulted): an exported controller's
+// template is stored already, a manifest's is defaulted first
+// (apidefaults.go).
+
+// Labels and annotations the controllers write.
+const (
+	labelPodTemplateHash   = "pod-template-hash"        // apps.DefaultDeploymentUniqueLabelKey
+	labelRevisionHash      = "controller-revision-hash" // apps.ControllerRevisionHashLabelKey
+	labelTemplateGen       = "pod-template-generation"  // DaemonSetTemplateGenerationKey
+	labelSTSPodName        = "statefulset.kubernetes.io/pod-name"
+	labelPodIndex          = "apps.kubernetes.io/pod-index"
+	labelCompletionIndex   = "batch.kubernetes.io/job-completion-index" // also the annotation
+	labelJobControllerUID  = "batch.kubernetes.io/controller-uid"
+	labelJobName           = "batch.kubernetes.io/job-name"
+	labelLegacyJobUID      = "controller-uid"
+	labelLegacyJobName     = "job-name"
+	finalizerJobTracking   = "batch.kubernetes.io/job-tracking"
+	envCompletionIndex     = "JOB_COMPLETION_INDEX"
+	maxGeneratedNameLength = 63 - 5 // names.MaxGeneratedNameLength
+)
+
+// decodeTemplate decodes a PodTemplateSpec.
+func decodeTemplate(raw []byte) (*corev1.PodTemplateSpec, error) {
+	t := new(corev1.PodTemplateSpec)
+	if err := json.Unmarshal(raw, t); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// TemplateHash returns the deployment controller's pod-template-hash of a
+// pod template given as JSON (a Deployment's spec.template as the API
+// server stores it), with the Deployment's collision count (nil when it
+// has none): templateHash over the decoded template.
+func TemplateHash(template []byte, collisionCount *int32) (string, error) {
+	t, err := decodeTemplate(template)
+	if err != nil {
+		return "", fmt.Errorf("pod template: %w", err)
+	}
+	cc := int32(-1)
+	if collisionCount != nil {
+		cc = *collisionCount
+	}
+	return templateHash(t, cc), nil
+}
+
+// templateHash is the deployment controller's ComputeHash (also the
+// DaemonSet revision hash): FNV-32a over the template's deep dump, then the
+// collision count (when set, collisionCount >= 0) as eight little-endian
+// bytes, written as the decimal of the sum, safely encoded.
+func templateHash(t *corev1.PodTemplateSpec, collisionCount int32) string {
+	h := fnv.New32a()
+	fmt.Fprintf(h, "%v", kdump.ForHash(*t))
+	if collisionCount >= 0 {
+		var b [8]byte
+		binary.LittleEndian.PutUint32(b[:], uint32(collisionCount))
+		h.Write(b[:])
+	}
+	return rand.SafeEncodeString(strconv.FormatUint(uint64(h.Sum32()), 10))
+}
+
+// statefulSetRevision is the name of the ControllerRevision the
+// StatefulSet controller makes for template t (the controller-revision-hash
+// label of its pods): the set's name and the FNV-32 hash of the revision's
+// patch, {"spec":{"template":T with "$patch":"replace"}} with T the
+// template's JSON encoding re-marshalled through a map (sorted keys), then
+// the collision count in decimal (0 when unset: the controller always
+// passes one).
+func statefulSetRevision(name string, t *corev1.PodTemplateSpec, collisionCount int32) (string, error) {
+	raw, err := json.Marshal(t)
+	if err != nil {
+		return "", err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return "", err
+	}
+	m["$patch"] = "replace"
+	patch, err := json.Marshal(map[string]any{"spec": map[string]any{"template": m}})
+	if err != nil {
+		return "", err
+	}
+	h := fnv.New32()
+	h.Write(patch)
+	h.Write([]byte(strconv.FormatInt(int64(max(collisionCount, 0)), 10)))
+	hash := rand.SafeEncodeString(strconv.FormatUint(uint64(h.Sum32()), 10))
+	if len(name) > 223 {
+		name = name[:223]
+	}
+	return name + "-" + hash, nil
+}
+
+// equalIgnoreHash is the deployment controller's EqualIgnoreHash: the two
+// templates, without their pod-template-hash labels, are semantically
+// equal. rs is a ReplicaSet's template, d a Deployment's. The byte
+// comparison with the ReplicaSet's label cut out answers for exported
+// objects (the API server writes both alike); otherwise the templates are
+// decoded and compared as apimachinery's Semantic.DeepEqual does.
+func equalIgnoreHash(rs, d []byte) bool {
+	if cut, ok := cutLabel(rs, labelPodTemplateHash); ok && bytes.Equal(cut, d) {
+		return true
+	}
+	t1, err1 := decodeTemplate(rs)
+	t2, err2 := decodeTemplate(d)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	delete(t1.Labels, labelPodTemplateHash)
+	delete(t2.Labels, labelPodTemplateHash)
+	return apiequality.Semantic.DeepEqual(t1, t2)
+}
+
+// cutLabel returns template t without its label key (and the comma that
+// separated it), when the entry is written as a compact JSON writer writes
+// it.
+func cutLabel(t []byte, key string) ([]byte, bool) {
+	tp, err := templateParts(t)
+	value, ok := tp.labels[key]
+	if err != nil || !ok {
+		return nil, false
+	}
+	lo, hi := tp.labelsLo, tp.labelsHi
+	entry := append(append(append(append([]byte(nil), '"'), key...), `":"`...), value...)
+	entry = append(entry, '"')
+	i := bytes.Index(t[lo:hi], entry)
+	if i < 0 {
+		return nil, false
+	}
+	start, end := lo+i, lo+i+len(entry)
+	switch {
+	case end < hi && t[end] == ',':
+		end++
+	case start > lo+1 && t[start-1] == ',':
+		start--
+	}
+	out := make([]byte, 0, len(t)-(end-start))
+	return append(append(out, t[:start]...), t[end:]...), true
+}
