@@ -71,6 +71,8 @@ type Cluster struct {
 
 	All           *roaring.Bitmap
 	Unschedulable *roaring.Bitmap
+	// Images are the nodes' images (see images.go).
+	Images Images
 	// LabelKV maps KV(key, value) to the nodes carrying that label.
 	LabelKV map[uint64]*roaring.Bitmap
 	// LabelKey maps a label key to the nodes carrying it with any value.
@@ -197,6 +199,7 @@ func Build(in *Input) (*Cluster, error) {
 	if err := c.indexNodes(); err != nil {
 		return nil, err
 	}
+	c.indexImages()
 	for i := range in.Nodes {
 		for _, q := range in.Nodes[i].Allocatable {
 			r := c.resColumn(q.Name)

@@ -165,7 +165,43 @@ func (c *objCtx) convertNode(o *wireObject) (index.Node, error) {
 	if cl.overflow != "" {
 		return n, c.errf(field+"."+cl.overflow, "value out of range")
 	}
+	if len(o.Status.Images) > 0 {
+		n.Images = make([]index.NodeImage, len(o.Status.Images))
+		for i, im := range o.Status.Images {
+			n.Images[i] = index.NodeImage{Names: im.Names, Size: im.Size}
+		}
+	}
 	return n, nil
+}
+
+// podImages returns the images ImageLocality looks up for a pod: its init
+// containers', its containers' and its image volumes', each name with
+// ":latest" when it has no tag (as the plugin normalises them).
+func podImages(s *wireSpec) []string {
+	n := len(s.InitContainers) + len(s.Containers) + len(s.ImageVolumes)
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, 0, n)
+	for _, cs := range [][]wireContainer{s.InitContainers, s.Containers} {
+		for i := range cs {
+			out = append(out, normalizedImageName(cs[i].Image))
+		}
+	}
+	for _, ref := range s.ImageVolumes {
+		out = append(out, normalizedImageName(ref))
+	}
+	return out
+}
+
+// normalizedImageName adds ":latest" to an image name without a tag: a
+// name whose last ':' does not come after its last '/' (ImageLocality's
+// normalizedImageName).
+func normalizedImageName(name string) string {
+	if strings.LastIndexByte(name, ':') <= strings.LastIndexByte(name, '/') {
+		return name + ":latest"
+	}
+	return name
 }
 
 // convertPod converts a v1 Pod, applying API defaulting. bound pods use
@@ -240,6 +276,12 @@ func (c *objCtx) convertPod(o *wireObject) (index.Pod, error) {
 	p.Requests = t.requests
 	p.ScoreCPU, p.ScoreMemory = t.scoreCPU, t.scoreMemory
 	p.NonZeroCPU, p.NonZeroMemory = t.nonZeroCPU, t.nonZeroMem
+
+	// Images, for ImageLocality (a bound pod is never scored).
+	if p.NodeName == "" {
+		p.Images = podImages(s)
+		p.ImageContainers = int32(len(s.InitContainers) + len(s.Containers))
+	}
 
 	// Host ports: sidecars first, then app containers (GetHostPorts).
 	for i, ct := range s.InitContainers {

@@ -154,10 +154,11 @@ func (s *Solver) parallel(ws []scanner, dense []uint64, f func(w *scanner, lo, h
 func (s *Solver) scanScore(cl *class, dense []uint64, w *scanner, lo, hi, keep int, rc *relClass) {
 	gen := s.c.Gen
 	hot := s.hot
-	bound, rawTT, rawNA, ttTab, naTab, free := s.bound, cl.rawTT, cl.rawNA, cl.ttScore, cl.naScore, s.free
-	// flat: no node has a raw TaintToleration or NodeAffinity score, so
-	// the static scores are the same on every node.
-	flat := cl.g.rawTT == nil && cl.g.rawNA == nil
+	bound, ttTab, naTab, free := s.bound, cl.ttScore, cl.naScore, s.free
+	// flat: no node has a raw TaintToleration or NodeAffinity score, nor
+	// an ImageLocality score, so the static scores are the same on every
+	// node.
+	flat := cl.g.rawTT == nil && cl.g.rawNA == nil && !cl.hasImg
 	st0 := ttTab[0] + naTab[0]
 	// thr is the heap's worst entry once it is full: a node whose bound
 	// (with its own tie-break) is not better cannot enter.
@@ -196,7 +197,7 @@ func (s *Solver) scanScore(cl *class, dense []uint64, w *scanner, lo, hi, keep i
 			}
 			st := st0
 			if !flat {
-				st = ttTab[rawTT[n]] + naTab[rawNA[n]]
+				st = cl.staticScore(n)
 			}
 			if ub := int64(bound[n]) + st; ub > thr.score || !skip(ub, n) {
 				cand[k], static[k] = n, st

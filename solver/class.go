@@ -89,6 +89,10 @@ type class struct {
 	// node); rawTT and rawNA are the group's raw columns, or zeros.
 	ttScore, naScore []int64
 	rawTT, rawNA     []int32
+	// img holds the class's ImageLocality score per node (images.go), a
+	// column of zeros when it is 0 everywhere (then hasImg is false).
+	img    []uint8
+	hasImg bool
 
 	heap nodeHeap
 	// cut is the best entry left out of a truncated heap (valid when
@@ -136,6 +140,9 @@ type keyEncoder struct {
 	buf  []byte
 	keys []string
 	sels map[string]labels.Selector // see cachedSelector
+	// images: demand writes the pod's images (the cluster's nodes list
+	// images, so ImageLocality scores them).
+	images bool
 	// matchers caches affinity terms' matchers by encoding (encodeRel);
 	// spreads pods' default constraints (spreadOfMemo).
 	matchers map[string]matcher
@@ -152,6 +159,14 @@ func (e *keyEncoder) num(v int64) { e.buf = binary.AppendVarint(e.buf, v) }
 // demand writes what decides where p fits and how a node scores for it:
 // requests, scoring requests and host ports.
 func (e *keyEncoder) demand(p *index.Pod) {
+	if e.images {
+		// ImageLocality scores the pod's images (when nodes list images).
+		e.num(int64(p.ImageContainers))
+		e.num(int64(len(p.Images)))
+		for _, im := range p.Images {
+			e.str(im)
+		}
+	}
 	e.num(int64(len(p.Requests)))
 	for _, q := range p.Requests { // ingest emits requests in a stable order
 		e.str(q.Name)

@@ -209,9 +209,9 @@ func clamp1(x float32) float32 {
 }
 
 // staticScore is the weighted TaintToleration plus NodeAffinity score of
-// node n for the class, from its tables (see prepareStatic).
+// node n for the class, plus its ImageLocality score, from its tables (see prepareStatic).
 func (cl *class) staticScore(n index.NodeID) int64 {
-	return cl.ttScore[cl.rawTT[n]] + cl.naScore[cl.rawNA[n]]
+	return cl.ttScore[cl.rawTT[n]] + cl.naScore[cl.rawNA[n]] + int64(cl.img[n])
 }
 
 // nodeHot packs what scoring and the fit check read of a node into one

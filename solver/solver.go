@@ -218,11 +218,16 @@ type Solver struct {
 	leanFills, plainRefills int
 	leanTouched             []index.NodeID
 	npBuf                   []uint64
-	keyBits                 map[string][]uint64
-	domMasks                map[*index.Topology][][]uint64
-	hostnames               []uint64 // see hasHostname
-	bucketAdd, bucketRaw    []int64
-	fillBuf                 []entry
+	// ImageLocality columns by image list, and their scratch (images.go).
+	imageCols            map[string][]uint8
+	imageSum             []int64
+	imageTouched         []index.NodeID
+	noImages             []uint8 // a column of zeros
+	keyBits              map[string][]uint64
+	domMasks             map[*index.Topology][][]uint64
+	hostnames            []uint64 // see hasHostname
+	bucketAdd, bucketRaw []int64
+	fillBuf              []entry
 	// classIdx and groupOf find classes and groups by key, for evicted pods
 	// put back in the queue (classOfEvicted); renc and rscratch encode them.
 	classIdx keyIndex
@@ -242,6 +247,7 @@ func newSolver(c *index.Cluster, cfg Config) *Solver {
 	n := c.NumNodes()
 	s := &Solver{c: c, cfg: cfg, buf: make([]uint32, 256), hot: make([]nodeHot, n), bounds: make([]nodeBound, n), bound: make([]int16, n), free: make([]nodeFree, n)}
 	s.minPrio = c.MinPriority
+	s.renc = s.imageEncoder()
 	s.room.init(n)
 	s.fitA, s.fitS = 1, -1
 	if cfg.Strategy == MostAllocated {
@@ -615,7 +621,7 @@ func (s *Solver) encodeAll(queue []index.PodID) []keyRange {
 }
 
 func (s *Solver) distinctKeys(pods []index.PodID, start int) keyRange {
-	var enc keyEncoder
+	enc := s.imageEncoder()
 	var scratch []int32
 	kr := keyRange{start: start, keyOf: make([]int32, len(pods))}
 	var seen keyIndex
@@ -686,6 +692,11 @@ func (s *Solver) newClass(pid index.PodID, key []byte, static int, groups map[st
 		*reps = append(*reps, pid)
 	}
 	cl := &class{g: g, rep: pid, key: slices.Clone(key), demand: s.c.DemandOf(p)}
+	cl.img = s.imageColumn(p)
+	cl.hasImg = cl.img != nil
+	if !cl.hasImg {
+		cl.img = s.noImageScores()
+	}
 	cl.balCPU, _ = p.Requests.Get(index.NameCPU)
 	cl.balMem, _ = p.Requests.Get(index.NameMemory)
 	cl.prepare()
