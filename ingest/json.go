@@ -38,6 +38,10 @@ type stream struct {
 // objects that need it).
 const maxStreamWindow = 1 << 20
 
+// streamWindow is a stream's first window (tests make it small, so that
+// small inputs cross window boundaries).
+var streamWindow = 64 << 10
+
 func newStream(r io.Reader, size int) *stream {
 	return &stream{r: r, buf: make([]byte, size), mark: -1, line: 1}
 }
@@ -117,14 +121,21 @@ var structural = [256]bool{'"': true, '{': true, '}': true, '[': true, ']': true
 
 // capture cuts the next value out of the stream (after whitespace) and
 // returns its bytes, valid until the next read; the value is only
-// delimited here, the parser validates it.
-func (s *stream) capture() ([]byte, error) {
+// delimited here, the parser validates it. On an error the stream is left
+// at the value's start (reads may have moved the buffer: an index taken
+// before the call is stale), so buf[pos:end] is what was read of it.
+func (s *stream) capture() (v []byte, err error) {
 	c, ok := s.peek()
 	if !ok {
 		return nil, io.ErrUnexpectedEOF
 	}
 	s.mark = s.pos
-	defer func() { s.mark = -1 }()
+	defer func() {
+		if err != nil {
+			s.pos = s.mark
+		}
+		s.mark = -1
+	}()
 	j := s.pos // scan position
 	switch c {
 	case '{', '[':
@@ -247,7 +258,7 @@ func (l *loader) readJSONFile(path string, r io.Reader) error {
 	if n := l.workers(); n > 1 {
 		return l.readJSONParallel(path, r, n)
 	}
-	w := &jsonWalker{file: path, s: newStream(r, 64<<10), emit: l.emit, intern: l.intern}
+	w := &jsonWalker{file: path, s: newStream(r, streamWindow), emit: l.emit, intern: l.intern}
 	return w.walk()
 }
 
@@ -355,15 +366,14 @@ func (w *jsonWalker) object() error {
 		if c != '"' {
 			return w.errAt(s.pos, nil, "expected an object key, found %s", quoteByte(c))
 		}
-		keyAt := s.pos
 		raw, err := s.capture()
 		if err != nil {
-			return w.errAt(keyAt, err, "bad object key")
+			return w.errAt(s.pos, err, "bad object key")
 		}
 		var key string
 		kp := &jp{b: raw}
 		if err := kp.run(func() { key = string(kp.strBytes()); kp.end() }); err != nil {
-			return w.errAt(keyAt, nil, "bad object key: %v", err)
+			return w.errAt(s.pos-len(raw), nil, "bad object key: %v", err)
 		}
 		if c, ok = s.peek(); !ok || c != ':' {
 			if !ok {
@@ -389,11 +399,10 @@ func (w *jsonWalker) object() error {
 		if _, ok := s.peek(); !ok {
 			return w.errAt(s.pos, io.ErrUnexpectedEOF, "")
 		}
-		valAt := s.pos
-		line := w.line(valAt, -1)
+		line := w.line(s.pos, -1)
 		raw, err = s.capture()
 		if err != nil {
-			return w.errAt(valAt, err, "bad value")
+			return w.errAt(s.pos, err, "bad value")
 		}
 		f := topField{key: key, raw: append([]byte(nil), raw...), line: line}
 		if key == "kind" || key == "apiVersion" {
@@ -529,20 +538,19 @@ func (w *jsonWalker) items(list *listState) error {
 			if w.par.stop {
 				return errStopped
 			}
-			at := s.pos
 			raw, err := s.capture()
 			if err != nil {
 				if err == io.ErrUnexpectedEOF && s.rerr == nil {
 					// As the sequential reader reports it: a syntax error
 					// before the end, else a truncated item.
-					if perr := w.partialItemErr(s.buf[at:s.end], src); perr != nil {
+					if perr := w.partialItemErr(s.buf[s.pos:s.end], src); perr != nil {
 						return perr
 					}
-					e := w.errAt(at, io.ErrUnexpectedEOF, "")
+					e := w.errAt(s.pos, io.ErrUnexpectedEOF, "")
 					e.Line = src.Line
 					return e
 				}
-				return w.errAt(at, err, "bad list item")
+				return w.errAt(s.pos, err, "bad list item")
 			}
 			w.par.item(raw, src, list)
 			continue

@@ -171,7 +171,7 @@ func (l *loader) readJSONParallel(path string, r io.Reader, n int) error {
 	quit := make(chan struct{})
 
 	rd := &reader{jobs: jobs, quit: quit}
-	w := &jsonWalker{file: path, s: newStream(r, 64<<10), intern: newInterner(), par: rd}
+	w := &jsonWalker{file: path, s: newStream(r, streamWindow), intern: newInterner(), par: rd}
 	w.emit = func(o *wireObject, apiVersion, kind string, src index.Source) error {
 		rd.add(event{kind: evObject, obj: o, apiVersion: apiVersion, objKind: kind, src: src})
 		return nil
