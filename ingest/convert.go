@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -106,7 +105,7 @@ func (f *resourceFilter) isScalar(name string) bool {
 	v := isHugePages(name) || strings.HasPrefix(name, "attachable-volumes-") ||
 		strings.Contains(name, "kubernetes.io/")
 	if !v && strings.Contains(name, "/") && !strings.HasPrefix(name, "requests.") {
-		v = isQualifiedName("requests." + name)
+		v = index.ValidQualifiedName("requests." + name)
 	}
 	if f.scalar == nil {
 		f.scalar = map[string]bool{}
@@ -589,24 +588,4 @@ func (c *objCtx) convertWorkload(o *wireObject) (index.Workload, error) {
 		w.Selector = sel
 	}
 	return w, nil
-}
-
-var (
-	qualifiedNameRE = regexp.MustCompile(`^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`)
-	dns1123SubRE    = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
-)
-
-// isQualifiedName is apimachinery's validation.IsQualifiedName: an
-// optional DNS subdomain prefix and '/', then a name of at most 63
-// alphanumerics, '-', '_' or '.', starting and ending alphanumeric.
-func isQualifiedName(v string) bool {
-	name := v
-	if i := strings.IndexByte(v, '/'); i >= 0 {
-		prefix := v[:i]
-		name = v[i+1:]
-		if prefix == "" || len(prefix) > 253 || !dns1123SubRE.MatchString(prefix) {
-			return false
-		}
-	}
-	return name != "" && len(name) <= 63 && qualifiedNameRE.MatchString(name)
 }
