@@ -3,6 +3,8 @@ package ingest
 import (
 	"strconv"
 	"strings"
+
+	"github.com/kplace/kplace/index"
 )
 
 // Error is an input error: where it is (file and line), which object (kind,
@@ -17,7 +19,10 @@ type Error struct {
 	Name      string
 	Field     string // JSON path inside the object; "" when not about a field
 	Msg       string
-	Err       error // underlying error, if any
+	// Origin is where a snapshot's object came from (the file and line it
+	// had in the input of kplace convert); File is then the snapshot.
+	Origin index.Source
+	Err    error // underlying error, if any
 
 	syntax bool // a JSON syntax error (the file may be flow-style YAML)
 }
@@ -45,6 +50,15 @@ func (e *Error) Error() string {
 			b.WriteString(e.Name)
 		} else {
 			b.WriteString("(no name)")
+		}
+		if e.Origin.File != "" {
+			b.WriteString(" (from ")
+			b.WriteString(e.Origin.File)
+			if e.Origin.Line > 0 {
+				b.WriteByte(':')
+				b.WriteString(strconv.Itoa(e.Origin.Line))
+			}
+			b.WriteByte(')')
 		}
 		b.WriteString(": ")
 	}

@@ -280,5 +280,5 @@ func (l *loader) readSnapshot(name string, r io.Reader) error {
 	l.in = in
 	l.snapshot = &admission
 	l.snapshotFile = name
-	return nil
+	return l.admitSnapshot(name)
 }

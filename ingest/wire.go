@@ -555,7 +555,10 @@ func (p *jp) resList() resList {
 			raw := p.raw()
 			txt := quantityBytes(raw)
 			var err error
-			if e.v, e.neg, err = parseQuantity(string(txt)); err != nil {
+			if e.v, e.neg, err = parseQuantity(string(txt)); err == nil && !e.v.fits(string(k) == index.NameCPU) {
+				err = errQuantityRange
+			}
+			if err != nil {
 				e.bad, e.err = string(txt), err
 			}
 		case 'n':
