@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -194,5 +195,147 @@ func TestSnapshotValidation(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestLimits feeds endless input to each reader: each stops near its
+// limit, having read a few times the limit at most (plus its read-ahead
+// window), with an error that names the line, the limit and the flag that
+// raises it.
+func TestLimits(t *testing.T) {
+	const limit = 256 << 10
+	const readAhead = 4 << 20 // the JSON window and the read buffer
+	cases := []struct {
+		name, head, fill, want string
+	}{
+		{"JSON list item", "{\"kind\": \"List\", \"items\": [\n{\"kind\": \"ConfigMap\"},\n{\"kind\": \"ConfigMap\", \"data\": \"", "x",
+			"in:3: a JSON value is larger than the limit of 256Ki bytes (raise it with --max-object-size)"},
+		{"JSON object", "\n\n{\"kind\": \"ConfigMap\", \"data\": \"", "x",
+			"in:3: a JSON value is larger than the limit of 256Ki bytes (raise it with --max-object-size)"},
+		{"JSON object fields", "{\"kind\": \"ConfigMap\",\n", "\"f\": 1,\n",
+			"in:1: an object's fields is larger than the limit of 256Ki bytes (raise it with --max-object-size)"},
+		{"YAML line", "kind: ConfigMap\ndata: ", "x",
+			"in:2: line 2 is larger than the limit of 256Ki bytes (raise it with --max-line-size)"},
+		{"YAML document", "kind: Namespace\nmetadata: {name: a}\n---\nkind: ConfigMap\ndata:\n", "  k: v\n",
+			"in:4: the YAML document starting at line 4 is larger than the limit of 256Ki bytes (raise it with --max-object-size)"},
+		{"YAML blank lines", "kind: ConfigMap\n", "\n",
+			"in:1: the YAML document starting at line 1 is larger than the limit of 256Ki bytes (raise it with --max-object-size)"},
+	}
+	for _, tc := range cases {
+		for _, m := range modes {
+			gen := &repeat{text: tc.fill}
+			l := newLoader(Options{MaxObjectSize: limit, MaxLineSize: limit, Parallelism: m.parallelism})
+			err := l.loadFile("in", func() (io.ReadCloser, error) {
+				return io.NopCloser(io.MultiReader(strings.NewReader(tc.head), gen)), nil
+			})
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("%s, %s: error %v, want %s", tc.name, m.name, err, tc.want)
+			}
+			if gen.n > 4*limit+readAhead {
+				t.Errorf("%s, %s: read %d bytes before refusing, limit %d", tc.name, m.name, gen.n, limit)
+			}
+		}
+	}
+}
+
+// repeat repeats text without end, counting the bytes read: a reader
+// that stops at a limit reads about the limit, however much input there
+// is (a decompression bomb has no end worth reading to).
+type repeat struct {
+	text string
+	off  int
+	n    int64
+}
+
+func (g *repeat) Read(p []byte) (int, error) {
+	if g.n > 64<<20 {
+		return 0, errors.New("test input: read 64 MiB, no limit stopped it")
+	}
+	for i := range p {
+		p[i] = g.text[g.off]
+		g.off = (g.off + 1) % len(g.text)
+	}
+	g.n += int64(len(p))
+	return len(p), nil
+}
+
+// TestNULSniff: content with a NUL byte in its first window is refused
+// before a parser sees it, compressed or not (a zstd bomb of zeros is
+// refused at its first decompressed bytes).
+func TestNULSniff(t *testing.T) {
+	zeros := compress(t, make([]byte, 16<<20), "zst")
+	for _, tc := range []struct {
+		data []byte
+		want string
+	}{
+		{[]byte("{\"a\x00\": 1}"), "in: binary data: a NUL byte at byte 3 of the content (not JSON, YAML or a kplace snapshot)"},
+		{[]byte("kind: Node\n\x00"), "in: binary data: a NUL byte at byte 11 of the content (not JSON, YAML or a kplace snapshot)"},
+		{zeros, "in: binary data: a NUL byte at byte 0 of the content (not JSON, YAML or a kplace snapshot)"},
+	} {
+		if _, err := loadBytes(tc.data, Options{}); err == nil || err.Error() != tc.want {
+			t.Errorf("%q: error %v, want %s", tc.data[:min(len(tc.data), 16)], err, tc.want)
+		}
+	}
+}
+
+// TestYAMLAliases: a document whose aliases expand it beyond the object
+// limit is refused before it is converted to JSON; one that stays below
+// loads.
+func TestYAMLAliases(t *testing.T) {
+	doc := func(aliases int) []byte {
+		var b strings.Builder
+		b.WriteString("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  a: &a " + strings.Repeat("x", 64<<10) + "\n")
+		for i := range aliases {
+			fmt.Fprintf(&b, "  k%d: *a\n", i)
+		}
+		return []byte(b.String())
+	}
+	opts := Options{MaxObjectSize: 1 << 20}
+	want := "in:1: the JSON this YAML document expands to (through its aliases) is larger than the limit of 1Mi bytes (raise it with --max-object-size)"
+	if _, err := loadBytes(doc(100), opts); err == nil || err.Error() != want {
+		t.Errorf("100 aliases of 64 KiB: error %v, want %s", err, want)
+	}
+	if in, err := loadBytes(doc(5), opts); err != nil || in.SkippedKinds["v1 ConfigMap"] != 1 {
+		t.Errorf("5 aliases of 64 KiB: %v", err)
+	}
+	// Nested aliases (a "billion laughs"): refused, at once.
+	var b strings.Builder
+	b.WriteString("kind: ConfigMap\na0: &a0 [x, x, x, x, x, x, x, x, x]\n")
+	for i := 1; i < 10; i++ {
+		fmt.Fprintf(&b, "a%d: &a%d [*a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d, *a%d]\n", i, i, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1, i-1)
+	}
+	if _, err := loadBytes([]byte(b.String()), opts); err == nil {
+		t.Error("nested aliases: no error")
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	f := func(s string, want int64) {
+		t.Helper()
+		got, err := ParseSize(s)
+		if want < 0 {
+			if err == nil {
+				t.Errorf("ParseSize(%q) = %d, want an error", s, got)
+			}
+			return
+		}
+		if err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", s, got, err, want)
+		}
+		if back, err := ParseSize(FormatSize(got)); err != nil || back != got {
+			t.Errorf("FormatSize(%d) = %q reads back as %d, %v", got, FormatSize(got), back, err)
+		}
+	}
+	f("64Mi", 64<<20)
+	f("1Gi", 1<<30)
+	f("1.5Ki", 1536)
+	f("1000", 1000)
+	f("1M", 1000000)
+	f("0", -1)
+	f("-1Mi", -1)
+	f("10 MB", -1)
+	f("", -1)
+	if got := FormatSize(DefaultMaxObjectSize); got != "64Mi" {
+		t.Errorf("FormatSize(DefaultMaxObjectSize) = %q", got)
 	}
 }

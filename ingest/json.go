@@ -32,6 +32,10 @@ type stream struct {
 	lineIdx int // newlines before buf[lineIdx] are counted in line
 	line    int // line number at buf[lineIdx]
 	total   int64
+
+	// max bounds the window, and so one value (0: no bound, for text
+	// already in memory): a value that fills it is refused (rerr).
+	max int64
 }
 
 // maxStreamWindow is the window a large input grows to (larger only for
@@ -66,10 +70,21 @@ func (s *stream) fill() bool {
 				s.mark -= keep
 			}
 		}
+		if s.end == len(s.buf) && s.max > 0 && int64(s.end) >= s.max {
+			// Full of one value (the window starts at it) at the limit.
+			start := max(s.mark, 0)
+			s.rerr = &limitError{what: "a JSON value", limit: s.max, flag: flagMaxObject, line: s.lineAt(start)}
+			s.eof = true
+			return false
+		}
 		if s.end == len(s.buf) || (s.total > 4*int64(len(s.buf)) && len(s.buf) < maxStreamWindow) {
 			// Full (an item larger than the window), or a large input:
 			// grow, so reads are large.
-			nb := make([]byte, 2*len(s.buf))
+			size := 2 * len(s.buf)
+			if s.max > 0 {
+				size = int(min(int64(size), max(s.max, int64(len(s.buf)))))
+			}
+			nb := make([]byte, size)
 			copy(nb, s.buf[:s.end])
 			s.buf = nb
 		}
@@ -87,6 +102,18 @@ func (s *stream) fill() bool {
 		}
 	}
 	return false
+}
+
+// fillTo reads until the window holds n bytes from the mark (or the
+// stream ends), so that a value parsed again after each read is parsed
+// a logarithmic number of times, not once per read; false when nothing
+// more could be read.
+func (s *stream) fillTo(n int) bool {
+	read := false
+	for s.end-s.mark < n && s.fill() {
+		read = true
+	}
+	return read
 }
 
 // lineAt returns the line of buf[i]; calls come in increasing order of
@@ -259,6 +286,7 @@ func (l *loader) readJSONFile(path string, r io.Reader) error {
 		return l.readJSONParallel(path, r, n)
 	}
 	w := &jsonWalker{file: path, s: newStream(r, streamWindow), emit: l.emit, intern: l.intern}
+	w.s.max = l.opts.maxObject()
 	return w.walk()
 }
 
@@ -345,6 +373,7 @@ func (w *jsonWalker) object() error {
 	list := &listState{obj: obj, src: src}
 	isList := false
 	var fields []topField
+	kept := int64(0) // bytes of fields kept
 	for first := true; ; first = false {
 		c, ok := s.peek()
 		if !ok {
@@ -403,6 +432,9 @@ func (w *jsonWalker) object() error {
 		raw, err = s.capture()
 		if err != nil {
 			return w.errAt(s.pos, err, "bad value")
+		}
+		if kept += int64(len(raw)); s.max > 0 && kept > s.max {
+			return readErr(w.file, &limitError{what: "an object's fields", limit: s.max, flag: flagMaxObject, line: src.Line})
 		}
 		f := topField{key: key, raw: append([]byte(nil), raw...), line: line}
 		if key == "kind" || key == "apiVersion" {
@@ -588,8 +620,8 @@ func (w *jsonWalker) streamItem(src index.Source) (*wireObject, error) {
 			s.pos = s.mark + p.i
 			return obj, nil
 		}
-		if p.short && !s.eof && s.fill() {
-			continue
+		if p.short && !s.eof && s.fillTo(2*(s.end-s.mark)) {
+			continue // the value goes on: read as much again (a retry per doubling)
 		}
 		if s.rerr != nil {
 			return nil, readErr(w.file, s.rerr)

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"regexp"
 	"strconv"
@@ -17,15 +18,21 @@ import (
 // YAMLReader splits them), each read whole, converted to JSON by
 // sigs.k8s.io/yaml, then walked like a JSON stream.
 
-// readYAML reads a YAML stream (already decompressed).
+// readYAML reads a YAML stream (already decompressed). A line longer
+// than the line limit, or a document larger than the object limit, is
+// refused when it reaches the limit.
 func (l *loader) readYAML(path string, r *bufio.Reader) error {
 	var doc bytes.Buffer
 	line := 0          // lines read so far
 	docStart := 1      // line of the document's first line
 	var partial []byte // a line longer than the reader's buffer
+	maxLine, maxDoc := l.opts.maxLine(), l.opts.maxObject()
 	for {
 		chunk, err := r.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
+			if int64(len(partial)+len(chunk)) > maxLine {
+				return readErr(path, &limitError{what: fmt.Sprintf("line %d", line+1), limit: maxLine, flag: flagMaxLine, line: line + 1})
+			}
 			partial = append(partial, chunk...)
 			continue
 		}
@@ -40,6 +47,9 @@ func (l *loader) readYAML(path string, r *bufio.Reader) error {
 		if len(text) > 0 {
 			line++
 		}
+		if int64(len(text)) > maxLine {
+			return readErr(path, &limitError{what: fmt.Sprintf("line %d", line), limit: maxLine, flag: flagMaxLine, line: line})
+		}
 		if bytes.HasPrefix(text, []byte("---")) {
 			rest := strings.TrimSpace(string(text[3:]))
 			if rest != "" && rest[0] != '#' {
@@ -51,6 +61,9 @@ func (l *loader) readYAML(path string, r *bufio.Reader) error {
 			doc.Reset()
 			docStart = line + 1
 		} else {
+			if int64(doc.Len()+len(text)) > maxDoc {
+				return readErr(path, &limitError{what: fmt.Sprintf("the YAML document starting at line %d", docStart), limit: maxDoc, flag: flagMaxObject, line: docStart})
+			}
 			doc.Write(text)
 		}
 		if err == io.EOF {
@@ -65,6 +78,11 @@ var yamlLineRE = regexp.MustCompile(`line (\d+)`)
 func (l *loader) yamlDoc(path string, doc []byte, firstLine int) error {
 	if len(bytes.TrimSpace(doc)) == 0 {
 		return nil
+	}
+	if err := checkYAMLAliases(doc, l.opts.maxObject()); err != nil {
+		e := readErr(path, err)
+		e.Line = firstLine
+		return e
 	}
 	js, err := yaml.YAMLToJSON(doc)
 	if err != nil {

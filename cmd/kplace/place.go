@@ -37,6 +37,9 @@ type placeConfig struct {
 	// tries is how many solves to run, with seeds solve.Seed, +1, ...; the
 	// result is the one that places the most pods (see solveTries).
 	tries int
+	// load holds the input limits (the rest of ingest.Options is set
+	// from the fields above).
+	load ingest.Options
 }
 
 // placeStats is what a run measured, beyond the report.
@@ -75,6 +78,7 @@ func cmdPlace(args []string) int {
 		"ignorePreferredTermsOfExistingPods, NodeResourcesFit's scoringStrategy type; --default-spread and\n"+
 		"--strategy, when given, win. Other settings (plugin sets, weights, other plugins) are not applied: a warning names them")
 	quiet := fs.BoolP("quiet", "q", false, "no summary or progress on stderr")
+	limits := addLimitFlags(fs)
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
 	memprofile := fs.String("memprofile", "", "write a heap profile to this file at the end")
 	fs.Usage = func() {
@@ -95,6 +99,10 @@ func cmdPlace(args []string) int {
 		out: *out, report: *report, quiet: *quiet}
 	cfg.solve.Seed = *seed
 	cfg.tries = *tries
+	if err := limits.apply(&cfg.load); err != nil {
+		fmt.Fprintln(os.Stderr, "kplace place:", err)
+		return 2
+	}
 	if *tries < 1 || *tries > 1000 {
 		fmt.Fprintf(os.Stderr, "kplace place: --tries %d: want 1 to 1000\n", *tries)
 		return 2
@@ -218,7 +226,9 @@ var sampleConfig = bench.GenConfig{Profile: "mixed", Nodes: 1000, Pods: 10000, R
 // place runs ingest, index, solve and export.
 func place(cfg placeConfig) (*placeStats, error) {
 	t0 := time.Now()
-	in, err := ingest.Load(cfg.paths, ingest.Options{AdmissionDefaults: cfg.admission, AdmissionDefaultsSet: cfg.admissionSet})
+	opts := cfg.load
+	opts.AdmissionDefaults, opts.AdmissionDefaultsSet = cfg.admission, cfg.admissionSet
+	in, err := ingest.Load(cfg.paths, opts)
 	if err != nil {
 		return nil, err
 	}
