@@ -58,6 +58,28 @@ func TestTruncatedJSON(t *testing.T) {
 	}
 }
 
+// TestItemsNull: a List whose items are null (JSON null, or an empty
+// "items:" in YAML), at the top or inside another list's items, holds no
+// objects; it is not an object of kind List to skip.
+func TestItemsNull(t *testing.T) {
+	for _, text := range []string{
+		`{"apiVersion": "v1", "kind": "List", "items": null}` + "\n" + `{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"}}`,
+		`{"items": null, "kind": "NodeList", "apiVersion": "v1"}{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"}}`,
+		`{"kind": "List", "items": [{"apiVersion": "v1", "kind": "List", "items": null}, {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a"}}]}`,
+		"apiVersion: v1\nkind: List\nitems:\n---\napiVersion: v1\nkind: Node\nmetadata: {name: a}\n",
+	} {
+		for _, m := range modes {
+			in, err := loadBytes([]byte(text), Options{Parallelism: m.parallelism})
+			if err != nil {
+				t.Fatalf("%s: %q: %v", m.name, text, err)
+			}
+			if len(in.SkippedKinds) != 0 || len(in.Nodes) != 1 || in.Nodes[0].Name != "a" {
+				t.Errorf("%s: %q: skipped %v, nodes %+v; want nothing skipped and node a", m.name, text, in.SkippedKinds, in.Nodes)
+			}
+		}
+	}
+}
+
 // TestPDBv1beta1 reads policy/v1beta1 budgets as the API server converts
 // them: an empty selector selects no pod (nil), where in policy/v1 it
 // selects every pod of the namespace; other selectors are kept.
@@ -238,27 +260,6 @@ func TestLimits(t *testing.T) {
 	}
 }
 
-// repeat repeats text without end, counting the bytes read: a reader
-// that stops at a limit reads about the limit, however much input there
-// is (a decompression bomb has no end worth reading to).
-type repeat struct {
-	text string
-	off  int
-	n    int64
-}
-
-func (g *repeat) Read(p []byte) (int, error) {
-	if g.n > 64<<20 {
-		return 0, errors.New("test input: read 64 MiB, no limit stopped it")
-	}
-	for i := range p {
-		p[i] = g.text[g.off]
-		g.off = (g.off + 1) % len(g.text)
-	}
-	g.n += int64(len(p))
-	return len(p), nil
-}
-
 // TestNULSniff: content with a NUL byte in its first window is refused
 // before a parser sees it, compressed or not (a zstd bomb of zeros is
 // refused at its first decompressed bytes).
@@ -338,4 +339,25 @@ func TestParseSize(t *testing.T) {
 	if got := FormatSize(DefaultMaxObjectSize); got != "64Mi" {
 		t.Errorf("FormatSize(DefaultMaxObjectSize) = %q", got)
 	}
+}
+
+// repeat repeats text without end, counting the bytes read: a reader
+// that stops at a limit reads about the limit, however much input there
+// is (a decompression bomb has no end worth reading to).
+type repeat struct {
+	text string
+	off  int
+	n    int64
+}
+
+func (g *repeat) Read(p []byte) (int, error) {
+	if g.n > 64<<20 {
+		return 0, errors.New("test input: read 64 MiB, no limit stopped it")
+	}
+	for i := range p {
+		p[i] = g.text[g.off]
+		g.off = (g.off + 1) % len(g.text)
+	}
+	g.n += int64(len(p))
+	return len(p), nil
 }

@@ -464,6 +464,9 @@ func (w *jsonWalker) object() error {
 			return err
 		}
 	}
+	if obj.HasItems && strings.HasSuffix(obj.Kind, "List") {
+		return nil // a List with "items": null holds no objects
+	}
 	if obj.Kind == "" {
 		if obj.Metadata.Name == "" && obj.APIVersion == "" && len(fields) == 0 {
 			return &Error{File: src.File, Line: src.Line, Msg: "empty object"}
@@ -662,7 +665,7 @@ func (w *jsonWalker) emitItem(list *listState, item *wireObject, src index.Sourc
 	if err != nil {
 		return err
 	}
-	if strings.HasSuffix(kind, "List") && item.Items != nil {
+	if strings.HasSuffix(kind, "List") && item.HasItems {
 		return w.nested(item, src, depth+1)
 	}
 	return w.emit(item, apiVersion, kind, src)

@@ -149,7 +149,7 @@ func work(b *batch, in *interner, filters *resourceFilter, opts Options) {
 			ev.err = err
 			continue
 		}
-		if strings.HasSuffix(kind, "List") && obj.Items != nil {
+		if strings.HasSuffix(kind, "List") && obj.HasItems {
 			ev.obj = obj // nested list: the merger flattens it
 			continue
 		}

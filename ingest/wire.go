@@ -25,8 +25,10 @@ type wireObject struct {
 	GlobalDefault    bool
 	PreemptionPolicy *string
 
-	// A List nested inside a list: its items, copied.
-	Items [][]byte
+	// A List nested inside a list: its items, copied. HasItems: the
+	// object has an "items" field (null included).
+	Items    [][]byte
+	HasItems bool
 }
 
 type wireMeta struct {
@@ -287,7 +289,7 @@ func (p *jp) objectField(o *wireObject, k []byte) {
 	case "preemptionPolicy":
 		o.PreemptionPolicy = p.optStr()
 	case "items":
-		o.Items = nil
+		o.Items, o.HasItems = nil, true
 		if p.arrStart() {
 			for first := true; p.more(&first); {
 				o.Items = append(o.Items, append([]byte(nil), p.raw()...))
