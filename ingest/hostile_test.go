@@ -258,6 +258,14 @@ func TestLimits(t *testing.T) {
 			}
 		}
 	}
+	// A value over the limit that fits in the window is refused too.
+	small := `{"kind": "List", "items": [` + "\n" + `{"kind": "ConfigMap", "data": "` + strings.Repeat("x", 2000) + `"}]}`
+	for _, m := range modes {
+		_, err := loadBytes([]byte(small), Options{MaxObjectSize: 1 << 10, Parallelism: m.parallelism})
+		if want := "in:2: a JSON value is larger than the limit of 1Ki bytes (raise it with --max-object-size)"; err == nil || err.Error() != want {
+			t.Errorf("a 2 KB item, %s: error %v, want %s", m.name, err, want)
+		}
+	}
 }
 
 // TestNULSniff: content with a NUL byte in its first window is refused

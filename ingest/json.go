@@ -72,9 +72,7 @@ func (s *stream) fill() bool {
 		}
 		if s.end == len(s.buf) && s.max > 0 && int64(s.end) >= s.max {
 			// Full of one value (the window starts at it) at the limit.
-			start := max(s.mark, 0)
-			s.rerr = &limitError{what: "a JSON value", limit: s.max, flag: flagMaxObject, line: s.lineAt(start)}
-			s.eof = true
+			s.tooLarge(max(s.mark, 0))
 			return false
 		}
 		if s.end == len(s.buf) || (s.total > 4*int64(len(s.buf)) && len(s.buf) < maxStreamWindow) {
@@ -102,6 +100,14 @@ func (s *stream) fill() bool {
 		}
 	}
 	return false
+}
+
+// tooLarge ends the stream on a value, starting at buf[start], larger
+// than the limit, and returns the error.
+func (s *stream) tooLarge(start int) error {
+	s.rerr = &limitError{what: "a JSON value", limit: s.max, flag: flagMaxObject, line: s.lineAt(start)}
+	s.eof = true
+	return s.rerr
 }
 
 // fillTo reads until the window holds n bytes from the mark (or the
@@ -158,6 +164,9 @@ func (s *stream) capture() (v []byte, err error) {
 	}
 	s.mark = s.pos
 	defer func() {
+		if err == nil && s.max > 0 && int64(len(v)) > s.max {
+			v, err = nil, s.tooLarge(s.mark) // it fit in the window
+		}
 		if err != nil {
 			s.pos = s.mark
 		}
@@ -619,6 +628,9 @@ func (w *jsonWalker) streamItem(src index.Source) (*wireObject, error) {
 		*obj = wireObject{}
 		p := &jp{b: s.buf[s.mark:s.end], in: w.intern}
 		err := p.run(func() { p.object(obj) })
+		if err == nil && s.max > 0 && int64(p.i) > s.max { // it fit in the window
+			return nil, readErr(w.file, s.tooLarge(s.mark))
+		}
 		if err == nil {
 			s.pos = s.mark + p.i
 			return obj, nil
