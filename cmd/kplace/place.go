@@ -184,7 +184,7 @@ func cmdPlace(args []string) int {
 		if err != nil {
 			return fail(err)
 		}
-		defer os.RemoveAll(dir)
+		defer export.TrackTemp(dir)()
 		path := filepath.Join(dir, "sample.json")
 		if err := writeGenerated(path, sampleConfig); err != nil {
 			return fail(err)
