@@ -92,6 +92,10 @@ func LoadWithInfo(paths []string, opts Options) (*index.Input, Info, error) {
 	return l.in, info, nil
 }
 
+// InputFiles returns the files Load reads for paths: files named, and the
+// input files found in directories, in the order they are read.
+func InputFiles(paths []string) ([]string, error) { return expandPaths(paths) }
+
 // inputName reports whether a file found in a directory is input.
 func inputName(name string) bool {
 	n := strings.ToLower(name)

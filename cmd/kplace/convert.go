@@ -38,6 +38,10 @@ func cmdConvert(args []string) int {
 		fs.Usage()
 		return 2
 	}
+	if err := checkOutputs(*paths, output{"-o", *out}); err != nil {
+		fmt.Fprintln(os.Stderr, "kplace convert:", err)
+		return 2
+	}
 	opts := ingest.Options{AdmissionDefaults: *admission, AdmissionDefaultsSet: fs.Changed("admission-defaults")}
 	if err := limits.apply(&opts); err != nil {
 		fmt.Fprintln(os.Stderr, "kplace convert:", err)

@@ -33,6 +33,46 @@ func kplaceCmd(args ...string) *exec.Cmd {
 	return cmd
 }
 
+// TestOutputCollisions: outputs that name the same file, or an input,
+// through links or not, are usage errors found before any work: nothing
+// is written, the input is intact.
+func TestOutputCollisions(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.json")
+	if code, stderr := runCapture(t, "gen", "--profile", "mixed", "--nodes", "5", "--pods", "10", "-o", in); code != 0 {
+		t.Fatalf("gen: %d %s", code, stderr)
+	}
+	orig, _ := os.ReadFile(in)
+	os.Symlink("in.json", filepath.Join(dir, "soft.json"))
+	os.Link(in, filepath.Join(dir, "hard.json"))
+	out := filepath.Join(dir, "out.json")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"place", "-f", in, "-o", out, "--report", out}, "-o and --report name the same file"},
+		{[]string{"place", "-f", in, "-o", out, "--report", filepath.Join(dir, ".", "out.json")}, "-o and --report name the same file"},
+		{[]string{"place", "-f", in, "-o", "-", "--report", "-"}, "-o and --report name the same file (-)"},
+		{[]string{"place", "-f", in, "-o", in}, "-o " + in + " is an input of this run"},
+		{[]string{"place", "-f", dir, "-o", filepath.Join(dir, "soft.json")}, "is an input of this run"},
+		{[]string{"place", "-f", filepath.Join(dir, "hard.json"), "--report", in}, "--report " + in + " is an input of this run"},
+		{[]string{"place", "-f", in, "--cpuprofile", in}, "--cpuprofile " + in + " is an input of this run"},
+		{[]string{"place", "--sample", "-o", out, "--memprofile", out}, "-o and --memprofile name the same file"},
+		{[]string{"convert", "-f", in, "-o", filepath.Join(dir, "soft.json")}, "is an input of this run"},
+	} {
+		code, stderr := runCapture(t, tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+	if got, _ := os.ReadFile(in); string(got) != string(orig) {
+		t.Error("the input changed")
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("an output was written (%v)", err)
+	}
+}
+
 // TestLimitFlags: the limits are flags of place and convert; a bad value
 // is a usage error, a small one refuses the input naming the flag.
 func TestLimitFlags(t *testing.T) {

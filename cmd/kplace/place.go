@@ -175,6 +175,11 @@ func cmdPlace(args []string) int {
 		return 2
 	}
 	cfg.format = f
+	if err := checkOutputs(cfg.paths, output{"-o", cfg.out}, output{"--report", cfg.report},
+		output{"--cpuprofile", *cpuprofile}, output{"--memprofile", *memprofile}); err != nil {
+		fmt.Fprintln(os.Stderr, "kplace place:", err)
+		return 2
+	}
 	if *sample {
 		if len(cfg.paths) > 0 {
 			fmt.Fprintln(os.Stderr, "kplace place: --sample and -f are exclusive")
