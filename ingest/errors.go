@@ -43,11 +43,11 @@ func (e *Error) Error() string {
 			b.WriteByte(' ')
 		}
 		if e.Namespace != "" {
-			b.WriteString(e.Namespace)
+			b.WriteString(printable(e.Namespace))
 			b.WriteByte('/')
 		}
 		if e.Name != "" {
-			b.WriteString(e.Name)
+			b.WriteString(printable(e.Name))
 		} else {
 			b.WriteString("(no name)")
 		}
@@ -71,3 +71,16 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// printable returns a name as is when it is printable ASCII without
+// spaces, quoted otherwise: a name that validation refuses may hold
+// newlines, NUL bytes or invalid UTF-8, which the message must show, not
+// print.
+func printable(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] >= 0x7f {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
