@@ -349,6 +349,29 @@ func TestParseSize(t *testing.T) {
 	}
 }
 
+// TestReadConfigLimits: the --scheduler-config and --default-spread files
+// are read within the object limit, as the input is: an endless file or a
+// YAML alias bomb is refused.
+func TestReadConfigLimits(t *testing.T) {
+	if _, err := ReadSchedulerConfig("/dev/zero"); err == nil || err.Error() != "/dev/zero: larger than 64Mi bytes" {
+		t.Errorf("/dev/zero: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "bomb.yaml")
+	var b strings.Builder
+	b.WriteString("kind: KubeSchedulerConfiguration\nx: &x " + strings.Repeat("y", 1<<20) + "\n")
+	for i := range 100 {
+		fmt.Fprintf(&b, "x%d: *x\n", i)
+	}
+	os.WriteFile(path, []byte(b.String()), 0o644)
+	want := path + ": the JSON this YAML document expands to (through its aliases) is larger than the limit of 64Mi bytes"
+	if _, err := ReadSchedulerConfig(path); err == nil || err.Error() != want {
+		t.Errorf("alias bomb: %v, want %s", err, want)
+	}
+	if _, _, err := ReadDefaultSpread(path); err == nil || err.Error() != want {
+		t.Errorf("alias bomb as default spread: %v, want %s", err, want)
+	}
+}
+
 // repeat repeats text without end, counting the bytes read: a reader
 // that stops at a limit reads about the limit, however much input there
 // is (a decompression bomb has no end worth reading to).

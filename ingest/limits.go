@@ -52,6 +52,9 @@ type limitError struct {
 }
 
 func (e *limitError) Error() string {
+	if e.flag == "" {
+		return fmt.Sprintf("%s is larger than the limit of %s bytes", e.what, FormatSize(e.limit))
+	}
 	return fmt.Sprintf("%s is larger than the limit of %s bytes (raise it with %s)", e.what, FormatSize(e.limit), e.flag)
 }
 
@@ -88,6 +91,7 @@ func FormatSize(n int64) string {
 // an alias ('*') byte are parsed for it (exports have neither): the tree
 // yaml.v2 builds shares aliased scalars (and bounds aliased collections by
 // its own ratio check), so its size is counted without building the JSON.
+// The error is a *limitError.
 func checkYAMLAliases(doc []byte, max int64) error {
 	if bytes.IndexByte(doc, '&') < 0 || bytes.IndexByte(doc, '*') < 0 {
 		return nil
