@@ -179,7 +179,13 @@ func addTruncations(f *testing.F, data []byte, cuts int) {
 	}
 }
 
+// fuzzWindow is the stream window of the load fuzzers: small, so that
+// their inputs (64 KiB at most) refill and move the window, as large
+// files do.
+const fuzzWindow = 512
+
 func FuzzLoadJSON(f *testing.F) {
+	smallWindow(f, fuzzWindow)
 	addSeeds(f, "testdata/list.json", "testdata/podlist.json", "testdata/dir/a.json")
 	for _, s := range jsonSeeds {
 		f.Add([]byte(s))
@@ -200,6 +206,7 @@ var yamlSeeds = []string{
 }
 
 func FuzzLoadYAML(f *testing.F) {
+	smallWindow(f, fuzzWindow)
 	addSeeds(f, "testdata/multi.yaml", "testdata/dir/b.yaml", "testdata/dir/sub/c.yml", "testdata/relations.yaml")
 	for _, s := range yamlSeeds {
 		f.Add([]byte(s))

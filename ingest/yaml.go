@@ -110,7 +110,7 @@ func (l *loader) yamlDoc(path string, doc []byte, firstLine int) error {
 		src              index.Source
 	}
 	var objs []held
-	w := &jsonWalker{file: path, s: newStream(bytes.NewReader(js), 64<<10), loc: loc, intern: l.intern,
+	w := &jsonWalker{file: path, s: newStream(bytes.NewReader(js), streamWindow), loc: loc, intern: l.intern,
 		emit: func(o *wireObject, apiVersion, kind string, src index.Source) error {
 			c := new(wireObject)
 			*c = *o // o may be the walker's scratch object
