@@ -180,6 +180,8 @@ spec:
 			`p.yaml:1: Pod Shop/p: metadata.namespace: invalid namespace "Shop": must be a DNS-1123 label (at most 63 lower case alphanumerics and '-', starting and ending alphanumeric)`},
 		{"service name", "s.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: 1web}\n",
 			`s.yaml:1: Service default/1web: metadata.name: invalid name "1web": must be a DNS-1035 label (at most 63 lower case alphanumerics and '-', starting with a letter, ending alphanumeric)`},
+		{"two bad labels", "n.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: node1, labels: {z: '-', b: 'x y', a: ok, c: 'p q', 'k k': v}}\n",
+			`n.yaml:1: Node node1: metadata.labels.b: invalid label value "x y": want at most 63 alphanumerics, '-', '_' or '.', starting and ending alphanumeric, or empty`},
 		{"label value", "n.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: node1, labels: {zone: 'a b'}}\n",
 			`n.yaml:1: Node node1: metadata.labels.zone: invalid label value "a b": want at most 63 alphanumerics, '-', '_' or '.', starting and ending alphanumeric, or empty`},
 		{"taint key", "n.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: node1}\nspec: {taints: [{key: 'a/b/c', effect: NoSchedule}]}\n",

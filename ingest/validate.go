@@ -67,12 +67,23 @@ func quoteName(s string) string {
 
 // validLabels checks a label map (metadata.labels, nodeSelector,
 // matchLabels) as ValidateLabels does: qualified-name keys, label values.
+// Of several invalid pairs, the error names the first in key order (not
+// the map's random order: the same input gives the same error).
 func (c *objCtx) validLabels(m map[string]string, field *lazyPath) error {
 	for k, v := range m {
+		if !index.ValidQualifiedName(k) || !index.ValidLabelValue(v) {
+			return c.labelErr(m, field)
+		}
+	}
+	return nil
+}
+
+func (c *objCtx) labelErr(m map[string]string, field *lazyPath) error {
+	for _, k := range sortedKeys(m, nil) {
 		if !index.ValidQualifiedName(k) {
 			return c.errf(field.String(), "invalid label key %s: %s", quoteName(k), qualifiedNameRule)
 		}
-		if !index.ValidLabelValue(v) {
+		if v := m[k]; !index.ValidLabelValue(v) {
 			return c.errf(field.String()+"."+k, "invalid label value %s: %s", quoteName(v), labelValueRule)
 		}
 	}
