@@ -34,8 +34,8 @@ func kplaceCmd(args ...string) *exec.Cmd {
 }
 
 // TestOutputCollisions: outputs that name the same file, or an input,
-// through links or not, are usage errors found before any work: nothing
-// is written, the input is intact.
+// through links or not, or a directory, are usage errors found before any
+// work: nothing is written, the input is intact.
 func TestOutputCollisions(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.json")
@@ -59,6 +59,7 @@ func TestOutputCollisions(t *testing.T) {
 		{[]string{"place", "-f", in, "--cpuprofile", in}, "--cpuprofile " + in + " is an input of this run"},
 		{[]string{"place", "--sample", "-o", out, "--memprofile", out}, "-o and --memprofile name the same file"},
 		{[]string{"convert", "-f", in, "-o", filepath.Join(dir, "soft.json")}, "is an input of this run"},
+		{[]string{"place", "-f", in, "--report", dir}, "--report " + dir + " is a directory"},
 	} {
 		code, stderr := runCapture(t, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
