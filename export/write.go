@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 )
 
@@ -15,8 +16,10 @@ import (
 //
 //   - "-" is stdout;
 //   - a path that is not a regular file (a device such as /dev/null, a
-//     FIFO, a terminal, /dev/stdout) is written straight through, as a
-//     shell's > would: it cannot be replaced, and is not;
+//     FIFO, a terminal) is written straight through, as a shell's > would:
+//     it cannot be replaced, and is not; a path naming an open descriptor
+//     (/dev/stdout, /dev/fd/N, /proc/self/fd/N) is appended to, whatever
+//     the file behind it (-o /dev/stdout >> log appends to log);
 //   - a symlink is followed: the file it leads to is replaced, by a rename
 //     in that file's directory (a dangling link gets its target created);
 //   - a regular file keeps its mode (and, when the writer may, its owner);
@@ -107,35 +110,44 @@ const maxLinks = 40
 // returns the path of the file a write to path replaces or creates. A
 // dangling link resolves to the path it leads to.
 func ResolveTarget(path string) (string, error) {
+	target, _, err := resolve(path)
+	return target, err
+}
+
+// resolve is ResolveTarget, also reporting whether a step of the way names
+// an open file descriptor (/dev/stdout, /dev/fd/N, /proc/self/fd/N).
+func resolve(path string) (target string, fd bool, err error) {
 	for range maxLinks {
+		fd = fd || isFDPath(path)
 		st, err := os.Lstat(path)
-		if errors.Is(err, fs.ErrNotExist) {
+		if err == nil && st.Mode()&fs.ModeSymlink == 0 || errors.Is(err, fs.ErrNotExist) {
 			dir, err := filepath.EvalSymlinks(filepath.Dir(path))
 			if err != nil {
-				return "", err
+				return "", fd, err
 			}
-			return filepath.Join(dir, filepath.Base(path)), nil
+			return filepath.Join(dir, filepath.Base(path)), fd, nil
 		}
 		if err != nil {
-			return "", err
-		}
-		if st.Mode()&fs.ModeSymlink == 0 {
-			dir, err := filepath.EvalSymlinks(filepath.Dir(path))
-			if err != nil {
-				return "", err
-			}
-			return filepath.Join(dir, filepath.Base(path)), nil
+			return "", fd, err
 		}
 		link, err := os.Readlink(path)
 		if err != nil {
-			return "", err
+			return "", fd, err
 		}
 		if !filepath.IsAbs(link) {
 			link = filepath.Join(filepath.Dir(path), link)
 		}
 		path = link
 	}
-	return "", fmt.Errorf("%s: too many levels of symbolic links", path)
+	return "", fd, fmt.Errorf("%s: too many levels of symbolic links", path)
+}
+
+// isFDPath reports whether path names one of the process's open file
+// descriptors.
+func isFDPath(path string) bool {
+	path = filepath.Clean(path)
+	return path == "/dev/stdout" || path == "/dev/stderr" || strings.HasPrefix(path, "/dev/fd/") ||
+		strings.HasPrefix(path, "/proc/self/fd/")
 }
 
 // SameFile reports whether writing to a would write to b: the same
@@ -167,13 +179,18 @@ func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 	case err == nil && st.IsDir():
 		return fmt.Errorf("%s is a directory", path)
 	case err == nil && !st.Mode().IsRegular():
-		return writeThrough(path, write)
+		return writeThrough(path, os.O_TRUNC, write)
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return err
 	}
-	target, err := ResolveTarget(path)
+	target, fd, err := resolve(path)
 	if err != nil {
 		return err
+	}
+	if fd {
+		// An open descriptor (-o /dev/stdout >> log): appended to, as the
+		// shell opened it, never replaced.
+		return writeThrough(path, os.O_APPEND, write)
 	}
 	mode, links, owner := fs.FileMode(0o644), 1, fileOwner{}
 	if st != nil {
@@ -211,9 +228,10 @@ func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 	return nil
 }
 
-// writeThrough writes to a file that is not a regular file.
-func writeThrough(path string, write func(io.Writer) error) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+// writeThrough writes to path in place, opened with flag (O_TRUNC or
+// O_APPEND).
+func writeThrough(path string, flag int, write func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|flag, 0)
 	if err != nil {
 		return err
 	}

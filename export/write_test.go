@@ -2,6 +2,7 @@ package export
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -257,4 +258,36 @@ func TestSameFile(t *testing.T) {
 			t.Errorf("SameFile(%s, %s) = %t", c.x, c.y, got)
 		}
 	}
+}
+
+// TestWriteToDescriptor: a path naming an open descriptor (as
+// /dev/stdout does) is appended to, not replaced: -o /dev/stdout >> log
+// keeps the log.
+func TestWriteToDescriptor(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "log")
+	os.WriteFile(log, []byte("earlier\n"), 0o644)
+	f, err := os.OpenFile(log, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fdPath := fmt.Sprintf("/proc/self/fd/%d", f.Fd())
+	if _, err := os.Stat(fdPath); err != nil {
+		t.Skip("no /proc/self/fd here:", err)
+	}
+	link := filepath.Join(dir, "stdout")
+	os.Symlink(fdPath, link)
+	for _, p := range []string{fdPath, link} {
+		if err := WriteFileAtomic(p, writeString("result\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := readFile(t, log); got != "earlier\nresult\nresult\n" {
+		t.Errorf("log holds %q", got)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("the link was replaced")
+	}
+	noTemps(t, dir)
 }
