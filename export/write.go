@@ -152,11 +152,17 @@ func isFDPath(path string) bool {
 
 // SameFile reports whether writing to a would write to b: the same
 // existing file (same device and inode, through any links), or the same
-// resolved path for a file not created yet. "-" (stdout) is the same as
-// "-".
+// resolved path for a file not created yet. "-" is stdout, as
+// /dev/stdout is.
 func SameFile(a, b string) bool {
-	if a == "-" || b == "-" {
-		return a == b
+	if a == b {
+		return true
+	}
+	if a == "-" {
+		a = "/dev/stdout"
+	}
+	if b == "-" {
+		b = "/dev/stdout"
 	}
 	sa, erra := os.Stat(a)
 	sb, errb := os.Stat(b)

@@ -253,6 +253,7 @@ func TestSameFile(t *testing.T) {
 		{filepath.Join(dir, "new"), filepath.Join(dir, "other"), false},
 		{"-", "-", true},
 		{"-", a, false},
+		{"-", "/dev/stdout", true},
 	} {
 		if got := SameFile(c.x, c.y); got != c.same {
 			t.Errorf("SameFile(%s, %s) = %t", c.x, c.y, got)
