@@ -35,7 +35,7 @@ lint:
 FUZZTIME ?= 20s
 FUZZMINIMIZETIME ?= 5s
 fuzz:
-	@for pkg in ./ingest ./solver; do \
+	@for pkg in ./index ./ingest ./solver; do \
 	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 	    echo "fuzz $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) $$pkg || exit 1; \
 	  done; \

@@ -27,8 +27,10 @@ type wireObject struct {
 	GlobalDefault    bool
 	PreemptionPolicy *string
 
-	// A List nested inside a list: its items, copied.
-	Items [][]byte
+	// A List nested inside a list: its items, copied. HasItems: the
+	// object has an "items" field (null included).
+	Items    [][]byte
+	HasItems bool
 }
 
 type wireMeta struct {
@@ -300,7 +302,7 @@ func (p *jp) objectField(o *wireObject, k []byte) {
 	case "preemptionPolicy":
 		o.PreemptionPolicy = p.optStr()
 	case "items":
-		o.Items = nil
+		o.Items, o.HasItems = nil, true
 		if p.arrStart() {
 			for first := true; p.more(&first); {
 				o.Items = append(o.Items, append([]byte(nil), p.raw()...))
@@ -547,7 +549,10 @@ func (p *jp) resList() resList {
 			raw := p.raw()
 			txt := quantityBytes(raw)
 			var err error
-			if e.v, e.neg, err = parseQuantity(string(txt)); err != nil {
+			if e.v, e.neg, err = parseQuantity(string(txt)); err == nil && !e.v.fits(string(k) == index.NameCPU) {
+				err = errQuantityRange
+			}
+			if err != nil {
 				e.bad, e.err = string(txt), err
 			}
 		case 'n':

@@ -362,8 +362,7 @@ func (s *Solver) nonPlain(b *buckets, words int) []uint64 {
 		k := dm.ctr
 		var has []uint64
 		if dm.hostname {
-			s.hasHostname(0) // makes s.hostnames
-			has = s.hostnames
+			has = s.hostnameNodes()
 		} else {
 			has = s.keyNodes(k.topo.Key)
 		}

@@ -155,7 +155,7 @@ func selectorOf(ls *index.LabelSelector) labels.Selector { return index.Selector
 // singleSelector is selectorOf for a selector of one matchLabels pair,
 // the common budget, without apimachinery's regular expressions: the key
 // checked once per distinct key (keys caches content.IsLabelKey's
-// verdicts), the value by validLabelValue.
+// verdicts), the value by index.ValidLabelValue.
 func singleSelector(ml map[string]string, keys map[string]bool) labels.Selector {
 	for k, v := range ml {
 		ok, seen := keys[k]
@@ -163,35 +163,12 @@ func singleSelector(ml map[string]string, keys map[string]bool) labels.Selector 
 			ok = len(content.IsLabelKey(k)) == 0
 			keys[k] = ok
 		}
-		if !ok || !validLabelValue(v) {
+		if !ok || !index.ValidLabelValue(v) {
 			return nil
 		}
 		return labels.SelectorFromValidatedSet(labels.Set{k: v})
 	}
 	return nil
-}
-
-// validLabelValue reports what apimachinery's validation.IsValidLabelValue
-// reports, without its regular expression: at most 63 bytes, empty or
-// alphanumerics, '-', '_' and '.' that begin and end with an alphanumeric
-// (FuzzValidLabelValue checks them against each other).
-func validLabelValue(v string) bool {
-	if len(v) > 63 {
-		return false
-	}
-	if v == "" {
-		return true
-	}
-	alnum := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
-	if !alnum(v[0]) || !alnum(v[len(v)-1]) {
-		return false
-	}
-	for i := 1; i < len(v)-1; i++ {
-		if c := v[i]; !alnum(c) && c != '-' && c != '_' && c != '.' {
-			return false
-		}
-	}
-	return true
 }
 
 // specAllowed is the disruption controller's disruptionsAllowed from a

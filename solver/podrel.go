@@ -1528,10 +1528,16 @@ type scored struct {
 // hasHostname reports whether node n carries the hostname label (a bitset
 // made on first use).
 func (s *Solver) hasHostname(n index.NodeID) bool {
+	return s.hostnameNodes()[n>>6]&(1<<(n&63)) != 0
+}
+
+// hostnameNodes returns the bitset of the nodes carrying the hostname
+// label, made on first use.
+func (s *Solver) hostnameNodes() []uint64 {
 	if s.hostnames == nil {
 		s.hostnames = s.keysNodes([]string{labelHostname})
 	}
-	return s.hostnames[n>>6]&(1<<(n&63)) != 0
+	return s.hostnames
 }
 
 // relCounts adds, for a class that fits nowhere, the nodes rejected by the

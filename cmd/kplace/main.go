@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"syscall"
 
+	"github.com/kplace/kplace/export"
 	"github.com/spf13/pflag"
 )
 
@@ -35,7 +38,26 @@ var version = "dev"
 
 func main() {
 	tuneGC()
+	handleSignals()
 	os.Exit(run(os.Args[1:]))
+}
+
+// handleSignals makes SIGINT and SIGTERM remove the temporary files of the
+// writes in progress before the process exits, with 130 or 143 (128 plus
+// the signal's number, as a shell reports a process the signal killed).
+func handleSignals() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		sig := <-ch
+		export.RemoveTemps()
+		fmt.Fprintf(os.Stderr, "kplace: %v: stopped (no file is left half-written)\n", sig)
+		code := 130
+		if sig == syscall.SIGTERM {
+			code = 143
+		}
+		os.Exit(code)
+	}()
 }
 
 // tuneGC trades memory for speed the way a batch tool can: the heap of an

@@ -39,6 +39,9 @@ type placeConfig struct {
 	tries int
 	// noExpand leaves the input's controllers unexpanded (--expand=false).
 	noExpand bool
+	// load holds the input limits (the rest of ingest.Options is set
+	// from the fields above).
+	load ingest.Options
 }
 
 // placeStats is what a run measured, beyond the report.
@@ -79,6 +82,7 @@ func cmdPlace(args []string) int {
 	expand := fs.Bool("expand", true, "add to the batch the pods the input's Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs and\n"+
 		"ReplicationControllers would create now and that the input lacks (names from --seed); false places the input's pods only")
 	quiet := fs.BoolP("quiet", "q", false, "no summary or progress on stderr")
+	limits := addLimitFlags(fs)
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
 	memprofile := fs.String("memprofile", "", "write a heap profile to this file at the end")
 	fs.Usage = func() {
@@ -99,6 +103,10 @@ func cmdPlace(args []string) int {
 		out: *out, report: *report, quiet: *quiet, noExpand: !*expand}
 	cfg.solve.Seed = *seed
 	cfg.tries = *tries
+	if err := limits.apply(&cfg.load); err != nil {
+		fmt.Fprintln(os.Stderr, "kplace place:", err)
+		return 2
+	}
 	if *tries < 1 || *tries > 1000 {
 		fmt.Fprintf(os.Stderr, "kplace place: --tries %d: want 1 to 1000\n", *tries)
 		return 2
@@ -171,6 +179,11 @@ func cmdPlace(args []string) int {
 		return 2
 	}
 	cfg.format = f
+	if err := checkOutputs(cfg.paths, output{"-o", cfg.out}, output{"--report", cfg.report},
+		output{"--cpuprofile", *cpuprofile}, output{"--memprofile", *memprofile}); err != nil {
+		fmt.Fprintln(os.Stderr, "kplace place:", err)
+		return 2
+	}
 	if *sample {
 		if len(cfg.paths) > 0 {
 			fmt.Fprintln(os.Stderr, "kplace place: --sample and -f are exclusive")
@@ -180,7 +193,7 @@ func cmdPlace(args []string) int {
 		if err != nil {
 			return fail(err)
 		}
-		defer os.RemoveAll(dir)
+		defer export.TrackTemp(dir)()
 		path := filepath.Join(dir, "sample.json")
 		if err := writeGenerated(path, sampleConfig); err != nil {
 			return fail(err)
@@ -222,7 +235,9 @@ var sampleConfig = bench.GenConfig{Profile: "mixed", Nodes: 1000, Pods: 10000, R
 // place runs ingest, index, solve and export.
 func place(cfg placeConfig) (*placeStats, error) {
 	t0 := time.Now()
-	in, info, err := ingest.LoadWithInfo(cfg.paths, ingest.Options{AdmissionDefaults: cfg.admission, AdmissionDefaultsSet: cfg.admissionSet})
+	opts := cfg.load
+	opts.AdmissionDefaults, opts.AdmissionDefaultsSet = cfg.admission, cfg.admissionSet
+	in, info, err := ingest.LoadWithInfo(cfg.paths, opts)
 	if err != nil {
 		return nil, err
 	}
