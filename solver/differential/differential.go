@@ -1,0 +1,221 @@
+// Package differential runs a batch through the fast solver (solver.Solve)
+// and the reference solver (solver/reference) and compares the results:
+// the commits in order (each Binding's node and score, each Eviction's pod,
+// node and preemptor) and the pending pods with their reasons. It is the
+// differential test's engine, shared by solver's and bench's tests.
+//
+// Two known differences of the fast solver from kube-scheduler are
+// absorbed, and counted, so that the comparison goes on past them (each
+// has a skipped reproducer test in solver, TestKnownDivergence*):
+//
+//   - Eviction order. kube-scheduler lists a preemption's victims most
+//     important first; the fast solver evicts them in reprieve order (the
+//     PodDisruptionBudget-violating ones first). Each preemption's
+//     Evictions are compared in importance order.
+//   - The preemption node among candidates equal on the first four
+//     criteria (PDB violations, highest victim priority, priority sum,
+//     victim count). The fast solver compares start times only among the
+//     nodes it sampled or evaluated, not a node changed since its
+//     candidates were built, nor (with more than 100 candidates) one
+//     outside its sample; the reference compares them all. Where the fast
+//     solver's node is such an equal candidate, the reference follows it,
+//     except at a placement key's first preemption with at most 100
+//     candidates, where the fast solver samples them all and must agree.
+package differential
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver"
+	"github.com/kplace/kplace/solver/reference"
+	"github.com/kplace/kplace/solver/rules"
+)
+
+// RefConfig is the reference's configuration for cfg. Cross-node
+// preemption has no reference.
+func RefConfig(cfg solver.Config) reference.Config {
+	st := rules.LeastAllocated
+	if cfg.Strategy == solver.MostAllocated {
+		st = rules.MostAllocated
+	}
+	return reference.Config{Strategy: st, Seed: cfg.Seed, NoPreemption: cfg.NoPreemption,
+		DefaultSpread: cfg.DefaultSpread, SystemDefaultSpread: cfg.SystemDefaultSpread,
+		HardPodAffinityWeight: cfg.HardPodAffinityWeight, IgnorePreferredTermsOfExistingPods: cfg.IgnorePreferredTermsOfExistingPods,
+		RequeueEvicted: cfg.RequeueEvicted}
+}
+
+// Report is one comparison's outcome.
+type Report struct {
+	// Diff describes the first difference, "" when there is none.
+	Diff string
+	// Binds, Evictions and Pending count the fast solver's commits and
+	// pending pods compared; Preemptions its preemptors.
+	Binds, Evictions, Pending, Preemptions int
+	// Followed counts the preemptions where the reference took the fast
+	// solver's node among equal candidates (see the package comment);
+	// Reordered the preemptions whose Evictions came in another order.
+	Followed, Reordered int
+}
+
+// Run solves the batch in (called twice: each solver gets its own
+// cluster) with both solvers under cfg and compares them.
+func Run(in func() *index.Input, cfg solver.Config) (Report, error) {
+	cf, err := index.Build(in())
+	if err != nil {
+		return Report{}, err
+	}
+	cr, err := index.Build(in())
+	if err != nil {
+		return Report{}, err
+	}
+	fast := solver.Solve(cf, cfg)
+	var rep Report
+	// Each preemptor's node in the fast result.
+	chosen := map[index.PodID]index.NodeID{}
+	for i, cm := range fast.Commits {
+		if cm.Action == solver.Evict {
+			rep.Evictions++
+			continue
+		}
+		rep.Binds++
+		if i > 0 && fast.Commits[i-1].Action == solver.Evict && fast.Commits[i-1].Preemptor == cm.Pod {
+			chosen[cm.Pod] = cm.Node
+			rep.Preemptions++
+		}
+	}
+	rep.Pending = len(fast.Pending)
+	rcfg := RefConfig(cfg)
+	rcfg.Choose = func(ch *reference.Choice) int {
+		n, ok := chosen[ch.Pod]
+		if !ok || ch.Candidates[ch.Best].Node == n || ch.First && len(ch.Candidates) <= 100 {
+			return ch.Best
+		}
+		for i := range ch.Candidates {
+			if ch.Candidates[i].Node == n && sameFour(&ch.Candidates[i], &ch.Candidates[ch.Best]) {
+				rep.Followed++
+				return i
+			}
+		}
+		return ch.Best
+	}
+	ref := reference.Solve(cr, rcfg)
+	rep.Diff = compare(cf, fast, ref, &rep.Reordered)
+	return rep, nil
+}
+
+// sameFour reports whether two candidates are equal on the first four
+// criteria.
+func sameFour(a, b *rules.Candidate) bool {
+	return a.Viol == b.Viol && a.MaxPrio == b.MaxPrio && a.Sum == b.Sum && a.Count == b.Count
+}
+
+// commit is a commit of either solver, as compared.
+type commit struct {
+	evict     bool
+	pod, pre  index.PodID
+	node      index.NodeID
+	score     int64 // -1: a preemptor's Binding
+	preemptor bool
+}
+
+// compare describes the first difference between the results, "" when
+// there is none; reordered counts the preemptions whose Evictions had to
+// be put in importance order.
+func compare(c *index.Cluster, fast *solver.Result, ref *reference.Result, reordered *int) string {
+	fc := make([]commit, len(fast.Commits))
+	for i, cm := range fast.Commits {
+		fc[i] = commit{evict: cm.Action == solver.Evict, pod: cm.Pod, pre: cm.Preemptor, node: cm.Node, score: cm.Score}
+		if cm.Action == solver.Bind && i > 0 && fast.Commits[i-1].Action == solver.Evict && fast.Commits[i-1].Preemptor == cm.Pod {
+			fc[i].score = -1
+		}
+	}
+	rc := make([]commit, len(ref.Commits))
+	for i, cm := range ref.Commits {
+		rc[i] = commit{evict: cm.Evict, pod: cm.Pod, pre: cm.Preemptor, node: cm.Node, score: cm.Score}
+	}
+	*reordered = importanceOrder(c, fc)
+	importanceOrder(c, rc)
+	name := func(p index.PodID) string { return c.Pods[p].Namespace + "/" + c.Pods[p].Name }
+	text := func(cm commit) string {
+		switch {
+		case cm.evict:
+			return fmt.Sprintf("evict %s from %s for %s", name(cm.pod), c.Nodes[cm.node].Name, name(cm.pre))
+		case cm.score < 0:
+			return fmt.Sprintf("bind %s to %s (preemptor)", name(cm.pod), c.Nodes[cm.node].Name)
+		}
+		return fmt.Sprintf("bind %s to %s score %d", name(cm.pod), c.Nodes[cm.node].Name, cm.score)
+	}
+	for i := range max(len(fc), len(rc)) {
+		var f, r string
+		if i < len(fc) {
+			f = text(fc[i])
+		}
+		if i < len(rc) {
+			r = text(rc[i])
+		}
+		if f != r {
+			var b strings.Builder
+			fmt.Fprintf(&b, "commit %d:\n  fast      %s\n  reference %s", i, f, r)
+			for j := max(0, i-3); j < i; j++ {
+				fmt.Fprintf(&b, "\n  after     %s", text(fc[j]))
+			}
+			return b.String()
+		}
+	}
+	for i := range max(len(fast.Pending), len(ref.Pending)) {
+		var f, r string
+		if i < len(fast.Pending) {
+			pd := fast.Pending[i]
+			f = fmt.Sprintf("%s %s: %s", name(pd.Pod), pd.Kind, pd.Reason)
+		}
+		if i < len(ref.Pending) {
+			pd := ref.Pending[i]
+			r = fmt.Sprintf("%s %s: %s", name(pd.Pod), pd.Kind, pd.Reason)
+		}
+		if f != r {
+			return fmt.Sprintf("pending %d:\n  fast      %s\n  reference %s", i, f, r)
+		}
+	}
+	return ""
+}
+
+// importanceOrder sorts each preemption's Evictions most important first
+// (rules.MoreImportant) and returns how many preemptions it reordered.
+func importanceOrder(c *index.Cluster, cms []commit) int {
+	victim := func(p index.PodID) rules.Victim {
+		return rules.Victim{Pod: p, Prio: c.Pods[p].Priority, Start: index.StartOf(&c.Pods[p])}
+	}
+	moved := 0
+	for i := 0; i < len(cms); {
+		j := i
+		for j < len(cms) && cms[j].evict && cms[j].pre == cms[i].pre {
+			j++
+		}
+		if j == i {
+			i++
+			continue
+		}
+		run := cms[i:j]
+		sorted := slices.IsSortedFunc(run, func(a, b commit) int { return cmpVictims(victim(a.pod), victim(b.pod)) })
+		if !sorted {
+			slices.SortStableFunc(run, func(a, b commit) int { return cmpVictims(victim(a.pod), victim(b.pod)) })
+			moved++
+		}
+		i = j
+	}
+	return moved
+}
+
+func cmpVictims(a, b rules.Victim) int {
+	switch {
+	case rules.MoreImportant(&a, &b):
+		return -1
+	case rules.MoreImportant(&b, &a):
+		return 1
+	}
+	return cmp.Compare(a.Pod, b.Pod)
+}
