@@ -10,8 +10,10 @@
 //
 //   - Eviction order. kube-scheduler lists a preemption's victims most
 //     important first; the fast solver evicts them in reprieve order (the
-//     PodDisruptionBudget-violating ones first). Each preemption's
-//     Evictions are compared in importance order.
+//     PodDisruptionBudget-violating ones first). Where a preemption's
+//     victims are the same pods, the reference evicts them in the fast
+//     solver's order (which also orders them in the queue when evicted
+//     pods are requeued).
 //   - The preemption node among candidates equal on the first four
 //     criteria (PDB violations, highest victim priority, priority sum,
 //     victim count). The fast solver compares start times only among the
@@ -24,7 +26,6 @@
 package differential
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -56,8 +57,8 @@ type Report struct {
 	// pending pods compared; Preemptions its preemptors.
 	Binds, Evictions, Pending, Preemptions int
 	// Followed counts the preemptions where the reference took the fast
-	// solver's node among equal candidates (see the package comment);
-	// Reordered the preemptions whose Evictions came in another order.
+	// solver's node among equal candidates, Reordered those where it
+	// took the fast solver's eviction order (see the package comment).
 	Followed, Reordered int
 }
 
@@ -74,11 +75,13 @@ func Run(in func() *index.Input, cfg solver.Config) (Report, error) {
 	}
 	fast := solver.Solve(cf, cfg)
 	var rep Report
-	// Each preemptor's node in the fast result.
+	// Each preemptor's node and victims in the fast result.
 	chosen := map[index.PodID]index.NodeID{}
+	victims := map[index.PodID][]index.PodID{}
 	for i, cm := range fast.Commits {
 		if cm.Action == solver.Evict {
 			rep.Evictions++
+			victims[cm.Preemptor] = append(victims[cm.Preemptor], cm.Pod)
 			continue
 		}
 		rep.Binds++
@@ -102,8 +105,21 @@ func Run(in func() *index.Input, cfg solver.Config) (Report, error) {
 		}
 		return ch.Best
 	}
+	rcfg.OrderVictims = func(pre index.PodID, vs []index.PodID) {
+		want := victims[pre]
+		if len(want) != len(vs) || slices.Equal(want, vs) {
+			return
+		}
+		for _, v := range vs {
+			if !slices.Contains(want, v) {
+				return // other pods: the comparison will tell
+			}
+		}
+		copy(vs, want)
+		rep.Reordered++
+	}
 	ref := reference.Solve(cr, rcfg)
-	rep.Diff = compare(cf, fast, ref, &rep.Reordered)
+	rep.Diff = compare(cf, fast, ref)
 	return rep, nil
 }
 
@@ -123,9 +139,8 @@ type commit struct {
 }
 
 // compare describes the first difference between the results, "" when
-// there is none; reordered counts the preemptions whose Evictions had to
-// be put in importance order.
-func compare(c *index.Cluster, fast *solver.Result, ref *reference.Result, reordered *int) string {
+// there is none.
+func compare(c *index.Cluster, fast *solver.Result, ref *reference.Result) string {
 	fc := make([]commit, len(fast.Commits))
 	for i, cm := range fast.Commits {
 		fc[i] = commit{evict: cm.Action == solver.Evict, pod: cm.Pod, pre: cm.Preemptor, node: cm.Node, score: cm.Score}
@@ -137,8 +152,6 @@ func compare(c *index.Cluster, fast *solver.Result, ref *reference.Result, reord
 	for i, cm := range ref.Commits {
 		rc[i] = commit{evict: cm.Evict, pod: cm.Pod, pre: cm.Preemptor, node: cm.Node, score: cm.Score}
 	}
-	*reordered = importanceOrder(c, fc)
-	importanceOrder(c, rc)
 	name := func(p index.PodID) string { return c.Pods[p].Namespace + "/" + c.Pods[p].Name }
 	text := func(cm commit) string {
 		switch {
@@ -181,41 +194,4 @@ func compare(c *index.Cluster, fast *solver.Result, ref *reference.Result, reord
 		}
 	}
 	return ""
-}
-
-// importanceOrder sorts each preemption's Evictions most important first
-// (rules.MoreImportant) and returns how many preemptions it reordered.
-func importanceOrder(c *index.Cluster, cms []commit) int {
-	victim := func(p index.PodID) rules.Victim {
-		return rules.Victim{Pod: p, Prio: c.Pods[p].Priority, Start: index.StartOf(&c.Pods[p])}
-	}
-	moved := 0
-	for i := 0; i < len(cms); {
-		j := i
-		for j < len(cms) && cms[j].evict && cms[j].pre == cms[i].pre {
-			j++
-		}
-		if j == i {
-			i++
-			continue
-		}
-		run := cms[i:j]
-		sorted := slices.IsSortedFunc(run, func(a, b commit) int { return cmpVictims(victim(a.pod), victim(b.pod)) })
-		if !sorted {
-			slices.SortStableFunc(run, func(a, b commit) int { return cmpVictims(victim(a.pod), victim(b.pod)) })
-			moved++
-		}
-		i = j
-	}
-	return moved
-}
-
-func cmpVictims(a, b rules.Victim) int {
-	switch {
-	case rules.MoreImportant(&a, &b):
-		return -1
-	case rules.MoreImportant(&b, &a):
-		return 1
-	}
-	return cmp.Compare(a.Pod, b.Pod)
 }

@@ -40,6 +40,9 @@ type Config struct {
 	// the candidates (see Choice) and returns its index; nil takes the
 	// best by rules.BetterCandidate.
 	Choose func(*Choice) int
+	// OrderVictims, when set (tests), may reorder a preemption's victims
+	// (most important first) before they are evicted in that order.
+	OrderVictims func(preemptor index.PodID, victims []index.PodID)
 }
 
 // Choice is one preemption's node choice.
@@ -176,6 +179,9 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 		}
 		if !cfg.NoPreemption && rules.CanPreempt(p.PreemptionPolicy) && !cy.conflict {
 			if n, victims, ok := st.preempt(cy); ok {
+				if cfg.OrderVictims != nil {
+					cfg.OrderVictims(pid, victims)
+				}
 				for _, v := range victims {
 					st.res.Commits = append(st.res.Commits, Commit{Evict: true, Pod: v, Node: index.NodeID(c.PodNode[v]), Preemptor: pid})
 					st.evict(v)
