@@ -25,7 +25,7 @@ func TestDifferentialProfiles(t *testing.T) {
 	if *long {
 		sizes, nseeds = []size{{40, 160}, {100, 500}}, 20
 	}
-	var binds, evictions, pending, followed, reordered, runs int
+	var binds, evictions, pending, cross, followed, reordered, runs int
 	for _, prof := range Profiles() {
 		for _, sz := range sizes {
 			for seed := uint64(1); seed <= nseeds; seed++ {
@@ -43,6 +43,7 @@ func TestDifferentialProfiles(t *testing.T) {
 				binds += rep.Binds
 				evictions += rep.Evictions
 				pending += rep.Pending
+				cross += rep.CrossNode
 				followed += rep.Followed
 				reordered += rep.Reordered
 			}
@@ -51,20 +52,21 @@ func TestDifferentialProfiles(t *testing.T) {
 	if binds == 0 || evictions == 0 || pending == 0 {
 		t.Fatalf("the clusters bound %d pods, evicted %d, left %d pending: they no longer exercise all three", binds, evictions, pending)
 	}
-	t.Logf("%d clusters: %d bindings, %d evictions, %d pending pods compared; followed the fast solver's node among equal candidates %d times, reordered %d preemptions' evictions",
-		runs, binds, evictions, pending, followed, reordered)
+	t.Logf("%d clusters: %d bindings, %d evictions (%d preemptions across nodes), %d pending pods compared; followed the fast solver's node among equal candidates %d times, reordered %d preemptions' evictions",
+		runs, binds, evictions, cross, pending, followed, reordered)
 }
 
 // variant is the solver configuration of a seed: the CLI's defaults
 // (kube-scheduler's built-in default spreading, LeastAllocated, preemption
-// on), or one of its flags' other settings, in turn.
+// on), or one of its flags' other settings, in turn (requeue with
+// cross-node preemption, which only bench's clusters combine with budgets).
 func variant(seed uint64) solver.Config {
 	cfg := solver.Config{Seed: seed, DefaultSpread: solver.BuiltinDefaultSpread(), SystemDefaultSpread: true}
 	switch seed % 6 {
 	case 1:
 		cfg.Strategy = solver.MostAllocated
 	case 2:
-		cfg.RequeueEvicted = true
+		cfg.RequeueEvicted, cfg.CrossNodePreemption = true, true
 	case 3:
 		cfg.NoPreemption = true
 	case 4:

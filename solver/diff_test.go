@@ -31,7 +31,7 @@ func seeds(all, sample uint64) uint64 {
 }
 
 // tally sums the reports of a test.
-type tally struct{ runs, binds, evictions, pending, preemptions, followed, reordered int }
+type tally struct{ runs, binds, evictions, pending, preemptions, cross, followed, reordered int }
 
 func (ta *tally) add(r differential.Report) {
 	ta.runs++
@@ -39,6 +39,7 @@ func (ta *tally) add(r differential.Report) {
 	ta.evictions += r.Evictions
 	ta.pending += r.Pending
 	ta.preemptions += r.Preemptions
+	ta.cross += r.CrossNode
 	ta.followed += r.Followed
 	ta.reordered += r.Reordered
 }
@@ -84,9 +85,14 @@ func TestDifferentialRandom(t *testing.T) {
 	}
 	for seed := range seeds(40, 8) {
 		nodes, pods := solver.RandomRelCluster(pcg(seed, 11))
-		for _, cfg := range []solver.Config{{Seed: seed}, {Seed: seed, RequeueEvicted: true}} {
-			differ(t, &ta, fmt.Sprintf("RandomRelCluster seed %d requeue %v", seed, cfg.RequeueEvicted), func() *index.Input {
-				return &index.Input{Nodes: nodes, Pods: pods}
+		for _, cfg := range []solver.Config{{Seed: seed}, {Seed: seed, RequeueEvicted: true}, {Seed: seed, CrossNodePreemption: true},
+			{Seed: seed, RequeueEvicted: true, CrossNodePreemption: true}} {
+			in := &index.Input{Nodes: nodes, Pods: pods}
+			if cfg.CrossNodePreemption {
+				in = withBudgets(in)
+			}
+			differ(t, &ta, fmt.Sprintf("RandomRelCluster seed %d requeue %v cross-node %v", seed, cfg.RequeueEvicted, cfg.CrossNodePreemption), func() *index.Input {
+				return solver.CloneInput(in)
 			}, cfg)
 		}
 	}
@@ -94,9 +100,32 @@ func TestDifferentialRandom(t *testing.T) {
 		in := solver.PreemptionInput(pcg(seed, 5))
 		differ(t, &ta, fmt.Sprintf("PreemptionInput seed %d", seed), func() *index.Input { return solver.CloneInput(in) }, solver.Config{Seed: seed})
 	}
-	if ta.binds == 0 || ta.evictions == 0 || ta.pending == 0 {
-		t.Fatalf("the batches bound %d pods, evicted %d, left %d pending: they no longer exercise all three", ta.binds, ta.evictions, ta.pending)
+	if ta.binds == 0 || ta.evictions == 0 || ta.pending == 0 || ta.cross == 0 {
+		t.Fatalf("the batches bound %d pods, evicted %d (%d preemptions across nodes), left %d pending: they no longer exercise all four",
+			ta.binds, ta.evictions, ta.cross, ta.pending)
 	}
-	t.Logf("%d batches: %d bindings (%d preemptors), %d evictions, %d pending pods compared; followed the fast solver's node among equal candidates %d times, reordered %d preemptions' evictions",
-		ta.runs, ta.binds, ta.preemptions, ta.evictions, ta.pending, ta.followed, ta.reordered)
+	t.Logf("%d batches: %d bindings (%d preemptors, %d across nodes), %d evictions, %d pending pods compared; followed the fast solver's node among equal candidates %d times, reordered %d preemptions' evictions",
+		ta.runs, ta.binds, ta.preemptions, ta.cross, ta.evictions, ta.pending, ta.followed, ta.reordered)
+}
+
+// withBudgets gives a batch's running pods a tier label, a or b in turn,
+// and each tier a budget: none left for tier a, three for tier b. Victims
+// in one domain (cross-node preemption takes them there, the ones whose
+// eviction violates no budget first) then differ in their budgets.
+func withBudgets(in *index.Input) *index.Input {
+	out := solver.CloneInput(in)
+	for i := range out.Pods {
+		if p := &out.Pods[i]; p.NodeName != "" {
+			l := map[string]string{"tier": []string{"a", "b"}[i%2]}
+			for k, v := range p.Labels {
+				l[k] = v
+			}
+			p.Labels = l
+		}
+	}
+	for i, tier := range []string{"a", "b"} {
+		out.PDBs = append(out.PDBs, index.PDB{Namespace: "default", Name: "tier-" + tier, DisruptionsAllowed: int32(3 * i),
+			Selector: &index.LabelSelector{MatchLabels: map[string]string{"tier": tier}}})
+	}
+	return out
 }

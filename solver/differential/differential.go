@@ -36,8 +36,7 @@ import (
 	"github.com/kplace/kplace/solver/rules"
 )
 
-// RefConfig is the reference's configuration for cfg. Cross-node
-// preemption has no reference.
+// RefConfig is the reference's configuration for cfg.
 func RefConfig(cfg solver.Config) reference.Config {
 	st := rules.LeastAllocated
 	if cfg.Strategy == solver.MostAllocated {
@@ -46,7 +45,7 @@ func RefConfig(cfg solver.Config) reference.Config {
 	return reference.Config{Strategy: st, Seed: cfg.Seed, NoPreemption: cfg.NoPreemption,
 		DefaultSpread: cfg.DefaultSpread, SystemDefaultSpread: cfg.SystemDefaultSpread,
 		HardPodAffinityWeight: cfg.HardPodAffinityWeight, IgnorePreferredTermsOfExistingPods: cfg.IgnorePreferredTermsOfExistingPods,
-		RequeueEvicted: cfg.RequeueEvicted}
+		RequeueEvicted: cfg.RequeueEvicted, CrossNodePreemption: cfg.CrossNodePreemption}
 }
 
 // Report is one comparison's outcome.
@@ -54,8 +53,9 @@ type Report struct {
 	// Diff describes the first difference, "" when there is none.
 	Diff string
 	// Binds, Evictions and Pending count the fast solver's commits and
-	// pending pods compared; Preemptions its preemptors.
-	Binds, Evictions, Pending, Preemptions int
+	// pending pods compared; Preemptions its preemptors, CrossNode those
+	// that evicted on other nodes.
+	Binds, Evictions, Pending, Preemptions, CrossNode int
 	// Followed counts the preemptions where the reference took the fast
 	// solver's node among equal candidates, Reordered those where it
 	// took the fast solver's eviction order (see the package comment).
@@ -90,7 +90,7 @@ func Run(in func() *index.Input, cfg solver.Config) (Report, error) {
 			rep.Preemptions++
 		}
 	}
-	rep.Pending = len(fast.Pending)
+	rep.Pending, rep.CrossNode = len(fast.Pending), fast.CrossNode
 	rcfg := RefConfig(cfg)
 	rcfg.Choose = func(ch *reference.Choice) int {
 		n, ok := chosen[ch.Pod]

@@ -48,6 +48,7 @@ func (st *state) preempt(cy *cycle) (index.NodeID, []index.PodID, bool) {
 	if st.cfg.Choose != nil {
 		best = st.cfg.Choose(&Choice{Pod: cy.pid, Candidates: cands, Best: best, First: !seen})
 	}
+	st.lastCand = cands[best]
 	return cands[best].Node, victims[best], true
 }
 

@@ -36,6 +36,10 @@ type Config struct {
 	IgnorePreferredTermsOfExistingPods bool
 	// RequeueEvicted puts each victim back in the queue.
 	RequeueEvicted bool
+	// CrossNodePreemption lets a pod blocked only by a spread skew or
+	// required anti-affinity evict pods on other nodes of the constraint's
+	// domain (see crossnode.go).
+	CrossNodePreemption bool
 	// Choose, when set (tests), picks the node of each preemption among
 	// the candidates (see Choice) and returns its index; nil takes the
 	// best by rules.BetterCandidate.
@@ -114,6 +118,8 @@ type state struct {
 	// pods, for placement keys (see readyTerms).
 	termsReady             bool
 	repelTerms, carryTerms []rules.Term
+	// carriers lists, per repel term, the pods carrying it.
+	carriers [][]index.PodID
 	// PDB state, made at the first preemption attempt: each budget's
 	// selector (ok: it matches some pod) and its disruptions left.
 	pdbReady bool
@@ -127,6 +133,8 @@ type state struct {
 	// requeue holds the evicted pods waiting (RequeueEvicted), in eviction
 	// order.
 	requeue []queued
+	// lastCand is the candidate of the latest node-local preemption.
+	lastCand rules.Candidate
 }
 
 // queued is an evicted pod waiting in the queue.
@@ -178,7 +186,14 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 			continue
 		}
 		if !cfg.NoPreemption && rules.CanPreempt(p.PreemptionPolicy) && !cy.conflict {
-			if n, victims, ok := st.preempt(cy); ok {
+			n, victims, ok := st.preempt(cy)
+			if cfg.CrossNodePreemption {
+				local := st.lastCand
+				if xc, xv, xok := st.crossPreempt(cy); xok && (!ok || !sameFive(&xc, &local) && rules.BetterCandidate(&xc, &local)) {
+					n, victims, ok = xc.Node, xv, true
+				}
+			}
+			if ok {
 				if cfg.OrderVictims != nil {
 					cfg.OrderVictims(pid, victims)
 				}
@@ -198,6 +213,12 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 		}
 		st.res.Pending = append(st.res.Pending, Pending{Pod: pid, Kind: unschedulable})
 	}
+}
+
+// sameFive reports whether two candidates are equal on the five criteria
+// (the node aside).
+func sameFive(a, b *rules.Candidate) bool {
+	return a.Viol == b.Viol && a.MaxPrio == b.MaxPrio && a.Sum == b.Sum && a.Count == b.Count && a.Start == b.Start
 }
 
 // Queue returns the pending pods in queue order (rules.QueueCompare, then
@@ -476,18 +497,25 @@ func (st *state) readyTerms() {
 		return
 	}
 	st.termsReady = true
-	seen := map[string]bool{}
-	add := func(list *[]rules.Term, sign string, t *index.PodAffinityTerm) {
+	seen := map[string]int{}
+	add := func(list *[]rules.Term, sign string, t *index.PodAffinityTerm) int {
 		b, _ := json.Marshal(t)
-		if k := sign + string(b); !seen[k] {
-			seen[k] = true
-			*list = append(*list, rules.ExistingTerm(t))
+		k := sign + string(b)
+		if i, ok := seen[k]; ok {
+			return i
 		}
+		seen[k] = len(*list)
+		*list = append(*list, rules.ExistingTerm(t))
+		return len(*list) - 1
 	}
 	for _, q := range st.c.RelPods {
 		p := &st.c.Pods[q]
 		for i := range p.AntiAffinity {
-			add(&st.repelTerms, "r", &p.AntiAffinity[i])
+			if r := add(&st.repelTerms, "r", &p.AntiAffinity[i]); r == len(st.carriers) {
+				st.carriers = append(st.carriers, []index.PodID{q})
+			} else if last := st.carriers[r]; last[len(last)-1] != q {
+				st.carriers[r] = append(last, q)
+			}
 		}
 		if st.hard > 0 {
 			for i := range p.Affinity {
