@@ -3,12 +3,9 @@
 // queue order, every node filtered and scored for each, preemption by a
 // dry run on every node. It has the fast solver's batch semantics (the
 // seeded tie between equal scores, the PDB accounting, the retry of the
-// pods left pending after evictions, requeued victims) so that the two
-// can be compared result for result (the differential tests); it is meant
-// for clusters of a few hundred nodes.
-//
-// Cross-node preemption (solver.Config.CrossNodePreemption, beyond
-// kube-scheduler) is not modelled.
+// pods left pending after evictions, requeued victims, cross-node
+// preemption) so that the two can be compared result for result (the
+// differential tests); it is meant for clusters of a few hundred nodes.
 package reference
 
 import (
