@@ -75,30 +75,51 @@ func Run(in func() *index.Input, cfg solver.Config) (Report, error) {
 	}
 	fast := solver.Solve(cf, cfg)
 	var rep Report
-	// Each preemptor's node and victims in the fast result.
-	chosen := map[index.PodID]index.NodeID{}
-	victims := map[index.PodID][]index.PodID{}
+	// The fast solver's preemptions, per preemptor in order (one pod may
+	// preempt again when freed room went to pods of higher priority): the
+	// victims of each, and its node when they all leave one (-1: across
+	// nodes).
+	type preemption struct {
+		node    int64
+		victims []index.PodID
+	}
+	runs := map[index.PodID][]preemption{}
 	for i, cm := range fast.Commits {
-		if cm.Action == solver.Evict {
-			rep.Evictions++
-			victims[cm.Preemptor] = append(victims[cm.Preemptor], cm.Pod)
+		if cm.Action != solver.Evict {
+			rep.Binds++
 			continue
 		}
-		rep.Binds++
-		if i > 0 && fast.Commits[i-1].Action == solver.Evict && fast.Commits[i-1].Preemptor == cm.Pod {
-			chosen[cm.Pod] = cm.Node
-			rep.Preemptions++
+		rep.Evictions++
+		rs := runs[cm.Preemptor]
+		if i == 0 || fast.Commits[i-1].Action != solver.Evict || fast.Commits[i-1].Preemptor != cm.Preemptor {
+			rs = append(rs, preemption{node: int64(cm.Node)})
 		}
+		r := &rs[len(rs)-1]
+		if r.node != int64(cm.Node) {
+			r.node = -1
+		}
+		r.victims = append(r.victims, cm.Pod)
+		runs[cm.Preemptor] = rs
 	}
-	rep.Pending, rep.CrossNode = len(fast.Pending), fast.CrossNode
+	rep.Pending, rep.CrossNode, rep.Preemptions = len(fast.Pending), fast.CrossNode, fast.Preemptions
+	// The reference takes the fast solver's preemptions in the same order:
+	// Choose is offered each node-local choice, OrderVictims each
+	// preemption done (node-local or across nodes).
+	next := map[index.PodID]int{}
+	current := func(pod index.PodID) *preemption {
+		if rs := runs[pod]; next[pod] < len(rs) {
+			return &rs[next[pod]]
+		}
+		return nil
+	}
 	rcfg := RefConfig(cfg)
 	rcfg.Choose = func(ch *reference.Choice) int {
-		n, ok := chosen[ch.Pod]
-		if !ok || ch.Candidates[ch.Best].Node == n || ch.First && len(ch.Candidates) <= 100 {
+		r := current(ch.Pod)
+		if r == nil || r.node < 0 || int64(ch.Candidates[ch.Best].Node) == r.node || ch.First && len(ch.Candidates) <= 100 {
 			return ch.Best
 		}
 		for i := range ch.Candidates {
-			if ch.Candidates[i].Node == n && sameFour(&ch.Candidates[i], &ch.Candidates[ch.Best]) {
+			if int64(ch.Candidates[i].Node) == r.node && sameFour(&ch.Candidates[i], &ch.Candidates[ch.Best]) {
 				rep.Followed++
 				return i
 			}
@@ -106,16 +127,17 @@ func Run(in func() *index.Input, cfg solver.Config) (Report, error) {
 		return ch.Best
 	}
 	rcfg.OrderVictims = func(pre index.PodID, vs []index.PodID) {
-		want := victims[pre]
-		if len(want) != len(vs) || slices.Equal(want, vs) {
+		r := current(pre)
+		next[pre]++
+		if r == nil || len(r.victims) != len(vs) || slices.Equal(r.victims, vs) {
 			return
 		}
 		for _, v := range vs {
-			if !slices.Contains(want, v) {
+			if !slices.Contains(r.victims, v) {
 				return // other pods: the comparison will tell
 			}
 		}
-		copy(vs, want)
+		copy(vs, r.victims)
 		rep.Reordered++
 	}
 	ref := reference.Solve(cr, rcfg)

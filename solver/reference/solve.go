@@ -2,10 +2,11 @@
 // rules package and the index types: the pending pods one at a time in
 // queue order, every node filtered and scored for each, preemption by a
 // dry run on every node. It has the fast solver's batch semantics (the
-// seeded tie between equal scores, the PDB accounting, the retry of the
-// pods left pending after evictions, requeued victims, cross-node
-// preemption) so that the two can be compared result for result (the
-// differential tests); it is meant for clusters of a few hundred nodes.
+// seeded tie between equal scores, the PDB accounting, freed room offered
+// to the higher priorities first, the retry of the pods left pending after
+// evictions, requeued victims, cross-node preemption) so that the two can
+// be compared result for result (the differential tests); it is meant for
+// clusters of a few hundred nodes.
 package reference
 
 import (
@@ -84,6 +85,10 @@ const (
 	unschedulable = "unschedulable"
 	unsupported   = "unsupported"
 	gated         = "gated"
+	// reclaimed marks, during a batch, an unschedulable entry whose pod was
+	// placed later on freed room (see reclaim.go); none is left in a
+	// Result.
+	reclaimed = "reclaimed"
 )
 
 // Result is the outcome of a batch.
@@ -132,6 +137,15 @@ type state struct {
 	requeue []queued
 	// lastCand is the candidate of the latest node-local preemption.
 	lastCand rules.Candidate
+	// Reclaim (reclaim.go): the nodes that lost pods to evictions, in
+	// order; the placement keys with pods left unschedulable, in order of
+	// their first failure, and their state; the log's length and the
+	// priority bound at the last reclaim.
+	evictedLog []index.NodeID
+	failedKeys []string
+	reclaims   map[string]*reclaimKey
+	lastLog    int
+	lastAbove  int32
 }
 
 // queued is an evicted pod waiting in the queue.
@@ -176,39 +190,19 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 			st.res.Pending = append(st.res.Pending, Pending{Pod: pid, Kind: unsupported, Reason: rules.UnsupportedMessage(p.Unsupported)})
 			continue
 		}
+		if len(st.evictedLog) > 0 {
+			st.reclaim(p.Priority)
+		}
 		cy := st.newCycle(pid)
 		if n, score, ok := cy.place(); ok {
 			st.bind(pid, n)
 			st.res.Commits = append(st.res.Commits, Commit{Pod: pid, Node: n, Score: score})
 			continue
 		}
-		if !cfg.NoPreemption && rules.CanPreempt(p.PreemptionPolicy) && !cy.conflict {
-			n, victims, ok := st.preempt(cy)
-			if cfg.CrossNodePreemption {
-				local := st.lastCand
-				if xc, xv, xok := st.crossPreempt(cy); xok && (!ok || !sameFive(&xc, &local) && rules.BetterCandidate(&xc, &local)) {
-					n, victims, ok = xc.Node, xv, true
-				}
-			}
-			if ok {
-				if cfg.OrderVictims != nil {
-					cfg.OrderVictims(pid, victims)
-				}
-				for _, v := range victims {
-					st.res.Commits = append(st.res.Commits, Commit{Evict: true, Pod: v, Node: index.NodeID(c.PodNode[v]), Preemptor: pid})
-					st.evict(v)
-					if cfg.RequeueEvicted {
-						st.requeue = append(st.requeue, queued{pod: v, seq: evictedSeq})
-						evictedSeq++
-					}
-				}
-				st.bind(pid, n)
-				st.res.Commits = append(st.res.Commits, Commit{Pod: pid, Node: n, Score: -1})
-				st.res.Preemptions++
-				continue
-			}
+		if !cfg.NoPreemption && rules.CanPreempt(p.PreemptionPolicy) && !cy.conflict && st.preemptAndBind(cy, &evictedSeq) {
+			continue
 		}
-		st.res.Pending = append(st.res.Pending, Pending{Pod: pid, Kind: unschedulable})
+		st.waitFor(pid, len(st.res.Pending))
 	}
 }
 
@@ -216,6 +210,51 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 // (the node aside).
 func sameFive(a, b *rules.Candidate) bool {
 	return a.Viol == b.Viol && a.MaxPrio == b.MaxPrio && a.Sum == b.Sum && a.Count == b.Count && a.Start == b.Start
+}
+
+// preemptAndBind preempts for the cycle's pod, which fits nowhere, and
+// binds it on the room its victims freed, once the pods of higher priority
+// left unschedulable have had that room (reclaim): when they took some,
+// the pod places again, or preempts again when nothing is left for it.
+func (st *state) preemptAndBind(cy *cycle, evictedSeq *int) bool {
+	c, cfg, pid := st.c, st.cfg, cy.pid
+	for {
+		n, victims, ok := st.preempt(cy)
+		if cfg.CrossNodePreemption {
+			local := st.lastCand
+			if xc, xv, xok := st.crossPreempt(cy); xok && (!ok || !sameFive(&xc, &local) && rules.BetterCandidate(&xc, &local)) {
+				n, victims, ok = xc.Node, xv, true
+			}
+		}
+		if !ok {
+			return false
+		}
+		if cfg.OrderVictims != nil {
+			cfg.OrderVictims(pid, victims)
+		}
+		st.logEvictions(victims)
+		for _, v := range victims {
+			st.res.Commits = append(st.res.Commits, Commit{Evict: true, Pod: v, Node: index.NodeID(c.PodNode[v]), Preemptor: pid})
+			st.evict(v)
+			if cfg.RequeueEvicted {
+				st.requeue = append(st.requeue, queued{pod: v, seq: *evictedSeq})
+				*evictedSeq++
+			}
+		}
+		if st.reclaim(cy.p.Priority) == 0 {
+			st.bind(pid, n)
+			st.res.Commits = append(st.res.Commits, Commit{Pod: pid, Node: n, Score: -1})
+			st.res.Preemptions++
+			return true
+		}
+		cy = st.newCycle(pid)
+		if n, score, ok := cy.place(); ok {
+			st.bind(pid, n)
+			st.res.Commits = append(st.res.Commits, Commit{Pod: pid, Node: n, Score: score})
+			st.res.Preemptions++
+			return true
+		}
+	}
 }
 
 // Queue returns the pending pods in queue order (rules.QueueCompare, then
@@ -337,6 +376,13 @@ func (st *state) budgetsOf(p index.PodID) []int32 {
 // pending pod's reason from the final state.
 func (st *state) finish() {
 	res := st.res
+	keep := res.Pending[:0]
+	for _, pd := range res.Pending {
+		if pd.Kind != reclaimed {
+			keep = append(keep, pd)
+		}
+	}
+	res.Pending = keep
 	if res.Preemptions > 0 {
 		keep := res.Pending[:0]
 		for _, pd := range res.Pending {
