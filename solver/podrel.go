@@ -658,9 +658,14 @@ func (r *relState) defaultSelector(p *index.Pod) *index.LabelSelector {
 		owner = r.owners[kind+"/"+p.Namespace+"/"+p.Owner.Name]
 	}
 	// The Services that may select p: those indexed by one of its labels.
-	var services []*index.Workload
-	for k, v := range p.Labels {
-		services = append(services, r.services[pdbLabel{ns: p.Namespace, key: k, value: v}]...)
+	services := func(yield func(*index.Workload) bool) {
+		for k, v := range p.Labels {
+			for _, w := range r.services[pdbLabel{ns: p.Namespace, key: k, value: v}] {
+				if !yield(w) {
+					return
+				}
+			}
+		}
 	}
 	return rules.DefaultSelector(p, services, owner)
 }

@@ -526,7 +526,7 @@ func (st *state) constraints(p *index.Pod) ([]index.SpreadConstraint, bool) {
 				owner = w
 			}
 		}
-		return rules.DefaultSelector(p, services, owner)
+		return rules.DefaultSelector(p, slices.Values(services), owner)
 	})
 }
 

@@ -10,6 +10,7 @@ package rules
 // ReplicaSet, StatefulSet or ReplicationController selects them.
 
 import (
+	"iter"
 	"math"
 
 	"github.com/kplace/kplace/index"
@@ -34,12 +35,13 @@ func BuiltinDefaultConstraints() []index.SpreadConstraint {
 }
 
 // DefaultSelector is helper.DefaultSelector: the selectors of the Services
-// selecting p (services: those of p's namespace), and of its controller
-// owner (owner: the workload OwnerKind names, nil when absent), ANDed; nil
-// when that selects nothing in particular (no default constraint applies).
-func DefaultSelector(p *index.Pod, services []*index.Workload, owner *index.Workload) *index.LabelSelector {
+// selecting p (services: those of p's namespace, or any superset of those
+// selecting p, each once), and of its controller owner (owner: the
+// workload OwnerKind names, nil when absent), ANDed; nil when that selects
+// nothing in particular (no default constraint applies).
+func DefaultSelector(p *index.Pod, services iter.Seq[*index.Workload], owner *index.Workload) *index.LabelSelector {
 	out := &index.LabelSelector{MatchLabels: map[string]string{}}
-	for _, w := range services {
+	for w := range services {
 		if w.Selector == nil || len(w.Selector.MatchLabels) == 0 {
 			continue
 		}

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/kplace/kplace/index"
@@ -137,7 +138,7 @@ func TestDefaultConstraints(t *testing.T) {
 				owner = w
 			}
 		}
-		return DefaultSelector(p, services, owner)
+		return DefaultSelector(p, slices.Values(services), owner)
 	}
 	for _, tc := range []struct {
 		name string
