@@ -10,9 +10,14 @@
 // can call them on its own columns; they allocate nothing unless their
 // comment says otherwise.
 //
-// Two rules stay defined in index, where ingest and the solver's indexes
-// already use them, and are called from here: the toleration match
-// (index.Toleration.ToleratesTaint, wrapped by [Tolerates] and
-// [FirstToleration]) and the host port clash (index.PortKey.Conflicts,
-// wrapped by [PortsConflict]).
+// A few rules are defined in index, the bottom layer, where ingest (the
+// controllers' expansion) and the solver's set algebra use them too, and
+// are called from here: the toleration match (index.Toleration.
+// ToleratesTaint and index.Tolerates, behind [Tolerates] and
+// [FirstToleration]), the host port clash (index.PortKey.Conflicts, behind
+// [PortsConflict]), the label-selector conversion (index.SelectorOf,
+// behind [LabelSelector]), the label-map match (index.MatchesSet, behind
+// [MatchLabelMap]) and the empty node selector term (index.EmptyTerm).
+// index's node matching by sets (RequiredNodes, TermNodes,
+// UntoleratedNodes) restates the per-node predicates here in set form.
 package rules

@@ -17,7 +17,7 @@ import (
 )
 
 // FieldNodeName is the only node field matchFields can name.
-const FieldNodeName = "metadata.name"
+const FieldNodeName = index.FieldNodeName
 
 var selOps = map[string]selection.Operator{
 	index.SelIn: selection.In, index.SelNotIn: selection.NotIn,
@@ -87,10 +87,9 @@ func MatchFieldRequirement(r *index.Requirement, name string) bool {
 	return (got == r.Values[0]) == (r.Operator == index.SelIn)
 }
 
-// EmptyTerm reports whether a term has no requirement: it matches nothing.
-func EmptyTerm(t *index.NodeSelectorTerm) bool {
-	return len(t.MatchExpressions) == 0 && len(t.MatchFields) == 0
-}
+// EmptyTerm reports whether a term has no requirement: it matches nothing
+// (index.EmptyTerm).
+func EmptyTerm(t *index.NodeSelectorTerm) bool { return index.EmptyTerm(t) }
 
 // MatchTerm reports whether node nd matches term t: every requirement
 // matches; an empty term or one with an invalid requirement matches

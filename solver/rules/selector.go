@@ -7,7 +7,6 @@ package rules
 
 import (
 	"github.com/kplace/kplace/index"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -17,12 +16,7 @@ func LabelSelector(ls *index.LabelSelector) (sel labels.Selector, ok bool) {
 	if ls == nil {
 		return labels.Nothing(), false
 	}
-	m := &metav1.LabelSelector{MatchLabels: ls.MatchLabels}
-	for _, r := range ls.MatchExpressions {
-		m.MatchExpressions = append(m.MatchExpressions, metav1.LabelSelectorRequirement{Key: r.Key, Operator: metav1.LabelSelectorOperator(r.Operator), Values: r.Values})
-	}
-	sel, err := metav1.LabelSelectorAsSelector(m)
-	if err != nil {
+	if sel = index.SelectorOf(ls); sel == nil {
 		return labels.Nothing(), false
 	}
 	return sel, true
@@ -37,11 +31,4 @@ func SelectorMatches(ls *index.LabelSelector, l map[string]string) bool {
 // MatchLabelMap reports whether labels l hold every pair of set, as
 // labels.SelectorFromSet(set).Matches(l) does: a nodeSelector, or a
 // Service's selector.
-func MatchLabelMap(set, l map[string]string) bool {
-	for k, v := range set {
-		if got, ok := l[k]; !ok || got != v {
-			return false
-		}
-	}
-	return true
-}
+func MatchLabelMap(set, l map[string]string) bool { return index.MatchesSet(set, l) }

@@ -10,10 +10,9 @@ package rules
 import "github.com/kplace/kplace/index"
 
 // Tolerates reports whether any of tols tolerates taint
-// (v1helper.TolerationsTolerateTaint).
-func Tolerates(tols []index.Toleration, taint *index.Taint) bool {
-	return FirstToleration(tols, taint) >= 0
-}
+// (v1helper.TolerationsTolerateTaint); index.Tolerates is the definition,
+// which index's untolerated-node sets use too.
+func Tolerates(tols []index.Toleration, taint *index.Taint) bool { return index.Tolerates(tols, taint) }
 
 // FirstToleration returns the index of the first toleration of tols that
 // tolerates taint, -1 when none does. The taint manager reads that
