@@ -25,7 +25,7 @@ func TestDifferentialProfiles(t *testing.T) {
 	if *long {
 		sizes, nseeds = []size{{40, 160}, {100, 500}}, 20
 	}
-	var binds, evictions, pending, cross, followed, reordered, runs int
+	var binds, evictions, pending, cross, followed, reordered, normalised, runs int
 	for _, prof := range Profiles() {
 		n := nseeds
 		if prof == realisticName && !*long {
@@ -50,14 +50,15 @@ func TestDifferentialProfiles(t *testing.T) {
 				cross += rep.CrossNode
 				followed += rep.Followed
 				reordered += rep.Reordered
+				normalised += rep.Normalised
 			}
 		}
 	}
 	if binds == 0 || evictions == 0 || pending == 0 {
 		t.Fatalf("the clusters bound %d pods, evicted %d, left %d pending: they no longer exercise all three", binds, evictions, pending)
 	}
-	t.Logf("%d clusters: %d bindings, %d evictions (%d preemptions across nodes), %d pending pods compared; followed the fast solver's node among equal candidates %d times, reordered %d preemptions' evictions",
-		runs, binds, evictions, cross, pending, followed, reordered)
+	t.Logf("%d clusters: %d bindings, %d evictions (%d preemptions across nodes), %d pending pods compared; followed the fast solver's node among equal candidates %d times, reordered %d preemptions' evictions, normalised %d cycles as it does",
+		runs, binds, evictions, cross, pending, followed, reordered, normalised)
 }
 
 // variant is the solver configuration of a seed: the CLI's defaults

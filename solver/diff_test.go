@@ -31,7 +31,9 @@ func seeds(all, sample uint64) uint64 {
 }
 
 // tally sums the reports of a test.
-type tally struct{ runs, binds, evictions, pending, preemptions, cross, followed, reordered int }
+type tally struct {
+	runs, binds, evictions, pending, preemptions, cross, followed, reordered, normalised int
+}
 
 func (ta *tally) add(r differential.Report) {
 	ta.runs++
@@ -42,6 +44,7 @@ func (ta *tally) add(r differential.Report) {
 	ta.cross += r.CrossNode
 	ta.followed += r.Followed
 	ta.reordered += r.Reordered
+	ta.normalised += r.Normalised
 }
 
 // differ compares the solvers on in under cfg and fails the test on the
@@ -104,8 +107,8 @@ func TestDifferentialRandom(t *testing.T) {
 		t.Fatalf("the batches bound %d pods, evicted %d (%d preemptions across nodes), left %d pending: they no longer exercise all four",
 			ta.binds, ta.evictions, ta.cross, ta.pending)
 	}
-	t.Logf("%d batches: %d bindings (%d preemptors, %d across nodes), %d evictions, %d pending pods compared; followed the fast solver's node among equal candidates %d times, reordered %d preemptions' evictions",
-		ta.runs, ta.binds, ta.preemptions, ta.cross, ta.evictions, ta.pending, ta.followed, ta.reordered)
+	t.Logf("%d batches: %d bindings (%d preemptors, %d across nodes), %d evictions, %d pending pods compared; followed the fast solver's node among equal candidates %d times, reordered %d preemptions' evictions, normalised %d cycles as it does",
+		ta.runs, ta.binds, ta.preemptions, ta.cross, ta.evictions, ta.pending, ta.followed, ta.reordered, ta.normalised)
 }
 
 // withBudgets gives a batch's running pods a tier label, a or b in turn,

@@ -4,7 +4,7 @@
 // node and preemptor) and the pending pods with their reasons. It is the
 // differential test's engine, shared by solver's and bench's tests.
 //
-// Two known differences of the fast solver from kube-scheduler are
+// Three known differences of the fast solver from kube-scheduler are
 // absorbed, and counted, so that the comparison goes on past them (each
 // has a skipped reproducer test in solver, TestKnownDivergence*):
 //
@@ -23,6 +23,11 @@
 //     solver's node is such an equal candidate, the reference follows it,
 //     except at a placement key's first preemption with at most 100
 //     candidates, where the fast solver samples them all and must agree.
+//   - Normalisation. kube-scheduler normalises the TaintToleration and
+//     NodeAffinity scores over the nodes that pass every filter; the fast
+//     solver over the nodes that pass the static filters and fit, before
+//     the pod-relative filters. The reference normalises as the fast
+//     solver does (reference.Config.FitNormalisation).
 package differential
 
 import (
@@ -58,8 +63,10 @@ type Report struct {
 	Binds, Evictions, Pending, Preemptions, CrossNode int
 	// Followed counts the preemptions where the reference took the fast
 	// solver's node among equal candidates, Reordered those where it
-	// took the fast solver's eviction order (see the package comment).
-	Followed, Reordered int
+	// took the fast solver's eviction order, Normalised the scheduling
+	// cycles where it took the fast solver's normalisation maxima (see the
+	// package comment).
+	Followed, Reordered, Normalised int
 }
 
 // Run solves the batch in (called twice: each solver gets its own
@@ -113,6 +120,7 @@ func Run(in func() *index.Input, cfg solver.Config) (Report, error) {
 		return nil
 	}
 	rcfg := RefConfig(cfg)
+	rcfg.FitNormalisation = true
 	rcfg.Choose = func(ch *reference.Choice) int {
 		r := current(ch.Pod)
 		if r == nil || r.node < 0 || int64(ch.Candidates[ch.Best].Node) == r.node || ch.First && len(ch.Candidates) <= 100 {
@@ -141,6 +149,7 @@ func Run(in func() *index.Input, cfg solver.Config) (Report, error) {
 		rep.Reordered++
 	}
 	ref := reference.Solve(cr, rcfg)
+	rep.Normalised = ref.FitNormalised
 	rep.Diff = compare(cf, fast, ref)
 	return rep, nil
 }

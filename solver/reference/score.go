@@ -30,6 +30,24 @@ func (cy *cycle) score(feasible []index.NodeID) []int64 {
 		na[i] = rules.PreferredAffinityScore(p, nd)
 		ttMax, naMax = max(ttMax, tt[i]), max(naMax, na[i])
 	}
+	if cy.st.cfg.FitNormalisation {
+		// The fast solver's maxima: over the nodes that pass the static
+		// filters and fit, before the pod-relative filters.
+		var fitTT, fitNA int64
+		for n := range c.Nodes {
+			if nd := &c.Nodes[n]; cy.staticFilter(nd) == rules.None && cy.fitsNow(index.NodeID(n)) {
+				fitTT = max(fitTT, rules.IntolerablePreferNoSchedule(nd.Taints, p.Tolerations))
+				fitNA = max(fitNA, rules.PreferredAffinityScore(p, nd))
+			}
+		}
+		for i := range feasible { // counted when it changes a score
+			if rules.TaintScore(tt[i], fitTT)+rules.AffinityScore(na[i], fitNA) != rules.TaintScore(tt[i], ttMax)+rules.AffinityScore(na[i], naMax) {
+				cy.st.res.FitNormalised++
+				break
+			}
+		}
+		ttMax, naMax = fitTT, fitNA
+	}
 	for i := range feasible {
 		out[i] += rules.TaintScore(tt[i], ttMax) + rules.AffinityScore(na[i], naMax)
 	}

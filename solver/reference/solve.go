@@ -45,6 +45,12 @@ type Config struct {
 	// OrderVictims, when set (tests), may reorder a preemption's victims
 	// (most important first) before they are evicted in that order.
 	OrderVictims func(preemptor index.PodID, victims []index.PodID)
+	// FitNormalisation (tests) normalises the TaintToleration and
+	// NodeAffinity scores over the nodes that pass the static filters and
+	// fit, before the pod-relative filters, as the fast solver does (a
+	// known difference from kube-scheduler, which normalises over the
+	// nodes that pass every filter).
+	FitNormalisation bool
 }
 
 // Choice is one preemption's node choice.
@@ -97,8 +103,9 @@ type Result struct {
 	// Pending lists the pods left pending, in queue order.
 	Pending []Pending
 	// Preemptions counts preemptors bound; Retried the pods placed by the
-	// retry turn.
-	Preemptions, Retried int
+	// retry turn; FitNormalised the scheduling cycles whose maxima
+	// Config.FitNormalisation changed.
+	Preemptions, Retried, FitNormalised int
 }
 
 // state is the batch: the cluster (mutated through index.Cluster's Bind
