@@ -26,6 +26,7 @@ func (cy *cycle) score(feasible []index.NodeID) []int64 {
 			out[i] += rules.WeightBalancedAllocation * rules.BalancedScore(c.Req[index.ResCPU][n], c.Req[index.ResMemory][n],
 				balCPU, balMem, capCPU, capMem)
 		}
+		out[i] += rules.ImageLocalityScore(c, p, n)
 		tt[i] = rules.IntolerablePreferNoSchedule(nd.Taints, p.Tolerations)
 		na[i] = rules.PreferredAffinityScore(p, nd)
 		ttMax, naMax = max(ttMax, tt[i]), max(naMax, na[i])

@@ -480,8 +480,13 @@ func (st *state) keyOf(pid index.PodID) string {
 		Priority         int32
 		PreemptionPolicy string
 		Rel              *relKey
+		Images           []string // when nodes list images (ImageLocality)
+		ImageContainers  int32
 	}{p.Tolerations, p.NodeSelector, p.HasRequired, p.RequiredTerms, p.PreferredTerms, p.Requests, p.ScoreCPU, p.ScoreMemory,
-		p.HostPorts, p.Priority, p.PreemptionPolicy, nil}
+		p.HostPorts, p.Priority, p.PreemptionPolicy, nil, nil, 0}
+	if st.c.Images.ID != nil {
+		key.Images, key.ImageContainers = p.Images, p.ImageContainers
+	}
 	rk := &relKey{Namespace: p.Namespace, Affinity: p.Affinity, Anti: p.AntiAffinity, PrefAff: p.PreferredAffinity, PrefAnti: p.PreferredAntiAffinity}
 	rk.Spread, rk.Defaulted = st.constraints(p)
 	for i := range rk.Spread {

@@ -15,6 +15,7 @@ const (
 	WeightBalancedAllocation  = 1
 	WeightPodTopologySpread   = 2
 	WeightInterPodAffinity    = 2
+	WeightImageLocality       = 1
 	DefaultHardAffinityWeight = 1 // InterPodAffinityArgs.hardPodAffinityWeight
 )
 
