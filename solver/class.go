@@ -8,12 +8,13 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
 // Well-known names the filters use.
 const (
-	taintUnschedulable = "node.kubernetes.io/unschedulable"
+	taintUnschedulable = rules.TaintNodeUnschedulable
 	fieldNodeName      = index.FieldNodeName
 )
 
@@ -558,13 +559,7 @@ func (g *group) initNamed(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncod
 // toleratesPreferNoSchedule applies TaintToleration's scoring rule: only
 // tolerations with an empty or PreferNoSchedule effect count.
 func toleratesPreferNoSchedule(tols []index.Toleration, taint *index.Taint) bool {
-	for i := range tols {
-		t := &tols[i]
-		if (t.Effect == "" || t.Effect == index.EffectPreferNoSchedule) && t.ToleratesTaint(taint) {
-			return true
-		}
-	}
-	return false
+	return rules.ToleratesPreferNoSchedule(tols, taint)
 }
 
 // preFilterNames mirrors NodeAffinity's PreFilter: when every required term

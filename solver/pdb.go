@@ -1,15 +1,13 @@
 package solver
 
 import (
-	"math"
 	"reflect"
 	"runtime"
 	"slices"
-	"strconv"
-	"strings"
 	"unsafe"
 
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -175,25 +173,7 @@ func singleSelector(ml map[string]string, keys map[string]bool) labels.Selector 
 // PDB's spec: healthy minus desired healthy, at least 0. maxUnavailable
 // wins over minAvailable; percentages scale the expected count, rounding up.
 func specAllowed(b *index.PDB, healthy, expected int) int32 {
-	desired := 0
-	switch {
-	case b.MaxUnavailable != "":
-		desired = max(0, expected-scaled(b.MaxUnavailable, expected))
-	case b.MinAvailable != "":
-		desired = scaled(b.MinAvailable, expected)
-	}
-	return int32(max(0, min(healthy-desired, math.MaxInt32)))
-}
-
-// scaled reads an IntOrString: an integer, or a percentage of total rounded
-// up. Ingest has validated it.
-func scaled(v string, total int) int {
-	if pct, ok := strings.CutSuffix(v, "%"); ok {
-		p, _ := strconv.Atoi(pct)
-		return (p*total + 99) / 100
-	}
-	n, _ := strconv.Atoi(v)
-	return n
+	return rules.SpecAllowed(b, healthy, expected)
 }
 
 // of returns the budgets pod p matches (cached).

@@ -3,18 +3,16 @@ package solver
 import (
 	"bytes"
 	"cmp"
-	"fmt"
 	"math"
 	"math/bits"
 	"runtime"
 	"slices"
-	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
 )
 
 // Config tunes a batch.
@@ -67,10 +65,7 @@ type Config struct {
 
 // BuiltinDefaultSpread are kube-scheduler's built-in default constraints.
 func BuiltinDefaultSpread() []index.SpreadConstraint {
-	return []index.SpreadConstraint{
-		{MaxSkew: 3, TopologyKey: labelHostname, WhenUnsatisfiable: index.ScheduleAnyway, MinDomains: 1, NodeAffinityPolicy: index.PolicyHonor, NodeTaintsPolicy: index.PolicyIgnore},
-		{MaxSkew: 5, TopologyKey: "topology.kubernetes.io/zone", WhenUnsatisfiable: index.ScheduleAnyway, MinDomains: 1, NodeAffinityPolicy: index.PolicyHonor, NodeTaintsPolicy: index.PolicyIgnore},
-	}
+	return rules.BuiltinDefaultConstraints()
 }
 
 // Action is what a commit does.
@@ -254,7 +249,7 @@ func newSolver(c *index.Cluster, cfg Config) *Solver {
 		s.fitA, s.fitS = 0, 1
 	}
 	for i := range s.hot {
-		s.hot[i].tie = uint32(mix(cfg.Seed ^ (uint64(i) * 0x9e3779b97f4a7c15)))
+		s.hot[i].tie = rules.NodeTie(cfg.Seed, uint32(i))
 		s.refreshNode(index.NodeID(i))
 	}
 	return s
@@ -317,10 +312,10 @@ queue:
 		switch {
 		case p.Gated:
 			// The SchedulingGates plugin's words.
-			res.Pending = append(res.Pending, Pending{Pod: pid, Kind: Gated, Reason: fmt.Sprintf("waiting for scheduling gates: %v", p.SchedulingGates)})
+			res.Pending = append(res.Pending, Pending{Pod: pid, Kind: Gated, Reason: rules.GatedMessage(p.SchedulingGates)})
 			continue
 		case p.Unsupported != "":
-			res.Pending = append(res.Pending, Pending{Pod: pid, Kind: Unsupported, Reason: "unsupported: " + p.Unsupported})
+			res.Pending = append(res.Pending, Pending{Pod: pid, Kind: Unsupported, Reason: rules.UnsupportedMessage(p.Unsupported)})
 			continue
 		}
 		cl := s.classes[cid]
@@ -461,11 +456,8 @@ func Queue(c *index.Cluster) []index.PodID {
 		keys[i] = key{prio: p.Priority, pos: int32(i), creation: p.CreationUnix}
 	}
 	slices.SortFunc(keys, func(a, b key) int {
-		if a.prio != b.prio {
-			return cmp.Compare(b.prio, a.prio)
-		}
-		if a.creation != b.creation {
-			return cmp.Compare(a.creation, b.creation)
+		if c := rules.QueueCompare(a.prio, a.creation, b.prio, b.creation); c != 0 {
+			return c
 		}
 		return cmp.Compare(a.pos, b.pos) // input order: the sort is stable
 	})
@@ -836,16 +828,23 @@ func (s *Solver) normalisationChanged(cl *class, n index.NodeID, fits bool) bool
 	return moved(g.rawTT, cl.ttMax) || moved(g.rawNA, cl.naMax)
 }
 
-// Reason strings of the filters, as kube-scheduler v1.36 words them.
-const (
-	msgPreFilterAbsent = "node(s) didn't satisfy plugin(s) [NodeAffinity]"
-	msgUnschedulable   = "node(s) were unschedulable"
-	msgTaint           = "node(s) had untolerated taint(s)"
-	msgAffinity        = "node(s) didn't match Pod's node affinity/selector"
-	msgPorts           = "node(s) didn't have free ports for the requested pod ports"
-	msgTooManyPods     = "Too many pods"
-	msgConflict        = "pod affinity terms conflict"
-	msgNoNodes         = "no nodes available to schedule pods"
+// Reason strings of the filters (the pod-relative ones too) and of the
+// preemption dry run, as kube-scheduler v1.36 words them (rules.Reason).
+var (
+	msgPreFilterAbsent = rules.NodeAffinityPreFilter.String()
+	msgUnschedulable   = rules.NodeUnschedulable.String()
+	msgTaint           = rules.UntoleratedTaint.String()
+	msgAffinity        = rules.NodeAffinityMismatch.String()
+	msgPorts           = rules.NodePortsConflict.String()
+	msgTooManyPods     = rules.TooManyPods.String()
+	msgNoNodes         = rules.NoNodesAvailable.String()
+	msgSpread          = rules.SpreadConstraintsMismatch.String()
+	msgSpreadLabel     = rules.SpreadMissingLabel.String()
+	msgPodAffinity     = rules.PodAffinityMismatch.String()
+	msgPodAnti         = rules.PodAntiAffinityMismatch.String()
+	msgExistingAnti    = rules.ExistingAntiAffinityMismatch.String()
+	msgNotHelpful      = rules.PreemptionNotHelpful.String()
+	msgNoVictims       = rules.NoPreemptionVictims.String()
 )
 
 // reason builds the FitError message for a class that fits nowhere now.
@@ -859,7 +858,7 @@ func (s *Solver) reason(cl *class) string {
 	if g.conflict {
 		// PreFilter rejected the pod: no preemption (and no PostFilter
 		// message we can vouch for).
-		return fmt.Sprintf("0/%d nodes are available: %s.", n, msgConflict)
+		return rules.ConflictMessage(n)
 	}
 	counts := map[string]int{}
 	add := func(msg string, k int) {
@@ -910,7 +909,7 @@ func (s *Solver) reason(cl *class) string {
 	add(msgPorts, ports)
 	add(msgTooManyPods, pods)
 	for r, k := range insufficient {
-		add("Insufficient "+c.ResNames[r], k)
+		add(rules.InsufficientResource(c.ResNames[r]), k)
 	}
 	return FitMessage(n, counts) + " " + s.preemptionMessage(cl)
 }
@@ -931,20 +930,5 @@ func countOver(dense []uint64, req []int64, v int64, alloc []int64) int {
 // FitMessage formats "0/N nodes are available: <count reason>, ... ." with
 // the parts sorted as strings, as kube-scheduler's FitError does.
 func FitMessage(numNodes int, counts map[string]int) string {
-	parts := make([]string, 0, len(counts))
-	for msg, k := range counts {
-		parts = append(parts, fmt.Sprintf("%d %s", k, msg))
-	}
-	sort.Strings(parts)
-	return fmt.Sprintf("0/%d nodes are available: %s.", numNodes, strings.Join(parts, ", "))
-}
-
-// mix is splitmix64's finaliser.
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
+	return rules.FitMessage(numNodes, counts)
 }
