@@ -149,8 +149,11 @@ func newPDBIndex(pdbs []index.PDB) *pdbState {
 	return pd
 }
 
-// selectorOf converts a label selector with k8s.io/apimachinery; an invalid
-// one matches nothing, as in kube-scheduler.
+// SelectorOf converts a label selector with k8s.io/apimachinery
+// (LabelSelectorAsSelector: an empty one selects everything); nil for an
+// invalid one, which matches nothing, as in kube-scheduler.
+func SelectorOf(ls *index.LabelSelector) labels.Selector { return selectorOf(ls) }
+
 func selectorOf(ls *index.LabelSelector) labels.Selector {
 	m := &metav1.LabelSelector{MatchLabels: ls.MatchLabels}
 	for _, r := range ls.MatchExpressions {
@@ -209,14 +212,20 @@ func validLabelValue(v string) bool {
 // PDB's spec: healthy minus desired healthy, at least 0. maxUnavailable
 // wins over minAvailable; percentages scale the expected count, rounding up.
 func specAllowed(b *index.PDB, healthy, expected int) int32 {
-	desired := 0
+	return int32(max(0, min(healthy-DesiredHealthy(b, expected), math.MaxInt32)))
+}
+
+// DesiredHealthy is the disruption controller's desiredHealthy for budget
+// b over expected pods (getExpectedPodCount): expected less
+// maxUnavailable, or minAvailable, percentages of expected rounded up.
+func DesiredHealthy(b *index.PDB, expected int) int {
 	switch {
 	case b.MaxUnavailable != "":
-		desired = max(0, expected-scaled(b.MaxUnavailable, expected))
+		return max(0, expected-scaled(b.MaxUnavailable, expected))
 	case b.MinAvailable != "":
-		desired = scaled(b.MinAvailable, expected)
+		return scaled(b.MinAvailable, expected)
 	}
-	return int32(max(0, min(healthy-desired, math.MaxInt32)))
+	return 0
 }
 
 // scaled reads an IntOrString: an integer, or a percentage of total rounded

@@ -162,16 +162,10 @@ type Solver struct {
 	splitClasses, twinBuilds, templates, bucketed int
 	buf                                           []uint32
 	scan                                          []scanner
-	// hot holds each node's scoring record (see nodeHot).
-	hot []nodeHot
-	// bounds holds each node's pruning record (see nodeBound) and bound
-	// its class-independent bound alone, for the first pruning stage.
-	bounds []nodeBound
-	bound  []int16
-	// free holds each node's free cpu and memory (see nodeFree); room
-	// the nodes by how much of each is free (see roomLevels).
-	free []nodeFree
-	room roomLevels
+	// nodeArrays holds what the solver derives from each node's columns.
+	nodeArrays
+	// session: the solve is one of a Session's (see session.go).
+	session bool
 	// fitA and fitS turn a requested fraction into NodeResourcesFit's
 	// per-resource share: a + s*fraction (see upper).
 	fitA, fitS float32
@@ -212,16 +206,27 @@ type Solver struct {
 	cross crossState
 }
 
+// nodeArrays are the per-node records a solver derives from the cluster's
+// columns (refreshNode).
+type nodeArrays struct {
+	// hot holds each node's scoring record (see nodeHot).
+	hot []nodeHot
+	// bounds holds each node's pruning record (see nodeBound) and bound
+	// its class-independent bound alone, for the first pruning stage.
+	bounds []nodeBound
+	bound  []int16
+	// free holds each node's free cpu and memory (see nodeFree); room
+	// the nodes by how much of each is free (see roomLevels).
+	free []nodeFree
+	room roomLevels
+}
+
 // newSolver prepares a solver over c.
 func newSolver(c *index.Cluster, cfg Config) *Solver {
+	s := baseSolver(c, cfg)
 	n := c.NumNodes()
-	s := &Solver{c: c, cfg: cfg, buf: make([]uint32, 256), hot: make([]nodeHot, n), bounds: make([]nodeBound, n), bound: make([]int16, n), free: make([]nodeFree, n)}
-	s.minPrio = c.MinPriority
+	s.nodeArrays = nodeArrays{hot: make([]nodeHot, n), bounds: make([]nodeBound, n), bound: make([]int16, n), free: make([]nodeFree, n)}
 	s.room.init(n)
-	s.fitA, s.fitS = 1, -1
-	if cfg.Strategy == MostAllocated {
-		s.fitA, s.fitS = 0, 1
-	}
 	for i := range s.hot {
 		s.hot[i].tie = uint32(mix(cfg.Seed ^ (uint64(i) * 0x9e3779b97f4a7c15)))
 		s.refreshNode(index.NodeID(i))
@@ -229,10 +234,26 @@ func newSolver(c *index.Cluster, cfg Config) *Solver {
 	return s
 }
 
+// baseSolver is a solver over c without its node records.
+func baseSolver(c *index.Cluster, cfg Config) *Solver {
+	s := &Solver{c: c, cfg: cfg, buf: make([]uint32, 256)}
+	s.minPrio = c.MinPriority
+	s.fitA, s.fitS = 1, -1
+	if cfg.Strategy == MostAllocated {
+		s.fitA, s.fitS = 0, 1
+	}
+	return s
+}
+
 // Solve places every pending pod of c and returns the commits and the pods
 // left pending. c is updated to the final state.
 func Solve(c *index.Cluster, cfg Config) *Result {
-	s := newSolver(c, cfg)
+	return newSolver(c, cfg).solve()
+}
+
+// solve runs the batch.
+func (s *Solver) solve() *Result {
+	c, cfg := s.c, s.cfg
 	if !cfg.NoPreemption && c.Low != nil {
 		s.startPDBs() // some pending pod may preempt
 	}
@@ -257,7 +278,9 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 	keptLow := int32(math.MaxInt32)
 	if cfg.NoPreemption {
 		keptLow = math.MinInt32
-		c.KeepLowUpTo(keptLow)
+		if !s.session {
+			c.KeepLowUpTo(keptLow)
+		}
 	}
 queue:
 	for done := 0; ; done++ {
@@ -277,10 +300,10 @@ queue:
 			break queue
 		}
 		p := &c.Pods[pid]
-		if p.Priority < keptLow {
+		if p.Priority < keptLow && !s.session {
 			// No preemptor above p's priority is left (the queue runs in
 			// priority order, evicted pods included): the sums above it
-			// need no upkeep.
+			// need no upkeep (a session's next batch may need them).
 			keptLow = p.Priority
 			c.KeepLowUpTo(keptLow)
 		}
