@@ -14,8 +14,21 @@ import (
 // for the same nodes and pods. They are not safe for concurrent use, nor
 // during a solve.
 
+// StaticChange is a change of a node's taints or cordon, and what the
+// node had before it.
+type StaticChange struct {
+	Node          NodeID
+	Taints        []Taint
+	Unschedulable bool
+}
+
+func (c *Cluster) logStatic(n NodeID) {
+	c.Static = append(c.Static, StaticChange{Node: n, Taints: c.Nodes[n].Taints, Unschedulable: c.Nodes[n].Unschedulable})
+}
+
 // SetTaints replaces node n's taints.
 func (c *Cluster) SetTaints(n NodeID, taints []Taint) {
+	c.logStatic(n)
 	for _, ti := range c.NodeTaints[n] {
 		c.TaintNodes[ti].Remove(n)
 	}
@@ -37,6 +50,7 @@ func (c *Cluster) SetTaints(n NodeID, taints []Taint) {
 
 // SetUnschedulable sets node n's spec.unschedulable (cordon, uncordon).
 func (c *Cluster) SetUnschedulable(n NodeID, v bool) {
+	c.logStatic(n)
 	c.Nodes[n].Unschedulable = v
 	if v {
 		c.Unschedulable.Add(n)

@@ -114,7 +114,12 @@ func New(cfg Config, cl Cluster) *Controller {
 // begins: its Ready status and whether its kubelet posts. A node that is
 // not Ready and does not post stopped long ago.
 func (c *Controller) Known(name string, labels map[string]string, ready Status, alive bool) {
-	c.add(name, labels, ready, alive)
+	n := c.add(name, labels, ready, alive)
+	// A node already tainted for its condition was queued and taken off
+	// its queue long ago (it stays in the queue's set).
+	if ready == ReadyFalse && c.hasTaint(n, notReadyNoExec) || ready == ReadyUnknown && c.hasTaint(n, unreachableNoExec) {
+		n.inSet = true
+	}
 }
 
 // AddNode adds a node that registers at now (Ready, its kubelet posting).

@@ -52,6 +52,11 @@ func (s *Solver) build(cl *class) {
 	cl.built = true
 	cl.cursor = len(c.Changes)
 	keep := max(cl.pods, 16)
+	if s.session && cl.rel == nil {
+		// A session keeps the class for later batches: a deeper heap
+		// lasts more placements before the next scan.
+		keep = max(keep, sessionKeep)
+	}
 	dense := g.dense
 	workers := s.scanners(g.feasCard)
 	s.prepareStatic(cl)
@@ -64,6 +69,10 @@ func (s *Solver) build(cl *class) {
 	if cl.dom != nil {
 		s.buildDom(cl, dense, workers, keep)
 		s.parkAll(cl, workers)
+		return
+	}
+	if s.lv != nil && cl.rel == nil && cl.dom == nil {
+		s.buildLevels(cl, dense, keep)
 		return
 	}
 	if len(workers) > 1 && s.room.fewer(cl, dense, 0, minParallelNodes) {

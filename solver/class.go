@@ -46,6 +46,15 @@ type group struct {
 	tmpl map[string]*template
 	// ready is closed once init has filled the group (see initGroups).
 	ready chan struct{}
+	// What a session needs to follow changes of node taints and cordons
+	// (see session.go): the group's key, its tolerations, whether they
+	// tolerate a cordon, and the static sets that do not depend on taints
+	// (NodeAffinity's PreFilter names and its filter; nil: every node).
+	key        string
+	tols       []index.Toleration
+	unschedTol bool
+	names      *roaring.Bitmap
+	aff        []uint64
 }
 
 // class is one equivalence class of pending pods: equal in every field that
@@ -428,18 +437,19 @@ func (g *group) init(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncoder) {
 
 	// NodeAffinity PreFilter: a node-name set when every required term names
 	// nodes with matchFields metadata.name In.
+	g.tols = p.Tolerations
+	unschedTaint := index.Taint{Key: taintUnschedulable, Effect: index.EffectNoSchedule}
+	g.unschedTol = tolerates(p.Tolerations, &unschedTaint)
 	if names, conflict, ok := preFilterNames(c, p); ok {
+		g.names = names
 		g.conflict = conflict
 		g.nAbsent = total - int(names.GetCardinality())
 		andCount(dense, denseOf(c, names))
 	}
 
 	// NodeUnschedulable.
-	if !c.Unschedulable.IsEmpty() {
-		unschedTaint := index.Taint{Key: taintUnschedulable, Effect: index.EffectNoSchedule}
-		if !tolerates(p.Tolerations, &unschedTaint) {
-			g.nUnsched = andNotCount(dense, unsched)
-		}
+	if !c.Unschedulable.IsEmpty() && !g.unschedTol {
+		g.nUnsched = andNotCount(dense, unsched)
 	}
 
 	// TaintToleration: NoSchedule and NoExecute taints must be tolerated.
@@ -456,7 +466,8 @@ func (g *group) init(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncoder) {
 	}
 	if len(p.NodeSelector) > 0 || p.HasRequired {
 		before := feas
-		feas = andCount(dense, m.requiredDense(c, p, enc))
+		g.aff = m.requiredDense(c, p, enc)
+		feas = andCount(dense, g.aff)
 		g.nAffinity = before - feas
 	}
 	g.dense, g.feasCard = dense, feas

@@ -16,7 +16,7 @@ import (
 // Session for every batch (node records made from scratch); rebuild also
 // builds the cluster anew from its nodes and pods before every batch. It
 // returns each batch's commits and pending reasons as text.
-func sessionRun(t *testing.T, seed uint64, rel, fresh, rebuild bool) []string {
+func sessionRun(t *testing.T, seed uint64, rel, fresh, rebuild bool, minNodes int) []string {
 	t.Helper()
 	r := rand.New(rand.NewPCG(seed, 5))
 	var nodes []index.Node
@@ -25,6 +25,11 @@ func sessionRun(t *testing.T, seed uint64, rel, fresh, rebuild bool) []string {
 		nodes, pods = randomRelCluster(r)
 	} else {
 		nodes, pods = randomCluster(r)
+	}
+	for i := 0; len(nodes) < minNodes; i++ { // copies, for builds on several goroutines
+		n := nodes[i]
+		n.Name = fmt.Sprintf("%s-copy%d", n.Name, i)
+		nodes = append(nodes, n)
 	}
 	c := cluster(t, slices.Clone(nodes), slices.Clone(pods))
 	pending := slices.Clone(c.Pending)
@@ -104,10 +109,14 @@ func sessionRun(t *testing.T, seed uint64, rel, fresh, rebuild bool) []string {
 // solves over the same cluster with node records made anew each time, and
 // as solves over a cluster built anew from the same nodes and pods.
 func TestSessionMatchesFreshSolves(t *testing.T) {
-	for seed := range uint64(30) {
+	for seed := range uint64(34) {
+		minNodes := 0
+		if seed >= 30 {
+			minNodes = 3000 // builds on every processor
+		}
 		for _, rel := range []bool{false, true} {
-			kept := sessionRun(t, seed, rel, false, false)
-			for mode, got := range map[string][]string{"fresh": sessionRun(t, seed, rel, true, false), "rebuilt": sessionRun(t, seed, rel, false, true)} {
+			kept := sessionRun(t, seed, rel, false, false, minNodes)
+			for mode, got := range map[string][]string{"fresh": sessionRun(t, seed, rel, true, false, minNodes), "rebuilt": sessionRun(t, seed, rel, false, true, minNodes)} {
 				for b := range kept {
 					if kept[b] != got[b] {
 						t.Fatalf("seed %d (pod-relative %v), batch %d: the session differs from the %s one:\n%s\n---\n%s", seed, rel, b, mode, kept[b], got[b])

@@ -219,6 +219,9 @@ type nodeArrays struct {
 	// the nodes by how much of each is free (see roomLevels).
 	free []nodeFree
 	room roomLevels
+	// lv files the nodes by bound, for a session's builds (nil outside
+	// sessions; see levels.go).
+	lv *boundLevels
 }
 
 // newSolver prepares a solver over c.
@@ -259,6 +262,9 @@ func (s *Solver) solve() *Result {
 	}
 	queue := Queue(c)
 	s.rel = newRelState(c, &cfg)
+	if s.rel != nil && len(s.classes) > 0 {
+		s.forget() // a session's classes have no pod-relative part
+	}
 	classOf := s.classify(queue)
 	if s.rel != nil {
 		for _, cl := range s.classes {
@@ -340,8 +346,8 @@ queue:
 			failedAt = append(failedAt, cid)
 			res.Pending = append(res.Pending, Pending{Pod: pid, Kind: Unschedulable})
 		}
-		if cfg.RequeueEvicted {
-			continue // an evicted pod may join any class later: keep them all
+		if cfg.RequeueEvicted || s.session {
+			continue // an evicted pod may join any class later, a session's next batch too: keep them all
 		}
 		if cl.pods == 0 && cl.failures == 0 {
 			if cl.rel != nil {
@@ -476,7 +482,9 @@ func (s *Solver) classify(queue []index.PodID) []int32 {
 	parts := s.encodeAll(queue)
 	classOf := make([]int32, len(queue))
 	classes := &s.classIdx
-	s.groupOf = map[string]*group{}
+	if s.groupOf == nil {
+		s.groupOf = map[string]*group{}
+	}
 	groups := s.groupOf
 	var fresh []*group // groups to initialise, with their first pods in reps
 	var reps []index.PodID
@@ -641,7 +649,7 @@ func (s *Solver) newClass(pid index.PodID, key []byte, static int, groups map[st
 	p := &s.c.Pods[pid]
 	g, ok := groups[string(key[:static])]
 	if !ok {
-		g = &group{}
+		g = &group{key: string(key[:static])}
 		groups[string(key[:static])] = g
 		*fresh = append(*fresh, g)
 		*reps = append(*reps, pid)
