@@ -98,6 +98,10 @@ func appendCommit(b []byte, c *index.Cluster, cm *solver.Commit) []byte {
 	return b
 }
 
+// AppendJSONString appends s as a JSON string, for other writers of JSON
+// lines; plain names take the fast path.
+func AppendJSONString(b []byte, s string) []byte { return appendJSONString(b, s) }
+
 // appendJSONString appends s as a JSON string; plain names take the fast path.
 func appendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {

@@ -80,7 +80,9 @@ func cmdBench(args []string) int {
 	pods := fs.Int("pods", 0, "pending pods of the single case")
 	profile := fs.String("profile", "mixed", "profile of the single case: "+strings.Join(bench.Profiles(), ", "))
 	seed := fs.Uint64("seed", 1, "generator seed")
-	suiteName := fs.String("suite", "quick", "quick (mixed 1k nodes/10k pods, 5k/50k, 10k/100k; preemption-heavy 10k/20k; spread-bench 10k/100k) or full (adds 100k nodes/1M pods from .json.zst, then from its .arrow snapshot; about 70 s and 11 GB on 2 cores)")
+	suiteName := fs.String("suite", "quick", "quick (mixed 1k nodes/10k pods, 5k/50k, 10k/100k; preemption-heavy 10k/20k; spread-bench 10k/100k), full (adds 100k nodes/1M pods\n"+
+		"from .json.zst, then from its .arrow snapshot; about 70 s and 11 GB on 2 cores), or zone-failure (simulate: a zone of the mixed\n"+
+		"profile fails, 10k nodes/100k running pods, then 100k/1M; with --nodes, the cases up to that many nodes)")
 	asJSON := fs.Bool("json", false, "print the table as JSON")
 	keep := fs.String("keep", "", "keep the generated inputs and results in this directory")
 	fs.Usage = func() {
@@ -98,6 +100,7 @@ func cmdBench(args []string) int {
 	}
 	var suite []benchInput
 	switch {
+	case *suiteName == "zone-failure":
 	case *nodes > 0:
 		suite = []benchInput{{bench.GenConfig{Profile: *profile, Nodes: *nodes, Pods: *pods, Running: -1, Seed: *seed}, ".json"}}
 	case *suiteName == "quick":
@@ -118,6 +121,9 @@ func cmdBench(args []string) int {
 		dir = d
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fail(err)
+	}
+	if *suiteName == "zone-failure" {
+		return runZoneFailureBench(dir, *nodes, *asJSON)
 	}
 	var rows []benchCase
 	for _, in := range suite {

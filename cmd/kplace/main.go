@@ -18,6 +18,8 @@ Usage:
   kplace place --sample [flags]          place the bundled sample cluster
   kplace convert -f FILE|DIR [-f ...] -o cluster.arrow [--admission-defaults=true|false]
                                          write the loaded input as an Arrow snapshot (place -f reads it)
+  kplace simulate -f FILE|DIR [-f ...] --scenario scenario.yaml [--timeline t.jsonl] [-o state.json] [--report r.json]
+                                         play a what-if scenario on a virtual clock (controllers and scheduler)
   kplace gen --profile P --nodes N --pods M [--zones Z] [--seed S] -o FILE
   kplace bench [--suite quick|full | --nodes N --pods M --profile P]
   kplace version
@@ -93,6 +95,8 @@ func run(args []string) int {
 		return cmdPlace(args[1:])
 	case "convert":
 		return cmdConvert(args[1:])
+	case "simulate":
+		return cmdSimulate(args[1:])
 	case "gen":
 		return cmdGen(args[1:])
 	case "bench":
