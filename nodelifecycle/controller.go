@@ -3,6 +3,7 @@ package nodelifecycle
 import (
 	"cmp"
 	"container/heap"
+	"maps"
 	"slices"
 	"time"
 
@@ -382,7 +383,7 @@ func (c *Controller) handleDisruption(now time.Duration) {
 		}
 	}
 	allWas := true
-	for _, z := range sortedKeys(c.states) {
+	for _, z := range slices.Sorted(maps.Keys(c.states)) {
 		if !zones[z] {
 			delete(c.states, z)
 			continue
@@ -400,10 +401,10 @@ func (c *Controller) handleDisruption(now time.Duration) {
 		for _, n := range c.sortedNodes() {
 			c.markReachable(n)
 		}
-		for _, z := range sortedKeys(c.states) {
+		for _, z := range slices.Sorted(maps.Keys(c.states)) {
 			c.zones[z].swapLimiter(0, now)
 		}
-		for _, z := range sortedKeys(c.states) {
+		for _, z := range slices.Sorted(maps.Keys(c.states)) {
 			c.setState(z, StateFullDisruption)
 		}
 		// Every pass processes every node: the next one queues the nodes
@@ -420,13 +421,13 @@ func (c *Controller) handleDisruption(now time.Duration) {
 		for _, n := range c.sortedNodes() {
 			n.probe = now
 		}
-		for _, z := range sortedKeys(c.states) {
+		for _, z := range slices.Sorted(maps.Keys(c.states)) {
 			c.setLimiter(z, newStates[z], ready[z]+notReady[z], now)
 			c.setState(z, newStates[z])
 		}
 		return
 	}
-	for _, z := range sortedKeys(c.states) {
+	for _, z := range slices.Sorted(maps.Keys(c.states)) {
 		if s := newStates[z]; c.states[z] != s {
 			c.setLimiter(z, s, ready[z]+notReady[z], now)
 			c.setState(z, s)
@@ -480,7 +481,7 @@ func (c *Controller) NextTaintPass(now time.Duration) (time.Duration, bool) {
 // TaintPass is one doNoExecuteTaintingPass at now: each zone's queue, in
 // zone key order, gives up nodes while its limiter accepts.
 func (c *Controller) TaintPass(now time.Duration) {
-	for _, z := range sortedKeys(c.zones) {
+	for _, z := range slices.Sorted(maps.Keys(c.zones)) {
 		q := c.zones[z]
 		for len(q.h) > 0 {
 			if !q.lim.tryAccept(now) {
@@ -552,15 +553,6 @@ func (c *Controller) sortedNodes() []*node {
 		out = append(out, n)
 	}
 	slices.SortFunc(out, func(a, b *node) int { return cmp.Compare(a.seq, b.seq) })
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
 	return out
 }
 
