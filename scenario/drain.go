@@ -25,7 +25,10 @@ import (
 type pdbModel struct {
 	e    *Engine
 	sels []labels.Selector // nil: matches nothing
-	byNS map[string][]int32
+	// anchor finds the budgets through one label their selector requires
+	// (namespace, key, value); scan lists, per namespace, the others.
+	anchor map[[3]string][]int32
+	scan   map[string][]int32
 	// of caches each pod's budgets.
 	of                map[index.PodID][]int32
 	expected, healthy []int
@@ -35,38 +38,88 @@ type pdbModel struct {
 }
 
 func newPDBModel(e *Engine) *pdbModel {
-	m := &pdbModel{e: e, byNS: map[string][]int32{}, of: map[index.PodID][]int32{}}
-	for k := range e.c.PDBs {
-		m.addBudget(k)
+	m := &pdbModel{e: e, anchor: map[[3]string][]int32{}, scan: map[string][]int32{}, of: map[index.PodID][]int32{}}
+	c := e.c
+	for k := range c.PDBs {
+		m.index(k)
+	}
+	if len(c.PDBs) == 0 {
+		return m
+	}
+	for pid := range c.Pods {
+		p := index.PodID(pid)
+		if e.pods[p].deleted {
+			continue
+		}
+		for _, k := range m.budgets(p) {
+			m.count(k, p, 1)
+		}
+	}
+	for k := range c.PDBs {
+		m.fix(k)
 	}
 	return m
 }
 
-// addBudget starts counting budget k (an input one, or one applied).
-func (m *pdbModel) addBudget(k int) {
-	c := m.e.c
-	b := &c.PDBs[k]
+// index files budget k (its selector, and where budgets finds it).
+func (m *pdbModel) index(k int) {
+	b := &m.e.c.PDBs[k]
 	var sel labels.Selector
 	if b.Selector != nil {
 		sel = solver.SelectorOf(b.Selector)
 	}
 	m.sels = append(m.sels, sel)
-	m.byNS[b.Namespace] = append(m.byNS[b.Namespace], int32(k))
 	m.expected, m.healthy, m.fixed = append(m.expected, 0), append(m.healthy, 0), append(m.fixed, -1)
+	if sel == nil {
+		return // matches nothing
+	}
+	if key, ok := anchorOf(b.Selector); ok {
+		a := [3]string{b.Namespace, key, b.Selector.MatchLabels[key]}
+		m.anchor[a] = append(m.anchor[a], int32(k))
+		return
+	}
+	m.scan[b.Namespace] = append(m.scan[b.Namespace], int32(k))
+}
+
+// anchorOf picks the least key of a selector's matchLabels.
+func anchorOf(ls *index.LabelSelector) (string, bool) {
+	if len(ls.MatchLabels) == 0 {
+		return "", false
+	}
+	return slices.Min(slices.Collect(maps.Keys(ls.MatchLabels))), true
+}
+
+// count adds pod p to budget k's counts (d 1) or takes it away (-1).
+func (m *pdbModel) count(k int32, p index.PodID, d int) {
+	c := m.e.c
+	m.expected[k] += d
+	if n := c.PodNode[p]; n != index.NoNode && m.e.ready(c.Nodes[n].Name) {
+		m.healthy[k] += d
+	}
+}
+
+// fix sets the desired healthy count a budget with a status implies.
+func (m *pdbModel) fix(k int) {
+	if a := m.e.c.PDBs[k].DisruptionsAllowed; a >= 0 {
+		m.fixed[k] = m.healthy[k] - int(a)
+	}
+}
+
+// addBudget starts counting a budget applied during the run.
+func (m *pdbModel) addBudget(k int) {
+	c := m.e.c
+	m.index(k)
 	for pid := range c.Pods {
 		p := index.PodID(pid)
 		if m.e.pods[p].deleted || !m.selects(k, &c.Pods[p]) {
 			continue
 		}
-		m.of[p] = append(m.of[p], int32(k))
-		m.expected[k]++
-		if n := c.PodNode[p]; n != index.NoNode && m.e.ready(c.Nodes[n].Name) {
-			m.healthy[k]++
+		if ks, ok := m.of[p]; ok {
+			m.of[p] = append(ks, int32(k))
 		}
+		m.count(int32(k), p, 1)
 	}
-	if b.DisruptionsAllowed >= 0 {
-		m.fixed[k] = m.healthy[k] - int(b.DisruptionsAllowed)
-	}
+	m.fix(k)
 }
 
 func (m *pdbModel) selects(k int, p *index.Pod) bool {
@@ -84,11 +137,19 @@ func (m *pdbModel) budgets(p index.PodID) []int32 {
 	}
 	var ks []int32
 	pod := &m.e.c.Pods[p]
-	for _, k := range m.byNS[pod.Namespace] {
+	for key, v := range pod.Labels {
+		for _, k := range m.anchor[[3]string{pod.Namespace, key, v}] {
+			if m.selects(int(k), pod) {
+				ks = append(ks, k)
+			}
+		}
+	}
+	for _, k := range m.scan[pod.Namespace] {
 		if m.selects(int(k), pod) {
 			ks = append(ks, k)
 		}
 	}
+	slices.Sort(ks)
 	m.of[p] = ks
 	return ks
 }
@@ -379,8 +440,12 @@ func (e *Engine) endStalled(t time.Duration) {
 		}
 		d.stalled = true
 		r := &d.results[len(d.results)-1]
+		r.FinishedS = t.Seconds()
 		r.Result = fmt.Sprintf("stalled: %d eviction(s) blocked by PodDisruptionBudgets with nothing left to unblock them", len(d.waiting))
 		e.tl.add(t, "drain-stalled", "", r.Node, r.Result, int32(d.step.Index))
+		for _, name := range d.nodes[d.cur+1:] {
+			d.results = append(d.results, drainResult{Node: name, Result: "not reached: the drain stalled on " + r.Node})
+		}
 	}
 	e.queue = e.queue[:0]
 }

@@ -298,12 +298,28 @@ func printStory(w io.Writer, r *scenario.Report, sc *scenario.Scenario) {
 		if s.EvictionRefusals > 0 {
 			fmt.Fprintf(w, "      evictions refused (PodDisruptionBudgets): %d\n", s.EvictionRefusals)
 		}
-		for i, d := range s.Drain {
-			if i == 4 {
-				fmt.Fprintf(w, "      ... %d more node(s) drained\n", len(s.Drain)-4)
+		if len(s.Drain) > 0 {
+			kinds := map[string]int{}
+			for _, d := range s.Drain {
+				kinds[strings.SplitN(d.Result, ":", 2)[0]]++
+			}
+			var parts []string
+			for _, k := range slices.Sorted(maps.Keys(kinds)) {
+				parts = append(parts, fmt.Sprintf("%d %s", kinds[k], k))
+			}
+			fmt.Fprintf(w, "      drain of %d node(s): %s\n", len(s.Drain), strings.Join(parts, ", "))
+		}
+		shown := 0
+		for _, d := range s.Drain {
+			if d.Result == "drained" || strings.HasPrefix(d.Result, "not reached") {
+				continue
+			}
+			if shown == 3 {
+				fmt.Fprintln(w, "      ... (see the report)")
 				break
 			}
-			fmt.Fprintf(w, "      drain %s: %s (%s .. %s, %d evicted, %d refusals)\n", d.Node, d.Result, virtual(d.StartedS), virtual(d.FinishedS), d.Evicted, d.Blocked)
+			shown++
+			fmt.Fprintf(w, "      drain %s: %s (%s .. %s, %d evicted, %d refusals)\n", d.Node, truncate(d.Result, 100), virtual(d.StartedS), virtual(d.FinishedS), d.Evicted, d.Blocked)
 		}
 	}
 	fmt.Fprintf(w, "  total: displaced %d, placed again %d, placed %d, pending %d (peak %d at %s); %d scheduler runs, %d events\n",

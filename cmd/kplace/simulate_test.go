@@ -30,7 +30,7 @@ func TestSimulate(t *testing.T) {
 		return stderr, tl, st, pl
 	}
 	story, tl1, st1, pl1 := runOnce("1")
-	for _, want := range []string{"drain pool=old", "failNodes n3", "evictions refused (PodDisruptionBudgets): 4", "drain n2: drained"} {
+	for _, want := range []string{"drain pool=old", "failNodes n3", "evictions refused (PodDisruptionBudgets): 4", "drain of 2 node(s): 2 drained"} {
 		if !strings.Contains(story, want) {
 			t.Errorf("the story lacks %q:\n%s", want, story)
 		}
