@@ -13,15 +13,16 @@ import (
 )
 
 // pdbModel keeps each PodDisruptionBudget's status as the disruption
-// controller would: the pods it selects (the Eviction API's and the
-// controller's reading of a selector: an empty one selects every pod of
-// the namespace), how many exist (expected: bound or pending; the
-// controller reads its workloads' scale, which is that number while every
-// pod has a replacement) and how many are healthy (bound on a node whose
-// Ready condition is True: pods are taken as ready once bound).
-// disruptionsAllowed is healthy - desiredHealthy, at least 0; for a budget
-// whose status the input holds (a live export), desiredHealthy is what that
-// status implies (healthy then - disruptionsAllowed then).
+// controller keeps it, from the start (an input's status is computed
+// again, as the controller would on its next sync): the pods it selects
+// (the Eviction API's and the controller's reading of a selector: an empty
+// one selects every pod of the namespace), how many exist (expected: bound
+// or pending; the controller reads its workloads' scale, which is that
+// number while every deleted pod has a replacement), how many are healthy
+// (bound on a node whose Ready condition is True: pods are taken as ready
+// once bound); desiredHealthy from the spec over expected
+// (solver.DesiredHealthy); disruptionsAllowed = healthy - desiredHealthy,
+// at least 0.
 type pdbModel struct {
 	e    *Engine
 	sels []labels.Selector // nil: matches nothing
@@ -32,9 +33,6 @@ type pdbModel struct {
 	// of caches each pod's budgets.
 	of                map[index.PodID][]int32
 	expected, healthy []int
-	// fixed[k] is the desired healthy count a budget with a status
-	// implies (-1: from its spec).
-	fixed []int
 }
 
 func newPDBModel(e *Engine) *pdbModel {
@@ -55,9 +53,6 @@ func newPDBModel(e *Engine) *pdbModel {
 			m.count(k, p, 1)
 		}
 	}
-	for k := range c.PDBs {
-		m.fix(k)
-	}
 	return m
 }
 
@@ -69,7 +64,7 @@ func (m *pdbModel) index(k int) {
 		sel = solver.SelectorOf(b.Selector)
 	}
 	m.sels = append(m.sels, sel)
-	m.expected, m.healthy, m.fixed = append(m.expected, 0), append(m.healthy, 0), append(m.fixed, -1)
+	m.expected, m.healthy = append(m.expected, 0), append(m.healthy, 0)
 	if sel == nil {
 		return // matches nothing
 	}
@@ -98,13 +93,6 @@ func (m *pdbModel) count(k int32, p index.PodID, d int) {
 	}
 }
 
-// fix sets the desired healthy count a budget with a status implies.
-func (m *pdbModel) fix(k int) {
-	if a := m.e.c.PDBs[k].DisruptionsAllowed; a >= 0 {
-		m.fixed[k] = m.healthy[k] - int(a)
-	}
-}
-
 // addBudget starts counting a budget applied during the run.
 func (m *pdbModel) addBudget(k int) {
 	c := m.e.c
@@ -119,7 +107,6 @@ func (m *pdbModel) addBudget(k int) {
 		}
 		m.count(int32(k), p, 1)
 	}
-	m.fix(k)
 }
 
 func (m *pdbModel) selects(k int, p *index.Pod) bool {
@@ -204,9 +191,6 @@ func (m *pdbModel) nodeReady(n index.NodeID, ready bool) {
 
 // desired is budget k's desiredHealthy.
 func (m *pdbModel) desired(k int) int {
-	if m.fixed[k] >= 0 {
-		return m.fixed[k]
-	}
 	return solver.DesiredHealthy(&m.e.c.PDBs[k], m.expected[k])
 }
 

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -245,6 +247,37 @@ steps:
 	if s.EvictionRefusals != 4 || s.Displaced != 5 || s.Replaced != 5 || s.TimeToReplace != 15.0 || len(s.Drain) != 2 || s.Drain[1].Result != "drained" {
 		t.Errorf("report: refusals %d, displaced %d, replaced %d, time %v, drain %+v", s.EvictionRefusals, s.Displaced, s.Replaced, s.TimeToReplace, s.Drain)
 	}
+}
+
+// TestDrainStaleBudgetStatus: a budget whose input status is stale (it
+// allows four disruptions where its spec allows one) is computed again
+// from its spec, as the disruption controller does on its next sync: the
+// drain goes as without a status, and the budget is never broken.
+func TestDrainStaleBudgetStatus(t *testing.T) {
+	raw, err := os.ReadFile("testdata/drain.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := "spec: {minAvailable: 3, selector: {matchLabels: {app: web}}}"
+	stale := strings.Replace(string(raw), spec, spec+"\n  status: {disruptionsAllowed: 4, currentHealthy: 4, desiredHealthy: 0, expectedPods: 4}", 1)
+	if stale == string(raw) {
+		t.Fatal("testdata/drain.yaml has no budget to give a status")
+	}
+	path := filepath.Join(t.TempDir(), "drain-stale.yaml")
+	if err := os.WriteFile(path, []byte(stale), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const scenario = `
+kind: Scenario
+steps:
+- at: 10s
+  drain: {nodes: pool=old}
+`
+	_, want, _ := play(t, "testdata/drain.yaml", scenario, nil)
+	_, tl, _ := play(t, path, scenario, nil)
+	events := []string{"pod-evicted", "eviction-blocked", "drain-finished"}
+	same(t, "stale status", pick(tl, events...), pick(want, events...))
+	checkBudget(t, tl, 4, 3)
 }
 
 // TestDrainBlocked: a budget that allows no disruption: with a timeout the

@@ -67,9 +67,11 @@ func runZoneFailureBench(dir string, maxNodes int, asJSON bool) int {
 			fmt.Fprintf(os.Stderr, "bench: %s ...\n", name)
 		}
 		base := filepath.Join(dir, fmt.Sprintf("%s-%d-running-%d", gc.Profile, gc.Nodes, gc.Running))
-		genMs, convertMs, err := prepareBenchInput(base, in.ext, gc)
-		if err != nil {
-			return fail(err)
+		var genMs, convertMs float64
+		if _, err := os.Stat(base + in.ext); err != nil { // kept from an earlier run (--keep): not made again
+			if genMs, convertMs, err = prepareBenchInput(base, in.ext, gc); err != nil {
+				return fail(err)
+			}
 		}
 		cfg := simulateConfig{paths: []string{base + in.ext}, admission: true, quiet: true, sc: sc,
 			timeline: base + ".timeline.jsonl", engine: scenario.Config{}}
