@@ -22,10 +22,10 @@ import (
 // changes (c.Static) node by node. A group whose static scores a change
 // touches (PreferNoSchedule taints, or a node it scores becoming feasible
 // or not) is dropped and made again. A class's heap holds at least
-// sessionKeep entries, and its builds visit the nodes by their score bound
-// and stop early (levels.go). It also keeps the cluster's lower-priority
-// sums whole, where a lone Solve narrows them as its queue goes down in
-// priority.
+// sessionKeep entries once it is built a second time, and its builds
+// visit the nodes by a bound of their score and stop early (levels.go).
+// It also keeps the cluster's lower-priority sums whole, where a lone
+// Solve narrows them as its queue goes down in priority.
 //
 // The nodes must stay the same: after nodes are added or removed, build a
 // new cluster and a new Session. Not safe for concurrent use.
@@ -56,7 +56,7 @@ func (ss *Session) Solve() *Result {
 	switch {
 	case ss.arrays == nil:
 		s = newSolver(c, ss.cfg)
-		s.lv = newBoundLevels(s.bound)
+		s.lv = newBoundLevels(s.hot, s.cfg.Strategy)
 	default:
 		if len(ss.arrays.hot) != c.NumNodes() {
 			panic(fmt.Sprintf("solver: a session over %d nodes given a cluster of %d", len(ss.arrays.hot), c.NumNodes()))
@@ -88,11 +88,11 @@ func (ss *Session) Solve() *Result {
 	return res
 }
 
-// sessionKeep is how many entries a session's class heap holds at least:
-// a class's next pods come in later batches, after other classes took the
-// best nodes, and a deeper heap lasts more of them before the next scan
-// (a zone failure at 10,000 nodes: 5,215 builds in its first 1,000
-// batches with 16, 2,630 with 256).
+// sessionKeep is how many entries a session's class heap holds at least
+// from its second build on: a class's next pods come in later batches,
+// after other classes took the best nodes, and a deeper heap lasts more of
+// them before the next scan (a zone failure at 10,000 nodes: 5,215 builds
+// in its first 1,000 batches with 16, 2,630 with 256).
 const sessionKeep = 256
 
 // nextBatch readies a kept solver for the next batch: the per-batch state

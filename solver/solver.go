@@ -156,8 +156,9 @@ type Solver struct {
 	classes []*class
 	groups  int
 	// rebuilds counts heap rebuilds forced by truncation; builds counts
-	// every heap build.
-	rebuilds, builds int
+	// every heap build; levelStops the level-ordered builds that stopped
+	// before the last cell (for tests).
+	rebuilds, builds, levelStops int
 	// splitClasses, twinBuilds, templates and bucketed: see Result.
 	splitClasses, twinBuilds, templates, bucketed int
 	buf                                           []uint32
