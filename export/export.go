@@ -118,6 +118,10 @@ func appendPodKey(b []byte, p *index.Pod) []byte {
 	return appendJSONString(b, p.Namespace+"/"+p.Name)
 }
 
+// AppendJSONString appends s as a JSON string, for other writers of JSON
+// lines; plain names take the fast path.
+func AppendJSONString(b []byte, s string) []byte { return appendJSONString(b, s) }
+
 // appendJSONString appends s as a JSON string; plain names take the fast path.
 func appendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {

@@ -148,6 +148,9 @@ type Cluster struct {
 	Gen []uint32
 	// Changes logs every node change in order.
 	Changes []Change
+	// Static logs the changes of node taints and cordons (SetTaints,
+	// SetUnschedulable) with what the node had before.
+	Static []StaticChange
 
 	// topo memoises the domain maps (see Topology).
 	topo topologies

@@ -49,6 +49,18 @@ type group struct {
 	// awaited is set when placement first waited for it.
 	ready   chan struct{}
 	awaited bool
+	// What a session needs to follow changes of node taints and cordons
+	// (see session.go): the group's key, its tolerations, whether they
+	// tolerate a cordon, and the static sets that do not depend on taints
+	// (NodeAffinity's PreFilter names and its filter; nil: every node;
+	// affNodes instead of aff for a group set up over its named nodes'
+	// words).
+	key        string
+	tols       []index.Toleration
+	unschedTol bool
+	names      *roaring.Bitmap
+	aff        []uint64
+	affNodes   *roaring.Bitmap
 }
 
 // class is one equivalence class of pending pods: equal in every field that
@@ -449,6 +461,9 @@ func (g *group) initNamed(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncod
 	total := int(c.All.GetCardinality())
 	var dense []uint64
 	lo, hi := 0, len(all)
+	g.tols = p.Tolerations
+	unschedTaint := index.Taint{Key: taintUnschedulable, Effect: index.EffectNoSchedule}
+	g.unschedTol = tolerates(p.Tolerations, &unschedTaint)
 	names, conflict, named := preFilterNames(c, p)
 	if named && names.GetCardinality() <= maxNamed {
 		dense = make([]uint64, len(all))
@@ -466,17 +481,15 @@ func (g *group) initNamed(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncod
 		}
 	}
 	if named {
+		g.names = names
 		g.conflict = conflict
 		g.nAbsent = total - int(names.GetCardinality())
 	}
 	win := dense[lo:hi]
 
 	// NodeUnschedulable.
-	if !c.Unschedulable.IsEmpty() {
-		unschedTaint := index.Taint{Key: taintUnschedulable, Effect: index.EffectNoSchedule}
-		if !tolerates(p.Tolerations, &unschedTaint) {
-			g.nUnsched = andNotCount(win, unsched[lo:hi])
-		}
+	if !c.Unschedulable.IsEmpty() && !g.unschedTol {
+		g.nUnsched = andNotCount(win, unsched[lo:hi])
 	}
 
 	// TaintToleration: NoSchedule and NoExecute taints must be tolerated.
@@ -497,6 +510,7 @@ func (g *group) initNamed(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncod
 		before := feas
 		if lo > 0 || hi < len(all) {
 			req := requiredNodes(c, p, m, enc)
+			g.affNodes = req
 			feas = 0
 			for i := range win {
 				for word := win[i]; word != 0; word &= word - 1 {
@@ -508,7 +522,8 @@ func (g *group) initNamed(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncod
 				feas += bits.OnesCount64(win[i])
 			}
 		} else {
-			feas = andCount(dense, m.requiredDense(c, p, enc))
+			g.aff = m.requiredDense(c, p, enc)
+			feas = andCount(dense, g.aff)
 		}
 		g.nAffinity = before - feas
 	}

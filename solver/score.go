@@ -215,6 +215,9 @@ func (s *Solver) refreshNode(n index.NodeID) {
 	}
 	h.bound = weightFit*fit + weightBalanced*(maxNodeScore/2+(3*maxNodeScore/2-h.bal)/2)
 	s.bound[n] = int16(h.bound)
+	if s.lv != nil {
+		s.lv.set(n, cellOf(s.cfg.Strategy, h))
+	}
 	s.free[n] = nodeFree{cpu: h.capCPU - h.useCPU, mem: h.capMem - h.useMem}
 	if h.usePods >= h.capPods {
 		s.free[n].cpu = math.MinInt64

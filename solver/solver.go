@@ -164,22 +164,17 @@ type Solver struct {
 	classes []*class
 	groups  int
 	// rebuilds counts heap rebuilds forced by truncation; builds counts
-	// every heap build.
-	rebuilds, builds int
+	// every heap build; levelStops the level-ordered builds that stopped
+	// before the last cell (for tests).
+	rebuilds, builds, levelStops int
 	// splitClasses, twinBuilds, templates and bucketed: see Result.
 	splitClasses, twinBuilds, templates, bucketed int
 	buf                                           []uint32
 	scan                                          []scanner
-	// hot holds each node's scoring record (see nodeHot).
-	hot []nodeHot
-	// bounds holds each node's pruning record (see nodeBound) and bound
-	// its class-independent bound alone, for the first pruning stage.
-	bounds []nodeBound
-	bound  []int16
-	// free holds each node's free cpu and memory (see nodeFree); room
-	// the nodes by how much of each is free (see roomLevels).
-	free []nodeFree
-	room roomLevels
+	// nodeArrays holds what the solver derives from each node's columns.
+	nodeArrays
+	// session: the solve is one of a Session's (see session.go).
+	session bool
 	// fitA and fitS turn a requested fraction into NodeResourcesFit's
 	// per-resource share: a + s*fraction (see upper).
 	fitA, fitS float32
@@ -237,17 +232,30 @@ type Solver struct {
 	cross crossState
 }
 
+// nodeArrays are the per-node records a solver derives from the cluster's
+// columns (refreshNode).
+type nodeArrays struct {
+	// hot holds each node's scoring record (see nodeHot).
+	hot []nodeHot
+	// bounds holds each node's pruning record (see nodeBound) and bound
+	// its class-independent bound alone, for the first pruning stage.
+	bounds []nodeBound
+	bound  []int16
+	// free holds each node's free cpu and memory (see nodeFree); room
+	// the nodes by how much of each is free (see roomLevels).
+	free []nodeFree
+	room roomLevels
+	// lv files the nodes by bound, for a session's builds (nil outside
+	// sessions; see levels.go).
+	lv *boundLevels
+}
+
 // newSolver prepares a solver over c.
 func newSolver(c *index.Cluster, cfg Config) *Solver {
+	s := baseSolver(c, cfg)
 	n := c.NumNodes()
-	s := &Solver{c: c, cfg: cfg, buf: make([]uint32, 256), hot: make([]nodeHot, n), bounds: make([]nodeBound, n), bound: make([]int16, n), free: make([]nodeFree, n)}
-	s.minPrio = c.MinPriority
-	s.renc = s.imageEncoder()
+	s.nodeArrays = nodeArrays{hot: make([]nodeHot, n), bounds: make([]nodeBound, n), bound: make([]int16, n), free: make([]nodeFree, n)}
 	s.room.init(n)
-	s.fitA, s.fitS = 1, -1
-	if cfg.Strategy == MostAllocated {
-		s.fitA, s.fitS = 0, 1
-	}
 	for i := range s.hot {
 		s.hot[i].tie = rules.NodeTie(cfg.Seed, uint32(i))
 		s.refreshNode(index.NodeID(i))
@@ -255,15 +263,35 @@ func newSolver(c *index.Cluster, cfg Config) *Solver {
 	return s
 }
 
+// baseSolver is a solver over c without its node records.
+func baseSolver(c *index.Cluster, cfg Config) *Solver {
+	s := &Solver{c: c, cfg: cfg, buf: make([]uint32, 256)}
+	s.minPrio = c.MinPriority
+	s.renc = s.imageEncoder()
+	s.fitA, s.fitS = 1, -1
+	if cfg.Strategy == MostAllocated {
+		s.fitA, s.fitS = 0, 1
+	}
+	return s
+}
+
 // Solve places every pending pod of c and returns the commits and the pods
 // left pending. c is updated to the final state.
 func Solve(c *index.Cluster, cfg Config) *Result {
-	s := newSolver(c, cfg)
+	return newSolver(c, cfg).solve()
+}
+
+// solve runs the batch.
+func (s *Solver) solve() *Result {
+	c, cfg := s.c, s.cfg
 	if !cfg.NoPreemption && c.Low != nil {
 		s.startPDBs() // some pending pod may preempt
 	}
 	queue := Queue(c)
 	s.rel = newRelState(c, &cfg)
+	if s.rel != nil && len(s.classes) > 0 {
+		s.forget() // a session's classes have no pod-relative part
+	}
 	classOf := s.classify(queue)
 	if s.rel != nil {
 		for _, cl := range s.classes {
@@ -282,7 +310,9 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 	keptLow := int32(math.MaxInt32)
 	if cfg.NoPreemption {
 		keptLow = math.MinInt32
-		c.KeepLowUpTo(keptLow)
+		if !s.session {
+			c.KeepLowUpTo(keptLow)
+		}
 	}
 queue:
 	for done := 0; ; done++ {
@@ -302,10 +332,10 @@ queue:
 			break queue
 		}
 		p := &c.Pods[pid]
-		if p.Priority < keptLow {
+		if p.Priority < keptLow && !s.session {
 			// No preemptor above p's priority is left (the queue runs in
 			// priority order, evicted pods included): the sums above it
-			// need no upkeep.
+			// need no upkeep (a session's next batch may need them).
 			keptLow = p.Priority
 			c.KeepLowUpTo(keptLow)
 		}
@@ -338,8 +368,8 @@ queue:
 			failedAt = append(failedAt, cid)
 			res.Pending = append(res.Pending, Pending{Pod: pid, Kind: Unschedulable})
 		}
-		if cfg.RequeueEvicted {
-			continue // an evicted pod may join any class later: keep them all
+		if cfg.RequeueEvicted || s.session {
+			continue // an evicted pod may join any class later, a session's next batch too: keep them all
 		}
 		if cl.pods == 0 && cl.failures == 0 {
 			if cl.rel != nil {
@@ -474,7 +504,9 @@ func (s *Solver) classify(queue []index.PodID) []int32 {
 	parts := s.encodeAll(queue)
 	classOf := make([]int32, len(queue))
 	classes := &s.classIdx
-	s.groupOf = map[string]*group{}
+	if s.groupOf == nil {
+		s.groupOf = map[string]*group{}
+	}
 	groups := s.groupOf
 	var fresh []*group // groups to initialise, with their first pods in reps
 	var reps []index.PodID
@@ -678,7 +710,7 @@ func (s *Solver) newClass(pid index.PodID, key []byte, static int, groups map[st
 	p := &s.c.Pods[pid]
 	g, ok := groups[string(key[:static])]
 	if !ok {
-		g = &group{}
+		g = &group{key: string(key[:static])}
 		groups[string(key[:static])] = g
 		*fresh = append(*fresh, g)
 		*reps = append(*reps, pid)

@@ -26,6 +26,8 @@ Usage:
                                          write the loaded input as an Arrow snapshot (place -f reads it)
   kplace expand -f FILE|DIR [-f ...] -o expanded.json [--seed S]
                                          write the input plus the pods (ReplicaSets, PVCs) its controllers would create
+  kplace simulate -f FILE|DIR [-f ...] --scenario scenario.yaml [--timeline t.jsonl] [-o state.json] [--report r.json]
+                                         play a what-if scenario on a virtual clock (controllers and scheduler)
   kplace gen --profile P --nodes N --pods M [--zones Z] [--seed S] -o FILE
   kplace bench [--suite quick|full | --nodes N --pods M --profile P]
   kplace version
@@ -122,6 +124,8 @@ func run(args []string) int {
 		return cmdConvert(args[1:])
 	case "expand":
 		return cmdExpand(args[1:])
+	case "simulate":
+		return cmdSimulate(args[1:])
 	case "gen":
 		return cmdGen(args[1:])
 	case "bench":

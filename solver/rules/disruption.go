@@ -34,14 +34,20 @@ func PDBCovers(b *index.PDB, sel labels.Selector, p *index.Pod) bool {
 // healthy minus desired healthy, at least 0; maxUnavailable wins over
 // minAvailable; a percentage scales expected, rounding up.
 func SpecAllowed(b *index.PDB, healthy, expected int) int32 {
-	desired := 0
+	return int32(max(0, min(healthy-DesiredHealthy(b, expected), math.MaxInt32)))
+}
+
+// DesiredHealthy is the disruption controller's desiredHealthy for budget
+// b over expected pods (getExpectedPodCount): expected less maxUnavailable,
+// or minAvailable, a percentage of expected rounded up.
+func DesiredHealthy(b *index.PDB, expected int) int {
 	switch {
 	case b.MaxUnavailable != "":
-		desired = max(0, expected-scaled(b.MaxUnavailable, expected))
+		return max(0, expected-scaled(b.MaxUnavailable, expected))
 	case b.MinAvailable != "":
-		desired = scaled(b.MinAvailable, expected)
+		return scaled(b.MinAvailable, expected)
 	}
-	return int32(max(0, min(healthy-desired, math.MaxInt32)))
+	return 0
 }
 
 // scaled reads an IntOrString: an integer, or a percentage of total rounded
