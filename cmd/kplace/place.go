@@ -39,6 +39,9 @@ type placeConfig struct {
 	tries int
 	// noExpand leaves the input's controllers unexpanded (--expand=false).
 	noExpand bool
+	// split writes the Evictions and the Bindings to two files beside out
+	// (see splitPaths).
+	split bool
 }
 
 // placeStats is what a run measured, beyond the report.
@@ -78,6 +81,9 @@ func cmdPlace(args []string) int {
 		"--strategy, when given, win. Other settings (plugin sets, weights, other plugins) are not applied: a warning names them")
 	expand := fs.Bool("expand", true, "add to the batch the pods the input's Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs and\n"+
 		"ReplicationControllers would create now and that the input lacks (names from --seed); false places the input's pods only")
+	split := fs.Bool("split", false, "write the Evictions and the Bindings to two files instead of -o FILE: FILE's name with\n"+
+		".evictions and .bindings before its extension (result.json: result.evictions.json, result.bindings.json),\n"+
+		"for binders that apply every Eviction, then every Binding")
 	quiet := fs.BoolP("quiet", "q", false, "no summary or progress on stderr")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
 	memprofile := fs.String("memprofile", "", "write a heap profile to this file at the end")
@@ -96,7 +102,7 @@ func cmdPlace(args []string) int {
 		return 2
 	}
 	cfg := placeConfig{paths: *paths, admission: *admission, admissionSet: fs.Changed("admission-defaults"),
-		out: *out, report: *report, quiet: *quiet, noExpand: !*expand}
+		out: *out, report: *report, quiet: *quiet, noExpand: !*expand, split: *split}
 	cfg.solve.Seed = *seed
 	cfg.tries = *tries
 	if *tries < 1 || *tries > 1000 {
@@ -171,6 +177,10 @@ func cmdPlace(args []string) int {
 		return 2
 	}
 	cfg.format = f
+	if *split && (*out == "" || *out == "-" || (f != export.FormatList && f != export.FormatJSONL)) {
+		fmt.Fprintln(os.Stderr, "kplace place: --split needs -o FILE and --format list or jsonl")
+		return 2
+	}
 	if *sample {
 		if len(cfg.paths) > 0 {
 			fmt.Fprintln(os.Stderr, "kplace place: --sample and -f are exclusive")
@@ -264,7 +274,11 @@ func place(cfg placeConfig) (*placeStats, error) {
 	runtime.ReadMemStats(&ms1)
 	prog.done()
 	t3 := time.Now()
-	if cfg.out != "" {
+	if cfg.split {
+		if err := writeSplit(cfg.out, c, res, cfg.format); err != nil {
+			return nil, err
+		}
+	} else if cfg.out != "" {
 		err := export.WriteFileAtomic(cfg.out, func(w io.Writer) error {
 			return export.WriteResult(w, c, res, cfg.format)
 		})
@@ -287,6 +301,30 @@ func place(cfg placeConfig) (*placeStats, error) {
 	}
 	rep.Timings.Total = ms(time.Since(t0))
 	return &placeStats{report: rep, mallocs: ms1.Mallocs - ms0.Mallocs}, nil
+}
+
+// splitPaths are the files --split writes for out: its name with
+// ".evictions" and ".bindings" before the extension.
+func splitPaths(out string) (evictions, bindings string) {
+	ext := filepath.Ext(out)
+	base := strings.TrimSuffix(out, ext)
+	return base + ".evictions" + ext, base + ".bindings" + ext
+}
+
+// writeSplit writes the Evictions and the Bindings of res to the two
+// files of splitPaths(out). The Evictions' file is renamed into place
+// first: a failure never leaves Bindings without their Evictions.
+func writeSplit(out string, c *index.Cluster, res *solver.Result, f export.Format) error {
+	ev, bi := splitPaths(out)
+	return export.WriteFileAtomic(bi, func(wb io.Writer) error {
+		err := export.WriteFileAtomic(ev, func(we io.Writer) error {
+			return export.WriteSplit(we, wb, c, res, f)
+		})
+		if err != nil {
+			return fmt.Errorf("write %s and %s: %w", ev, bi, err)
+		}
+		return nil
+	})
 }
 
 // solveTries solves the batch tries times, try i with seed cfg.Seed+i (the
