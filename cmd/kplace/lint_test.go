@@ -7,16 +7,21 @@ import (
 )
 
 // TestImportDirection enforces the one-way imports of the design:
-// ingest -> index <- solver <- export, bench may use them all, and only cmd
-// wires everything (nothing imports cmd or bench).
+// ingest -> index <- solver <- export <- live, bench may use them all but
+// live, and only cmd wires everything (nothing imports cmd or bench).
+// live (the client of a live cluster) reads the result format from export
+// and nothing below it imports live; its test server, live/livetest,
+// imports nothing of kplace.
 func TestImportDirection(t *testing.T) {
 	const mod = "github.com/kplace/kplace/"
 	forbidden := map[string][]string{
-		"index":  {"ingest", "solver", "export", "bench", "cmd"},
-		"ingest": {"solver", "export", "bench", "cmd"},
-		"solver": {"ingest", "export", "bench", "cmd"},
-		"export": {"ingest", "bench", "cmd"},
-		"bench":  {"cmd"},
+		"index":         {"ingest", "solver", "export", "live", "bench", "cmd"},
+		"ingest":        {"solver", "export", "live", "bench", "cmd"},
+		"solver":        {"ingest", "export", "live", "bench", "cmd"},
+		"export":        {"ingest", "live", "bench", "cmd"},
+		"live":          {"ingest", "live/livetest", "bench", "cmd"},
+		"live/livetest": {"index", "ingest", "solver", "export", "bench", "cmd"},
+		"bench":         {"live", "cmd"},
 	}
 	for pkg, bad := range forbidden {
 		out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "../../"+pkg).Output()

@@ -23,6 +23,10 @@ Usage:
                                          write the loaded input as an Arrow snapshot (place -f reads it)
   kplace expand -f FILE|DIR [-f ...] -o expanded.json [--seed S]
                                          write the input plus the pods (ReplicaSets, PVCs) its controllers would create
+  kplace snapshot [--kubeconfig FILE] -o cluster.json.zst|cluster.arrow
+                                         read a live cluster as kubectl get -o json would (paginated, rate-limited)
+  kplace bind -f result.json [--kubeconfig FILE] [--dry-run=server] [--resume]
+                                         apply a result to a live cluster, Evictions before the Bindings that need them
   kplace gen --profile P --nodes N --pods M [--zones Z] [--seed S] -o FILE
   kplace bench [--suite quick|full | --nodes N --pods M --profile P]
   kplace version
@@ -100,6 +104,10 @@ func run(args []string) int {
 		return cmdConvert(args[1:])
 	case "expand":
 		return cmdExpand(args[1:])
+	case "snapshot":
+		return cmdSnapshot(args[1:])
+	case "bind":
+		return cmdBind(args[1:])
 	case "gen":
 		return cmdGen(args[1:])
 	case "bench":

@@ -85,10 +85,12 @@ func cmdPlace(args []string) int {
 		".evictions and .bindings before its extension (result.json: result.evictions.json, result.bindings.json),\n"+
 		"for binders that apply every Eviction, then every Binding")
 	quiet := fs.BoolP("quiet", "q", false, "no summary or progress on stderr")
+	lf := addLiveFlags(fs, 20, 40) // --kubeconfig or --context without -f: read the live cluster (as kplace snapshot)
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
 	memprofile := fs.String("memprofile", "", "write a heap profile to this file at the end")
 	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "Usage: kplace place -f FILE|DIR [-f ...] [-o result.json] [--report report.json] [flags]\n\n"+
+		fmt.Fprintf(os.Stderr, "Usage: kplace place -f FILE|DIR [-f ...] [-o result.json] [--report report.json] [flags]\n"+
+			"       kplace place --kubeconfig FILE [--context C] [-o result.json] [flags]   (a live cluster)\n\n"+
 			"Places every pending pod (no spec.nodeName) of the input on its nodes, highest priority first,\n"+
 			"and writes the Bindings in commit order (or, with --format arrow|parquet, a table of every pod's\n"+
 			"outcome). Pods left pending get kube-scheduler's reason.\n\nFlags:\n")
@@ -181,6 +183,10 @@ func cmdPlace(args []string) int {
 		fmt.Fprintln(os.Stderr, "kplace place: --split needs -o FILE and --format list or jsonl")
 		return 2
 	}
+	if (fs.Changed("kubeconfig") || fs.Changed("context")) && (len(cfg.paths) > 0 || *sample) {
+		fmt.Fprintln(os.Stderr, "kplace place: --kubeconfig and --context read a live cluster: not with -f or --sample")
+		return 2
+	}
 	if *sample {
 		if len(cfg.paths) > 0 {
 			fmt.Fprintln(os.Stderr, "kplace place: --sample and -f are exclusive")
@@ -197,8 +203,16 @@ func cmdPlace(args []string) int {
 		}
 		cfg.paths = []string{path}
 	}
+	if len(cfg.paths) == 0 && !*sample && (fs.Changed("kubeconfig") || fs.Changed("context")) {
+		path, dir, err := liveInput(lf, *quiet)
+		if err != nil {
+			return fail(err)
+		}
+		defer os.RemoveAll(dir)
+		cfg.paths = []string{path}
+	}
 	if len(cfg.paths) == 0 {
-		fmt.Fprintln(os.Stderr, "kplace place: no input: give -f FILE|DIR or --sample")
+		fmt.Fprintln(os.Stderr, "kplace place: no input: give -f FILE|DIR, --sample or --kubeconfig")
 		fs.Usage()
 		return 2
 	}
