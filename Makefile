@@ -6,7 +6,7 @@ SCEN    := .scenarios
 # The oracle checker lives beside the project (../shared/oracle).
 ORACLE_SRC ?= ../shared/oracle
 
-.PHONY: build run test bench lint fuzz conformance preemption-compare taint-evict-compare clean
+.PHONY: build run test apiserver live-scale bench lint fuzz conformance preemption-compare taint-evict-compare clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/kplace
@@ -15,9 +15,24 @@ build:
 run: build
 	./$(BIN) place --sample -o sample-result.json --report sample-report.json
 
-test:
+test: apiserver
 	$(GO) vet ./...
 	$(GO) test ./...
+
+# The kube-apiserver (v1.36.3) and etcd (v3.6.8) the tests against a real
+# API server start (live/livetest): taken from ../shared/apiserver when it is
+# there, else built once from the Go module proxy into .cache/apiserver
+# (about 45 minutes on 2 cores). Without them those tests are skipped, and
+# this target says so.
+apiserver:
+	@KPLACE_APISERVER_BUILD=1 $(GO) test -count=1 -timeout 120m -run '^TestEnsureBinaries$$' -v ./live/livetest | grep -v '^=== RUN' || \
+	  echo '*** make apiserver: no kube-apiserver and etcd: the tests against a real API server will be SKIPPED ***'
+
+# The timed run against a real API server: 2,000 nodes and 20,000 pending
+# pods created through the API, then kplace snapshot, place and bind, each
+# phase timed (several minutes; about 2 GB of memory for the API server).
+live-scale: apiserver
+	KPLACE_LIVE_SCALE=1 $(GO) test -count=1 -timeout 60m -run '^TestLiveScale$$' -v ./cmd/kplace
 
 # Go micro-benchmarks, then the kplace bench suite.
 bench: build
@@ -87,3 +102,4 @@ taint-evict-compare:
 
 clean:
 	rm -rf bin $(SCEN) sample-result.json sample-report.json
+# .cache/apiserver (the built API server) is kept: rm -rf .cache to rebuild.

@@ -45,19 +45,40 @@ func WriteResult(w io.Writer, c *index.Cluster, res *solver.Result, f Format) er
 // WriteCommits writes res's commits in order as Binding (v1) and Eviction
 // (policy/v1) objects.
 func WriteCommits(w io.Writer, c *index.Cluster, res *solver.Result, f Format) error {
+	return writeCommits(w, c, res, f, func(solver.Action) bool { return true })
+}
+
+// WriteSplit writes res's Evictions to evictions and its Bindings to
+// bindings, each in commit order, for binders that apply them apart: every
+// Eviction first, its victim gone, then every Binding (which waits for
+// more than commit order needs, never less).
+func WriteSplit(evictions, bindings io.Writer, c *index.Cluster, res *solver.Result, f Format) error {
+	if err := writeCommits(evictions, c, res, f, func(a solver.Action) bool { return a == solver.Evict }); err != nil {
+		return err
+	}
+	return writeCommits(bindings, c, res, f, func(a solver.Action) bool { return a != solver.Evict })
+}
+
+// writeCommits writes the commits whose action keep accepts.
+func writeCommits(w io.Writer, c *index.Cluster, res *solver.Result, f Format, keep func(solver.Action) bool) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	if f == FormatList {
 		bw.WriteString(`{"apiVersion":"v1","kind":"List","metadata":{},"items":[`)
 	}
 	var buf []byte
-	for i, cm := range res.Commits {
+	n := 0
+	for _, cm := range res.Commits {
+		if !keep(cm.Action) {
+			continue
+		}
 		buf = buf[:0]
 		if f == FormatList {
-			if i > 0 {
+			if n > 0 {
 				buf = append(buf, ',')
 			}
 			buf = append(buf, '\n')
 		}
+		n++
 		buf = appendCommit(buf, c, &cm)
 		if f == FormatJSONL {
 			buf = append(buf, '\n')
@@ -79,21 +100,35 @@ func appendCommit(b []byte, c *index.Cluster, cm *solver.Commit) []byte {
 		b = appendJSONString(b, p.Name)
 		b = append(b, `,"namespace":`...)
 		b = appendJSONString(b, p.Namespace)
-		// The preemptor, under kplace's key and the one the kube-scheduler
-		// conformance checker reads (oracle validate): the pod that needed
-		// the eviction is not always the next one bound on the node (room a
-		// preemption frees goes to higher priorities first).
+		// The node the victim leaves, and the preemptor, under kplace's key
+		// and the one the kube-scheduler conformance checker reads (oracle
+		// validate): the pod that needed the eviction is not always the next
+		// one bound on the node (room a preemption frees goes to higher
+		// priorities first).
+		b = append(b, `,"annotations":{"`+NodeAnnotation+`":`...)
+		b = appendJSONString(b, c.Nodes[cm.Node].Name)
 		pre := &c.Pods[cm.Preemptor]
-		b = append(b, `,"annotations":{"`+PreemptorAnnotation+`":`...)
+		b = append(b, `,"`+PreemptorAnnotation+`":`...)
 		b = appendPodKey(b, pre)
 		b = append(b, `,"`+checkerPreemptorAnnotation+`":`...)
 		b = appendPodKey(b, pre)
-		b = append(b, "}}}"...)
+		b = append(b, "}}"...)
+		// The victim's uid as a precondition: the API server then evicts
+		// that pod, not one created since under its name. Only a uid read
+		// from the input: a pod without one is evicted by name.
+		if p.UID != "" {
+			b = append(b, `,"deleteOptions":{"preconditions":{"uid":`...)
+			b = appendJSONString(b, p.UID)
+			b = append(b, "}}"...)
+		}
+		b = append(b, '}')
 	default:
 		b = append(b, `{"apiVersion":"v1","kind":"Binding","metadata":{"name":`...)
 		b = appendJSONString(b, p.Name)
 		b = append(b, `,"namespace":`...)
 		b = appendJSONString(b, p.Namespace)
+		// The uid read from the input, never a made-up one: the API server
+		// takes it as a precondition.
 		if p.UID != "" {
 			b = append(b, `,"uid":`...)
 			b = appendJSONString(b, p.UID)
@@ -108,6 +143,10 @@ func appendCommit(b []byte, c *index.Cluster, cm *solver.Commit) []byte {
 // PreemptorAnnotation names, on an Eviction, the pod ("namespace/name")
 // whose placement needed it.
 const PreemptorAnnotation = "kplace.io/preemptor"
+
+// NodeAnnotation names, on an Eviction, the node the victim leaves: a
+// binder holds every later Binding to that node until the victim is gone.
+const NodeAnnotation = "kplace.io/node"
 
 // checkerPreemptorAnnotation carries the same for the conformance checker
 // (../shared/oracle validate), which reads this key.

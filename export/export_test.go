@@ -121,3 +121,71 @@ func TestReportRequeued(t *testing.T) {
 		}
 	}
 }
+
+// TestCommitUIDs: a Binding and an Eviction carry the uid the input gave
+// the pod (the Eviction as deleteOptions.preconditions.uid) and none when
+// it had none; an Eviction names the node its victim leaves and its
+// preemptor.
+func TestCommitUIDs(t *testing.T) {
+	c := mustBuild(t, &index.Input{
+		Nodes: []index.Node{{Name: "n0"}, {Name: "n1"}},
+		Pods: []index.Pod{
+			{Namespace: "ns", Name: "pre", UID: "u-pre"},
+			{Namespace: "ns", Name: "nouid"},
+			{Namespace: "ns", Name: "victim", UID: "u-victim", NodeName: "n1"},
+			{Namespace: "ns", Name: "bare", NodeName: "n1"},
+		},
+	})
+	res := &solver.Result{Commits: []solver.Commit{
+		{Action: solver.Evict, Pod: 2, Node: 1, Preemptor: 0},
+		{Action: solver.Evict, Pod: 3, Node: 1, Preemptor: 0},
+		{Action: solver.Bind, Pod: 0, Node: 1},
+		{Action: solver.Bind, Pod: 1, Node: 0},
+	}}
+	var out bytes.Buffer
+	if err := WriteCommits(&out, c, res, FormatJSONL); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"victim","namespace":"ns","annotations":{"kplace.io/node":"n1","kplace.io/preemptor":"ns/pre","oracle/preemptor":"ns/pre"}},"deleteOptions":{"preconditions":{"uid":"u-victim"}}}`,
+		`{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"bare","namespace":"ns","annotations":{"kplace.io/node":"n1","kplace.io/preemptor":"ns/pre","oracle/preemptor":"ns/pre"}}}`,
+		`{"apiVersion":"v1","kind":"Binding","metadata":{"name":"pre","namespace":"ns","uid":"u-pre"},"target":{"apiVersion":"v1","kind":"Node","name":"n1"}}`,
+		`{"apiVersion":"v1","kind":"Binding","metadata":{"name":"nouid","namespace":"ns"},"target":{"apiVersion":"v1","kind":"Node","name":"n0"}}`,
+	}
+	if got := strings.Split(strings.TrimSpace(out.String()), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Split: the Evictions, then the Bindings, each in commit order and
+	// each a List of its own.
+	var ev, bi bytes.Buffer
+	if err := WriteSplit(&ev, &bi, c, res, FormatList); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		buf  *bytes.Buffer
+		want []string
+	}{{&ev, want[:2]}, {&bi, want[2:]}} {
+		var doc struct{ Items []json.RawMessage }
+		if err := json.Unmarshal(tc.buf.Bytes(), &doc); err != nil {
+			t.Fatalf("split file is not JSON: %v\n%s", err, tc.buf.Bytes())
+		}
+		if len(doc.Items) != len(tc.want) {
+			t.Fatalf("split file holds %d items, want %d:\n%s", len(doc.Items), len(tc.want), tc.buf.Bytes())
+		}
+		for i, it := range doc.Items {
+			if string(it) != tc.want[i] {
+				t.Errorf("split item %d: %s, want %s", i, it, tc.want[i])
+			}
+		}
+	}
+}
+
+// mustBuild indexes in or fails the test.
+func mustBuild(t *testing.T, in *index.Input) *index.Cluster {
+	t.Helper()
+	c, err := index.Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}

@@ -48,7 +48,7 @@ func (x *expander) daemonProbe(c *ctl) (*index.Pod, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := holeValues{name: c.w.Name + "-probe", uid: c.uid, generate: c.w.Name + "-"}
+	v := holeValues{name: c.w.Name + "-probe", generate: c.w.Name + "-"}
 	p, _, err := x.convertPod(c, &converter{}, st.fill(nil, &v))
 	if err != nil {
 		return nil, err
@@ -163,7 +163,7 @@ type prepared struct {
 	proto    index.Pod
 	hasPrio  bool
 	err      error
-	arena    []byte // the names and uids, back to back
+	arena    []byte // the names, back to back
 	nameEnds []int32
 }
 
@@ -187,30 +187,25 @@ func (x *expander) prepareGen(c *ctl, cv *converter) prepared {
 		return pr
 	}
 	n := len(c.slots)
-	g := &podGen{c: c, pod: st, pvcs: pvcs, names: make([]string, n), uids: make([]string, n)}
+	g := &podGen{c: c, pod: st, pvcs: pvcs, names: make([]string, n)}
 	c.gen = g
 	if c.w.Kind != index.KindStatefulSet && !(c.w.Kind == index.KindJob && c.w.Indexed) {
 		c.genName = c.generateName(0)
 	}
-	// Names and uids go into one arena; strings point into it.
-	arena := make([]byte, 0, n*(len(c.w.Name)+24+36))
-	ends := make([]int32, 0, 2*n)
-	var u [16]byte
+	// Names go into one arena; strings point into it. Created pods have
+	// no uid: the API server assigns one when the controller posts them.
+	arena := make([]byte, 0, n*(len(c.w.Name)+24))
+	ends := make([]int32, 0, n)
 	for k, s := range c.slots {
-		start := len(arena)
 		arena = x.podName(c, s, k, arena)
-		ends = append(ends, int32(len(arena)))
-		uidBytes(&u, x.opts.Seed, "Pod", c.w.Namespace, string(arena[start:]))
-		arena = appendUUID(arena, &u, 4)
 		ends = append(ends, int32(len(arena)))
 	}
 	pr.arena, pr.nameEnds = arena, ends
 	str := func(lo, hi int32) string { return unsafe.String(&arena[lo], int(hi-lo)) }
 	lo := int32(0)
 	for k := range c.slots {
-		g.names[k] = str(lo, ends[2*k])
-		g.uids[k] = str(ends[2*k], ends[2*k+1])
-		lo = ends[2*k+1]
+		g.names[k] = str(lo, ends[k])
+		lo = ends[k]
 	}
 	if c.w.Kind == index.KindDaemonSet {
 		g.nodes = make([]string, n)
@@ -338,7 +333,7 @@ func (x *expander) fill(c *ctl, pr *prepared, adm *admitter, cv *converter) erro
 		if k == 0 {
 			continue
 		}
-		p.Name, p.UID = g.names[k], g.uids[k]
+		p.Name = g.names[k]
 		if c.perPodLabels() {
 			v := g.values(k)
 			p.Labels = c.relabel(proto.Labels, &v)

@@ -62,8 +62,9 @@
 // node allocatable defaults to capacity; a ReplicationController's selector
 // defaults to its template's labels; namespaces carry
 // kubernetes.io/metadata.name; the default namespace is "default" and the
-// default scheduler "default-scheduler". Pods without a UID (or repeating
-// an earlier pod's) get a name-based one.
+// default scheduler "default-scheduler". A pod keeps the UID the input
+// gives it and gets none when it has none: kplace makes no UID up (a
+// binder sends the UID it finds as a precondition).
 //
 // Quantities are parsed exactly as k8s.io/apimachinery parses them (the
 // parser is fuzzed against it), rounded up to a thousandth as API

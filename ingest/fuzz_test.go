@@ -118,7 +118,7 @@ func placeChecked(t *testing.T, in *index.Input, variant int) {
 
 func checkInput(t *testing.T, in *index.Input) {
 	for _, p := range in.Pods {
-		if p.Name == "" || p.Namespace == "" || p.UID == "" || p.SchedulerName == "" || p.PreemptionPolicy == "" {
+		if p.Name == "" || p.Namespace == "" || p.SchedulerName == "" || p.PreemptionPolicy == "" {
 			t.Fatalf("incomplete pod %+v", p)
 		}
 		for i, q := range p.Requests {

@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
 	"hash/maphash"
@@ -37,9 +36,7 @@ type loader struct {
 	pods        [][]index.Pod
 	podStart    []int32 // index of each chunk's first pod
 	npods       int
-	hasPriority []bool // by pod index: spec.priority was set
-	uids        map[uint64]int32
-	uidCollide  map[string]bool
+	hasPriority []bool          // by pod index: spec.priority was set
 	namespaces  map[string]bool // Namespace objects read
 
 	globalDefault string // name of the globalDefault PriorityClass read
@@ -62,8 +59,6 @@ func newLoader(opts Options) *loader {
 		seed:       maphash.MakeSeed(),
 		seen:       map[uint64]int32{},
 		collide:    map[string]int32{},
-		uids:       map[uint64]int32{},
-		uidCollide: map[string]bool{},
 		namespaces: map[string]bool{},
 	}
 }
@@ -234,7 +229,6 @@ func (l *loader) apply(r *converted) error {
 			l.record(h, c, -1)
 			return nil
 		}
-		l.assignUID(&r.pod)
 		l.record(h, c, int32(l.npods))
 		l.addPod(r.pod)
 		l.hasPriority = append(l.hasPriority, r.hasPriority)
@@ -288,7 +282,6 @@ func (l *loader) admitSnapshot(file string) error {
 	defer pods.stop()
 	n := len(in.Nodes) + len(in.Pods) + len(in.PriorityClasses) + len(in.PDBs) + len(in.Namespaces) + len(in.Workloads)
 	l.seen = make(map[uint64]int32, n)
-	l.uids = make(map[uint64]int32, len(in.Pods))
 	c := &objCtx{src: index.Source{File: file}}
 	// check runs the per-object checks in apply's order; podIdx >= 0 is
 	// the index of a pod, whose validation is the workers'.
@@ -310,7 +303,7 @@ func (l *loader) admitSnapshot(file string) error {
 			return err
 		}
 	}
-	// The pods, one chunk, for the lookups of checkDup and assignUID.
+	// The pods, one chunk, for the lookups of checkDup.
 	l.pods, l.podStart = [][]index.Pod{in.Pods}, []int32{0}
 	defer func() { l.pods, l.podStart, l.npods = nil, nil, len(in.Pods) }()
 	for i := range in.Pods {
@@ -325,7 +318,6 @@ func (l *loader) admitSnapshot(file string) error {
 			return err
 		}
 		l.record(h, c, int32(i))
-		l.assignUID(p)
 	}
 	if _, err := pods.wait(); err != nil {
 		return err
@@ -526,23 +518,6 @@ func (l *loader) record(h uint64, c *objCtx, podIdx int32) {
 	l.seen[h] = ref
 }
 
-// uidPrefix and uidNamespace derive a pod's UID when it has none (or one
-// taken by an earlier pod): a name-based (SHA-1) UUID of "oracle:ns/name"
-// in the URL namespace, the same UID the reference oracle derives.
-const uidPrefix = "oracle:"
-
-var uidNamespace = [16]byte{0x6b, 0xa7, 0xb8, 0x11, 0x9d, 0xad, 0x11, 0xd1, 0x80, 0xb4, 0x00, 0xc0, 0x4f, 0xd4, 0x30, 0xc8}
-
-func derivedUID(ns, name string) string {
-	var buf [128]byte
-	in := append(append(append(append(buf[:0], uidNamespace[:]...), uidPrefix...), ns...), '/')
-	in = append(in, name...)
-	sum := sha1.Sum(in)
-	var u [16]byte
-	copy(u[:], sum[:16])
-	return uuidText(&u, 5)
-}
-
 // uuidText writes u as a UUID of the given version (RFC 4122 variant).
 func uuidText(u *[16]byte, version byte) string {
 	var b [36]byte
@@ -562,34 +537,6 @@ func appendUUID(dst []byte, u *[16]byte, version byte) []byte {
 	dst = hex.AppendEncode(dst, u[8:10])
 	dst = append(dst, '-')
 	return hex.AppendEncode(dst, u[10:])
-}
-
-// assignUID gives p a UID when it has none or an earlier pod has its UID.
-func (l *loader) assignUID(p *index.Pod) {
-	if p.UID != "" && !l.uidTaken(p.UID) {
-		l.takeUID(p.UID, int32(l.npods))
-		return
-	}
-	p.UID = derivedUID(p.Namespace, p.Name)
-	l.takeUID(p.UID, int32(l.npods))
-}
-
-func (l *loader) uidTaken(uid string) bool {
-	h := maphash.String(l.seed, uid)
-	ref, ok := l.uids[h]
-	if !ok {
-		return false
-	}
-	return l.pod(ref).UID == uid || l.uidCollide[uid]
-}
-
-func (l *loader) takeUID(uid string, podIdx int32) {
-	h := maphash.String(l.seed, uid)
-	if _, ok := l.uids[h]; ok {
-		l.uidCollide[uid] = true
-		return
-	}
-	l.uids[h] = podIdx
 }
 
 // System priority classes every cluster has.

@@ -18,7 +18,7 @@ import (
 
 // Rendering: the pods (and PersistentVolumeClaims) a controller creates,
 // as the JSON it would post. A workload's pods differ only in a few
-// values (name, uid, node, ordinal or index), so its pod is rendered once
+// values (name, node, ordinal or index), so its pod is rendered once
 // as a stencil with holes for them. The first pod is converted and
 // admitted as Load converts and admits an input pod; the others are
 // copies of it with those values replaced (TestExpandClonesConvert checks
@@ -30,7 +30,6 @@ import (
 // is marshalled: NUL, the hole's letter, NUL (JSON writes NUL as \u0000).
 const (
 	holeName     = 'N' // the pod's name
-	holeUID      = 'U' // its uid
 	holeNode     = 'D' // a DaemonSet pod's node
 	holeOrd      = 'O' // a StatefulSet pod's ordinal, an indexed Job pod's index
 	holeGenerate = 'G' // an indexed Job pod's generateName
@@ -61,14 +60,12 @@ func makeStencil(b []byte) stencil {
 }
 
 // holeValues are one pod's values.
-type holeValues struct{ name, uid, node, ord, generate string }
+type holeValues struct{ name, node, ord, generate string }
 
 func (v *holeValues) of(h byte) string {
 	switch h {
 	case holeName:
 		return v.name
-	case holeUID:
-		return v.uid
 	case holeNode:
 		return v.node
 	case holeOrd:
@@ -103,13 +100,12 @@ type podGen struct {
 	pod   stencil
 	pvcs  []stencil // a StatefulSet's claims, one per volumeClaimTemplate
 	names []string
-	uids  []string
 	nodes []string // a DaemonSet's, by pod
 }
 
 // values are pod k's hole values.
 func (g *podGen) values(k int) holeValues {
-	v := holeValues{name: g.names[k], uid: g.uids[k]}
+	v := holeValues{name: g.names[k]}
 	s := g.c.slots[k]
 	if g.nodes != nil {
 		v.node = g.nodes[k]
@@ -153,7 +149,9 @@ func appendPodDoc(b []byte, m *podMeta, spec []byte) []byte {
 		b = appendJSONString(append(b, `,"generateName":`...), m.GenerateName)
 	}
 	b = appendJSONString(append(b, `,"namespace":`...), m.Namespace)
-	b = appendJSONString(append(b, `,"uid":`...), m.UID)
+	if m.UID != "" {
+		b = appendJSONString(append(b, `,"uid":`...), m.UID)
+	}
 	if m.CreationTimestamp != "" {
 		b = appendJSONString(append(b, `,"creationTimestamp":`...), m.CreationTimestamp)
 	}
@@ -360,7 +358,9 @@ func (x *expander) render(c *ctl, pin bool) (stencil, []stencil, error) {
 			labels[k] = v
 		}
 	}
-	meta := podMeta{Namespace: w.Namespace, Name: placeholder(holeName), UID: placeholder(holeUID),
+	// No uid: a controller posts its pods without one (the API server
+	// assigns it), and kplace makes none up.
+	meta := podMeta{Namespace: w.Namespace, Name: placeholder(holeName),
 		GenerateName: placeholder(holeGenerate), Annotations: ann, Finalizers: fin,
 		OwnerReferences: []ownerRef{{APIVersion: apiVersionOf(w.Kind), Kind: w.Kind, Name: w.Name, UID: c.uid,
 			Controller: true, Block: true}}}

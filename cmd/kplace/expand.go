@@ -17,7 +17,7 @@ func cmdExpand(args []string) int {
 	fs.SortFlags = false
 	paths := fs.StringArrayP("filename", "f", nil, "input file or directory (repeatable), JSON or YAML, as for place (not a snapshot)")
 	out := fs.StringP("output", "o", "", `file to write ("-" for stdout; .gz or .zst compresses)`)
-	seed := fs.Uint64("seed", 1, "seed of the created objects' names and uids (place --seed gives the same ones)")
+	seed := fs.Uint64("seed", 1, "seed of the created objects' names (place --seed gives the same ones)")
 	admission := fs.Bool("admission-defaults", true, "load the input as place does with this flag (it decides nothing written here)")
 	quiet := fs.BoolP("quiet", "q", false, "no summary on stderr")
 	fs.Usage = func() {

@@ -8,11 +8,14 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/kplace/kplace/live/livetest"
 )
 
 // TestMain runs the command itself (main, with its signal handling) when
 // a test starts this test binary as kplace: KPLACE_TEST_MAIN=1, the
-// arguments after "--".
+// arguments after "--". Otherwise it runs the tests and then stops the API
+// server the live tests started (if one was).
 func TestMain(m *testing.M) {
 	if os.Getenv("KPLACE_TEST_MAIN") == "1" {
 		for i, a := range os.Args {
@@ -23,7 +26,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(2)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	livetest.StopShared()
+	os.Exit(code)
 }
 
 // kplaceCmd is the command kplace args, run by this test binary.

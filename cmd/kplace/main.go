@@ -28,6 +28,10 @@ Usage:
                                          write the input plus the pods (ReplicaSets, PVCs) its controllers would create
   kplace simulate -f FILE|DIR [-f ...] --scenario scenario.yaml [--timeline t.jsonl] [-o state.json] [--report r.json]
                                          play a what-if scenario on a virtual clock (controllers and scheduler)
+  kplace snapshot [--kubeconfig FILE] -o cluster.json.zst|cluster.arrow
+                                         read a live cluster as kubectl get -o json would (paginated, rate-limited)
+  kplace bind -f result.json [--kubeconfig FILE] [--dry-run=server] [--resume]
+                                         apply a result to a live cluster, Evictions before the Bindings that need them
   kplace gen --profile P --nodes N --pods M [--zones Z] [--seed S] -o FILE
   kplace bench [--suite quick|full | --nodes N --pods M --profile P]
   kplace version
@@ -126,6 +130,10 @@ func run(args []string) int {
 		return cmdExpand(args[1:])
 	case "simulate":
 		return cmdSimulate(args[1:])
+	case "snapshot":
+		return cmdSnapshot(args[1:])
+	case "bind":
+		return cmdBind(args[1:])
 	case "gen":
 		return cmdGen(args[1:])
 	case "bench":

@@ -42,6 +42,9 @@ type placeConfig struct {
 	// load holds the input limits (the rest of ingest.Options is set
 	// from the fields above).
 	load ingest.Options
+	// split writes the Evictions and the Bindings to two files beside out
+	// (see splitPaths).
+	split bool
 }
 
 // placeStats is what a run measured, beyond the report.
@@ -68,12 +71,17 @@ func cmdPlace(args []string) int {
 		"Eviction is then followed by its Binding (off: an evicted pod stays evicted, as a binder would leave it)")
 	expand := fs.Bool("expand", true, "add to the batch the pods the input's Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs and\n"+
 		"ReplicationControllers would create now and that the input lacks (names from --seed); false places the input's pods only")
+	split := fs.Bool("split", false, "write the Evictions and the Bindings to two files instead of -o FILE: FILE's name with\n"+
+		".evictions and .bindings before its extension (result.json: result.evictions.json, result.bindings.json),\n"+
+		"for binders that apply every Eviction, then every Binding")
 	quiet := fs.BoolP("quiet", "q", false, "no summary or progress on stderr")
 	limits := addLimitFlags(fs)
+	lf := addLiveFlags(fs, 20, 40) // --kubeconfig or --context without -f: read the live cluster (as kplace snapshot)
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
 	memprofile := fs.String("memprofile", "", "write a heap profile to this file at the end")
 	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "Usage: kplace place -f FILE|DIR [-f ...] [-o result.json] [--report report.json] [flags]\n\n"+
+		fmt.Fprintf(os.Stderr, "Usage: kplace place -f FILE|DIR [-f ...] [-o result.json] [--report report.json] [flags]\n"+
+			"       kplace place --kubeconfig FILE [--context C] [-o result.json] [flags]   (a live cluster)\n\n"+
 			"Places every pending pod (no spec.nodeName) of the input on its nodes, highest priority first,\n"+
 			"and writes the Bindings in commit order (or, with --format arrow|parquet, a table of every pod's\n"+
 			"outcome). Pods left pending get kube-scheduler's reason.\n\nFlags:\n")
@@ -100,7 +108,7 @@ func cmdPlace(args []string) int {
 		return 2
 	}
 	cfg := placeConfig{paths: *paths, admission: *solveFlags.admission, admissionSet: fs.Changed("admission-defaults"),
-		out: *out, report: *report, quiet: *quiet, solve: solve, tries: *tries, noExpand: !*expand}
+		out: *out, report: *report, quiet: *quiet, solve: solve, tries: *tries, noExpand: !*expand, split: *split}
 	cfg.solve.RequeueEvicted = *requeue
 	if err := limits.apply(&cfg.load); err != nil {
 		fmt.Fprintln(os.Stderr, "kplace place:", err)
@@ -115,6 +123,14 @@ func cmdPlace(args []string) int {
 	if err := checkOutputs(cfg.paths, output{"-o", cfg.out}, output{"--report", cfg.report},
 		output{"--cpuprofile", *cpuprofile}, output{"--memprofile", *memprofile}); err != nil {
 		fmt.Fprintln(os.Stderr, "kplace place:", err)
+		return 2
+	}
+	if *split && (*out == "" || *out == "-" || (f != export.FormatList && f != export.FormatJSONL)) {
+		fmt.Fprintln(os.Stderr, "kplace place: --split needs -o FILE and --format list or jsonl")
+		return 2
+	}
+	if (fs.Changed("kubeconfig") || fs.Changed("context")) && (len(cfg.paths) > 0 || *sample) {
+		fmt.Fprintln(os.Stderr, "kplace place: --kubeconfig and --context read a live cluster: not with -f or --sample")
 		return 2
 	}
 	if *sample {
@@ -133,8 +149,16 @@ func cmdPlace(args []string) int {
 		}
 		cfg.paths = []string{path}
 	}
+	if len(cfg.paths) == 0 && !*sample && (fs.Changed("kubeconfig") || fs.Changed("context")) {
+		path, dir, err := liveInput(lf, *quiet)
+		if err != nil {
+			return fail(err)
+		}
+		defer os.RemoveAll(dir)
+		cfg.paths = []string{path}
+	}
 	if len(cfg.paths) == 0 {
-		fmt.Fprintln(os.Stderr, "kplace place: no input: give -f FILE|DIR or --sample")
+		fmt.Fprintln(os.Stderr, "kplace place: no input: give -f FILE|DIR, --sample or --kubeconfig")
 		fs.Usage()
 		return 2
 	}
@@ -209,7 +233,11 @@ func place(cfg placeConfig) (*placeStats, error) {
 	runtime.ReadMemStats(&ms1)
 	prog.done()
 	t3 := time.Now()
-	if cfg.out != "" {
+	if cfg.split {
+		if err := writeSplit(cfg.out, c, res, cfg.format); err != nil {
+			return nil, err
+		}
+	} else if cfg.out != "" {
 		err := export.WriteFileAtomic(cfg.out, func(w io.Writer) error {
 			return export.WriteResult(w, c, res, cfg.format)
 		})
@@ -232,6 +260,30 @@ func place(cfg placeConfig) (*placeStats, error) {
 	}
 	rep.Timings.Total = ms(time.Since(t0))
 	return &placeStats{report: rep, mallocs: ms1.Mallocs - ms0.Mallocs}, nil
+}
+
+// splitPaths are the files --split writes for out: its name with
+// ".evictions" and ".bindings" before the extension.
+func splitPaths(out string) (evictions, bindings string) {
+	ext := filepath.Ext(out)
+	base := strings.TrimSuffix(out, ext)
+	return base + ".evictions" + ext, base + ".bindings" + ext
+}
+
+// writeSplit writes the Evictions and the Bindings of res to the two
+// files of splitPaths(out). The Evictions' file is renamed into place
+// first: a failure never leaves Bindings without their Evictions.
+func writeSplit(out string, c *index.Cluster, res *solver.Result, f export.Format) error {
+	ev, bi := splitPaths(out)
+	return export.WriteFileAtomic(bi, func(wb io.Writer) error {
+		err := export.WriteFileAtomic(ev, func(we io.Writer) error {
+			return export.WriteSplit(we, wb, c, res, f)
+		})
+		if err != nil {
+			return fmt.Errorf("write %s and %s: %w", ev, bi, err)
+		}
+		return nil
+	})
 }
 
 // solveTries solves the batch tries times, try i with seed cfg.Seed+i (the

@@ -12,6 +12,7 @@ import (
 type progress struct {
 	w     io.Writer
 	label string
+	unit  string // what is counted: "pods" unless set
 	start time.Time
 	last  time.Time
 	drawn bool
@@ -47,7 +48,11 @@ func (p *progress) update(done, total int) {
 		}
 	}
 	rate := float64(done) / now.Sub(p.start).Seconds()
-	fmt.Fprintf(p.w, "\r%s [%s] %d/%d pods  %.0f pods/s ", p.label, bar, done, total, rate)
+	unit := p.unit
+	if unit == "" {
+		unit = "pods"
+	}
+	fmt.Fprintf(p.w, "\r%s [%s] %d/%d %s  %.0f %s/s ", p.label, bar, done, total, unit, rate, unit)
 }
 
 func (p *progress) done() {

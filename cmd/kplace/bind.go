@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kplace/kplace/export"
+	"github.com/kplace/kplace/live"
+)
+
+func cmdBind(args []string) int {
+	fs := pflag.NewFlagSet("bind", pflag.ContinueOnError)
+	fs.SortFlags = false
+	paths := fs.StringArrayP("filename", "f", nil, "result file (repeatable, applied in order: the two files of place --split, evictions first); \"-\" is stdin")
+	lf := addLiveFlags(fs, 50, 100)
+	concurrency := fs.Int("concurrency", 16, "requests in flight at most (items that wait on nothing go in parallel)")
+	dryRun := fs.String("dry-run", "none", "none, or server: every request is sent with dryRun=All (the API server checks and persists nothing)")
+	journal := fs.String("journal", "", "journal file (default: the first -f with .journal appended; none for stdin or a dry run)")
+	resume := fs.Bool("resume", false, "continue the journal of an earlier run of the same result: skip what it applied")
+	report := fs.String("report", "", "JSON report: counts, requests, every item not applied and why")
+	retries := fs.Int("retries", 8, "times a request is sent again after a 429 (a disruption budget refusing an eviction), a 5xx or a timeout")
+	backoff := fs.Duration("backoff", 500*time.Millisecond, "first wait before a retry, doubled each time up to 30s")
+	waitTimeout := fs.Duration("wait-timeout", 5*time.Minute, "how long Bindings wait for an evicted victim to be gone")
+	quiet := fs.BoolP("quiet", "q", false, "no summary or progress on stderr")
+	fs.Usage = func() {
+		fmt.Fprintf(os.Stderr, "Usage: kplace bind -f result.json [--kubeconfig FILE] [--context C] [--qps Q] [--burst B] [--concurrency N]\n"+
+			"                   [--dry-run=none|server] [--journal FILE] [--resume] [--report FILE]\n\n"+
+			"Applies a result of kplace place: Evictions through the eviction subresource with the victim's uid as\n"+
+			"precondition, Bindings through pods/binding with the uid kplace read, each Binding after the victims\n"+
+			"before it on its node are gone. Failures are per pod and reported; the exit code is 1 when anything\n"+
+			"was not applied.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintln(os.Stderr, "kplace bind:", err)
+		return 2
+	}
+	usageErr := func(msg string) int {
+		fmt.Fprintln(os.Stderr, "kplace bind:", msg)
+		return 2
+	}
+	switch {
+	case len(*paths) == 0 || fs.NArg() > 0:
+		fs.Usage()
+		return usageErr("-f FILE is required (and takes no arguments)")
+	case *dryRun != "none" && *dryRun != "server":
+		return usageErr(fmt.Sprintf("--dry-run=%s: want none or server", *dryRun))
+	case *concurrency < 1 || *retries < 0:
+		return usageErr("--concurrency must be at least 1 and --retries at least 0")
+	}
+	opts := live.BindOptions{Concurrency: *concurrency, DryRun: *dryRun == "server", Journal: *journal, Resume: *resume,
+		Retries: *retries, Backoff: *backoff, WaitTimeout: *waitTimeout}
+	if *retries == 0 {
+		opts.Retries = -1 // none (0 takes the default)
+	}
+	if opts.Journal == "" && !opts.DryRun && (*paths)[0] != "-" {
+		opts.Journal = (*paths)[0] + ".journal"
+	}
+	plan, err := live.ReadPlan(*paths)
+	if err != nil {
+		return fail(err)
+	}
+	c, err := lf.client()
+	if err != nil {
+		return fail(err)
+	}
+	var prog *progress
+	if !*quiet {
+		prog = newProgress(os.Stderr, "binding")
+		opts.Progress = prog.update
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep, err := live.Bind(ctx, c, plan, opts)
+	prog.done()
+	if err != nil {
+		return fail(err)
+	}
+	if *report != "" {
+		err := export.WriteFileAtomic(*report, func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(rep)
+		})
+		if err != nil {
+			return fail(fmt.Errorf("write %s: %w", *report, err))
+		}
+	}
+	if !*quiet {
+		printBindSummary(os.Stderr, rep, opts.Journal)
+	}
+	if !rep.Applied() {
+		return 1
+	}
+	return 0
+}
+
+// printBindSummary writes the one-screen summary of a bind run.
+func printBindSummary(w io.Writer, r *live.BindReport, journal string) {
+	c := r.Counts
+	dry := ""
+	if r.DryRun {
+		dry = " (server-side dry run: nothing persisted)"
+	}
+	fmt.Fprintf(w, "kplace bind: %d items (%d Bindings, %d Evictions) in %.1fs%s\n", c.Items, c.Bindings, c.Evictions, r.Seconds, dry)
+	for _, row := range []struct {
+		label string
+		n     int
+	}{{"bound", c.Bound}, {"already bound", c.AlreadyBound}, {"evicted", c.Evicted}, {"already gone", c.AlreadyGone},
+		{"from journal", c.FromJournal}, {"not applied", c.Failed}} {
+		if row.n > 0 || row.label == "not applied" {
+			fmt.Fprintf(w, "  %-14s %8d\n", row.label, row.n)
+		}
+	}
+	fmt.Fprintf(w, "  requests %d, %.0f/s (peak %d in one second; limit %.0f qps, burst %d), %d retried\n",
+		r.Requests, r.QPS, r.PeakQPS, r.QPSLimit, r.Burst, c.Retried)
+	if journal != "" {
+		fmt.Fprintf(w, "  journal %s\n", journal)
+	}
+	if len(r.Failures) == 0 {
+		return
+	}
+	by := map[string]int{}
+	for _, f := range r.Failures {
+		by[f.Reason]++
+	}
+	reasons := make([]string, 0, len(by))
+	for k := range by {
+		reasons = append(reasons, k)
+	}
+	sort.Slice(reasons, func(i, j int) bool {
+		return by[reasons[i]] > by[reasons[j]] || by[reasons[i]] == by[reasons[j]] && reasons[i] < reasons[j]
+	})
+	fmt.Fprintln(w, "  not applied, by reason:")
+	for _, k := range reasons {
+		fmt.Fprintf(w, "    %7d  %s\n", by[k], k)
+	}
+	for i, f := range r.Failures {
+		if i == 10 {
+			fmt.Fprintf(w, "    ... and %d more (see --report)\n", len(r.Failures)-10)
+			break
+		}
+		fmt.Fprintf(w, "    %s %s/%s: %s: %s\n", f.Kind, f.Namespace, f.Name, f.Reason, truncate(f.Message, 140))
+	}
+}

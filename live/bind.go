@@ -1,0 +1,680 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// BindOptions tune Bind. Zero values take the defaults named.
+type BindOptions struct {
+	// Concurrency is the most items in flight at once (default 16).
+	Concurrency int
+	// DryRun sends every request with dryRun=All: the API server checks
+	// and admits each one and persists nothing. Victims are then not
+	// waited for.
+	DryRun bool
+	// Journal is the journal file ("" keeps none); Resume continues an
+	// existing one (see the package doc).
+	Journal string
+	Resume  bool
+	// Retries is how many times a request is sent again after a 429
+	// (a PodDisruptionBudget refusing an eviction included), a 5xx, a
+	// timeout or a transport error (default 8). Backoff is the first wait
+	// (default 500ms), doubled each time up to MaxBackoff (default 30s),
+	// with 10% jitter, and never shorter than the server's Retry-After.
+	Retries    int
+	Backoff    time.Duration
+	MaxBackoff time.Duration
+	// WaitTimeout is how long the Bindings that need a victim's room wait
+	// for it to be gone once its Eviction is accepted (default 5m).
+	WaitTimeout time.Duration
+	// Progress, when set, is called with the items finished so far.
+	Progress func(done, total int)
+}
+
+func (o *BindOptions) defaults() {
+	if o.Concurrency <= 0 {
+		o.Concurrency = 16
+	}
+	if o.Retries < 0 {
+		o.Retries = 0
+	} else if o.Retries == 0 {
+		o.Retries = 8
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = 500 * time.Millisecond
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = 30 * time.Second
+	}
+	if o.WaitTimeout <= 0 {
+		o.WaitTimeout = 5 * time.Minute
+	}
+}
+
+// Failure reasons of a BindReport.
+const (
+	ReasonPodGone       = "pod gone"
+	ReasonUIDChanged    = "uid changed"
+	ReasonBoundElse     = "already bound elsewhere"
+	ReasonTerminating   = "pod being deleted"
+	ReasonNodeGone      = "node gone"
+	ReasonBudget        = "refused by a disruption budget"
+	ReasonVictimStays   = "victim not gone"
+	ReasonBlocked       = "blocked"
+	ReasonAPIError      = "api error"
+	ReasonNotAttempted  = "not attempted"
+	ReasonJournalFailed = "journal write failed"
+)
+
+// BindReport is what Bind did.
+type BindReport struct {
+	Files  []string   `json:"files"`
+	DryRun bool       `json:"dry_run"`
+	Counts BindCounts `json:"counts"`
+	// Failures lists every item not applied, in commit order.
+	Failures []BindFailure `json:"failures"`
+	// Requests is every HTTP request sent (reads included); Seconds the
+	// run's wall time; QPS their ratio; PeakQPS the most sent in one
+	// second; QPSLimit and Burst the client-side limit they were held to.
+	Requests int64   `json:"requests"`
+	Seconds  float64 `json:"seconds"`
+	QPS      float64 `json:"qps"`
+	PeakQPS  int     `json:"peak_qps"`
+	QPSLimit float32 `json:"qps_limit"`
+	Burst    int     `json:"burst"`
+}
+
+// BindCounts counts outcomes.
+type BindCounts struct {
+	Items     int `json:"items"`
+	Bindings  int `json:"bindings"`
+	Evictions int `json:"evictions"`
+	// Bound: Bindings applied by this run (accepted, with DryRun);
+	// AlreadyBound: found on the server as the result wants them.
+	Bound        int `json:"bound"`
+	AlreadyBound int `json:"already_bound"`
+	// Evicted: Evictions accepted by this run whose victims are gone (with
+	// DryRun: accepted); AlreadyGone: victims gone before their Eviction.
+	Evicted     int `json:"evicted"`
+	AlreadyGone int `json:"already_gone"`
+	// FromJournal: items an earlier run applied, skipped.
+	FromJournal int `json:"from_journal"`
+	// Failed: items not applied (Failures lists them).
+	Failed int `json:"failed"`
+	// Retried: requests sent again after a retryable error.
+	Retried int `json:"retried"`
+}
+
+// BindFailure is an item not applied.
+type BindFailure struct {
+	Seq       int    `json:"seq"`
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+	Node      string `json:"node,omitempty"`
+	Reason    string `json:"reason"`
+	Message   string `json:"message,omitempty"`
+}
+
+// Applied reports whether everything was applied.
+func (r *BindReport) Applied() bool { return r.Counts.Failed == 0 }
+
+// item states.
+const (
+	stTodo    uint8 = iota // not started
+	stRunning              // with a worker
+	stWaiting              // evicted, waiting for the victim to be gone
+	stDone
+)
+
+// binder is one Bind run. mu guards the scheduling state.
+type binder struct {
+	c     *Client
+	plan  *Plan
+	opts  BindOptions
+	jr    *journal
+	nodes map[string]bool // nil: not checked (no Binding to apply)
+
+	mu        sync.Mutex
+	cond      *sync.Cond
+	state     []uint8
+	pending   []int32 // unresolved dependencies
+	parked    []bool  // passed by the cursor while pending
+	blocked   []int32 // the failed Eviction that blocks the item, -1 if none
+	acceptDep [][]int32
+	goneDep   [][]int32
+	released  []int32
+	cursor    int
+	finished  int
+	stopped   bool
+
+	rep      BindReport
+	failures map[int]BindFailure
+	resumed  bool
+	poll     *poller
+}
+
+// Bind applies plan through c in dependency order and reports every
+// outcome. The error is for what stops the whole run (a journal that
+// cannot be read or written, the cluster's nodes that cannot be listed);
+// a pod that cannot be bound or evicted is a failure in the report, never
+// an error. When ctx ends, items not finished are reported "not attempted"
+// and the journal lets a later run resume.
+func Bind(ctx context.Context, c *Client, plan *Plan, opts BindOptions) (*BindReport, error) {
+	opts.defaults()
+	start := time.Now()
+	req0 := c.Requests()
+	n := len(plan.Items)
+	b := &binder{c: c, plan: plan, opts: opts, state: make([]uint8, n), pending: make([]int32, n),
+		parked: make([]bool, n), blocked: make([]int32, n), acceptDep: make([][]int32, n), goneDep: make([][]int32, n),
+		failures: map[int]BindFailure{}}
+	b.cond = sync.NewCond(&b.mu)
+	b.rep.Files, b.rep.DryRun, b.rep.QPSLimit, b.rep.Burst = plan.Files, opts.DryRun, c.QPS, c.Burst
+	b.rep.Counts.Items = n
+	for i := range plan.Items {
+		b.blocked[i] = -1
+		if plan.Items[i].Op == OpEvict {
+			b.rep.Counts.Evictions++
+		} else {
+			b.rep.Counts.Bindings++
+		}
+	}
+	var js *journalState
+	if opts.Journal != "" {
+		var err error
+		if b.jr, js, err = openJournal(opts.Journal, plan, opts.DryRun, opts.Resume); err != nil {
+			return nil, err
+		}
+		b.resumed = js.records > 0
+	}
+	err := b.prepare(ctx, js)
+	if err == nil {
+		b.run(ctx, js)
+	}
+	if cerr := b.jr.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("journal %s: %w", opts.Journal, cerr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for i := range plan.Items {
+		if f, ok := b.failures[i]; ok {
+			b.rep.Failures = append(b.rep.Failures, f)
+		} else if b.state[i] != stDone {
+			it := &plan.Items[i]
+			b.rep.Failures = append(b.rep.Failures, BindFailure{Seq: i, Kind: it.Op.String(), Namespace: it.Namespace, Name: it.Name,
+				Node: it.Node, Reason: ReasonNotAttempted, Message: "the run stopped first"})
+		}
+	}
+	b.rep.Counts.Failed = len(b.rep.Failures)
+	_, b.rep.PeakQPS = c.RateStats()
+	b.rep.Requests = c.Requests() - req0
+	b.rep.Seconds = time.Since(start).Seconds()
+	if b.rep.Seconds > 0 {
+		b.rep.QPS = float64(b.rep.Requests) / b.rep.Seconds
+	}
+	return &b.rep, nil
+}
+
+// prepare finds what the result leaves unsaid (the node of an Eviction
+// without kplace.io/node), lists the nodes, and builds the dependencies.
+func (b *binder) prepare(ctx context.Context, js *journalState) error {
+	items := b.plan.Items
+	needNodes := false
+	for i := range items {
+		it := &items[i]
+		if js != nil && (js.bound[i] || js.gone[i]) {
+			continue
+		}
+		if it.Op == OpBind {
+			needNodes = true
+		} else if it.Node == "" {
+			pod, err := b.getPod(ctx, it)
+			switch {
+			case apierrors.IsNotFound(err):
+			case err != nil:
+				return fmt.Errorf("%s: find the node of Eviction %s: %w", it.Src, it.Key(), err)
+			case it.UID == "" || string(pod.UID) == it.UID:
+				it.Node = pod.Spec.NodeName
+			}
+		}
+	}
+	if needNodes {
+		b.nodes = map[string]bool{}
+		cont := ""
+		for {
+			l, err := b.c.Meta.Resource(corev1.SchemeGroupVersion.WithResource("nodes")).List(ctx, metav1.ListOptions{Limit: 500, Continue: cont})
+			if err != nil {
+				return fmt.Errorf("list nodes: %w", err)
+			}
+			for i := range l.Items {
+				b.nodes[l.Items[i].Name] = true
+			}
+			if cont = l.Continue; cont == "" {
+				break
+			}
+		}
+	}
+	b.link()
+	return nil
+}
+
+// link computes each item's dependencies: the Evictions before it on its
+// node, and those before it whose preemptor is its pod (a Binding) or its
+// own preemptor (an Eviction). A Binding waits for them to be gone, an
+// Eviction for them to be accepted.
+func (b *binder) link() {
+	onNode := map[string][]int32{}
+	ofPre := map[string][]int32{}
+	seen := make([]int32, len(b.plan.Items)) // stamp: dependency already counted for item i+1
+	for i := range b.plan.Items {
+		it := &b.plan.Items[i]
+		pre := it.Key()
+		if it.Op == OpEvict {
+			pre = it.Preemptor
+		}
+		add := func(d int32) {
+			if seen[d] == int32(i)+1 {
+				return
+			}
+			seen[d] = int32(i) + 1
+			b.pending[i]++
+			if it.Op == OpEvict {
+				b.acceptDep[d] = append(b.acceptDep[d], int32(i))
+			} else {
+				b.goneDep[d] = append(b.goneDep[d], int32(i))
+			}
+		}
+		if it.Node != "" {
+			for _, d := range onNode[it.Node] {
+				add(d)
+			}
+		}
+		if pre != "" {
+			for _, d := range ofPre[pre] {
+				add(d)
+			}
+		}
+		if it.Op == OpEvict {
+			if it.Node != "" {
+				onNode[it.Node] = append(onNode[it.Node], int32(i))
+			}
+			if it.Preemptor != "" {
+				ofPre[it.Preemptor] = append(ofPre[it.Preemptor], int32(i))
+			}
+		}
+	}
+}
+
+// run applies the plan: what the journal shows done is resolved first,
+// then workers take items as their dependencies allow.
+func (b *binder) run(ctx context.Context, js *journalState) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	b.poll = newPoller(b)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); b.poll.run(ctx) }()
+	b.mu.Lock()
+	if js != nil {
+		for i := range b.plan.Items {
+			switch {
+			case js.bound[i] || js.gone[i]:
+				b.rep.Counts.FromJournal++
+				b.finishLocked(i)
+				if b.plan.Items[i].Op == OpEvict {
+					b.resolveLocked(b.acceptDep[i], -1)
+					b.resolveLocked(b.goneDep[i], -1)
+				}
+			case js.evicted[i]:
+				b.state[i] = stWaiting
+				b.resolveLocked(b.acceptDep[i], -1)
+				b.poll.add(i, types.UID(b.plan.Items[i].UID))
+			}
+		}
+	}
+	b.mu.Unlock()
+	go func() {
+		<-ctx.Done()
+		b.mu.Lock()
+		b.stopped = true
+		b.cond.Broadcast()
+		b.mu.Unlock()
+	}()
+	for range b.opts.Concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i, ok := b.next()
+				if !ok {
+					return
+				}
+				if b.plan.Items[i].Op == OpEvict {
+					b.evict(ctx, i)
+				} else {
+					b.bind(ctx, i)
+				}
+			}
+		}()
+	}
+	b.mu.Lock()
+	for b.finished < len(b.plan.Items) && !b.stopped {
+		b.cond.Wait()
+	}
+	b.mu.Unlock()
+	cancel()
+	wg.Wait()
+}
+
+// next hands out the next item whose dependencies are resolved: one
+// released from waiting first, else the next in commit order; false when
+// the run is over.
+func (b *binder) next() (int, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for {
+		if b.stopped || b.finished == len(b.plan.Items) {
+			return 0, false
+		}
+		if b.jr != nil && b.jr.failed() {
+			b.stopped = true
+			b.cond.Broadcast()
+			return 0, false
+		}
+		if len(b.released) > 0 {
+			i := int(b.released[0])
+			b.released = b.released[1:]
+			b.state[i] = stRunning
+			return i, true
+		}
+		for b.cursor < len(b.plan.Items) {
+			i := b.cursor
+			b.cursor++
+			if b.state[i] != stTodo {
+				continue
+			}
+			if b.pending[i] > 0 {
+				b.parked[i] = true
+				continue
+			}
+			b.state[i] = stRunning
+			return i, true
+		}
+		b.cond.Wait()
+	}
+}
+
+// resolveLocked settles one dependency of each item in deps; failed >= 0
+// is the Eviction whose failure blocks them.
+func (b *binder) resolveLocked(deps []int32, failed int) {
+	for _, d := range deps {
+		if failed >= 0 && b.blocked[d] < 0 {
+			b.blocked[d] = int32(failed)
+		}
+		b.pending[d]--
+		if b.pending[d] == 0 && b.parked[d] && b.state[d] == stTodo {
+			b.released = append(b.released, d)
+			b.cond.Signal()
+		}
+	}
+}
+
+// finishLocked marks item i done.
+func (b *binder) finishLocked(i int) {
+	b.state[i] = stDone
+	b.finished++
+	if b.opts.Progress != nil {
+		b.opts.Progress(b.finished, len(b.plan.Items))
+	}
+	if b.finished == len(b.plan.Items) {
+		b.cond.Broadcast()
+	}
+}
+
+// fail records item i as not applied and, for an Eviction, blocks what
+// waits on it.
+func (b *binder) fail(i int, reason, msg string) {
+	it := &b.plan.Items[i]
+	b.jr.add(journalRecord{Seq: i, Event: evFailed, Kind: it.Op.String(), Namespace: it.Namespace, Name: it.Name, Node: it.Node, Reason: reason})
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.failures[i] = BindFailure{Seq: i, Kind: it.Op.String(), Namespace: it.Namespace, Name: it.Name, Node: it.Node, Reason: reason, Message: msg}
+	wasWaiting := b.state[i] == stWaiting // accepted: its Evictions-dependents went on
+	b.finishLocked(i)
+	if it.Op == OpEvict {
+		if !wasWaiting {
+			b.resolveLocked(b.acceptDep[i], i)
+		}
+		b.resolveLocked(b.goneDep[i], i)
+	}
+}
+
+// blockedBy says why item i cannot go, or "".
+func (b *binder) blockedBy(i int) string {
+	b.mu.Lock()
+	d := b.blocked[i]
+	b.mu.Unlock()
+	if d < 0 {
+		return ""
+	}
+	e := &b.plan.Items[d]
+	return fmt.Sprintf("the Eviction of %s (item %d) it waits for was not applied", e.Key(), d)
+}
+
+// bind applies one Binding.
+func (b *binder) bind(ctx context.Context, i int) {
+	it := &b.plan.Items[i]
+	if why := b.blockedBy(i); why != "" {
+		b.fail(i, ReasonBlocked, why)
+		return
+	}
+	if !b.nodes[it.Node] {
+		b.fail(i, ReasonNodeGone, fmt.Sprintf("node %q does not exist", it.Node))
+		return
+	}
+	binding := &corev1.Binding{
+		ObjectMeta: metav1.ObjectMeta{Name: it.Name, Namespace: it.Namespace, UID: types.UID(it.UID)},
+		Target:     corev1.ObjectReference{APIVersion: "v1", Kind: "Node", Name: it.Node},
+	}
+	opts := &metav1.CreateOptions{}
+	if b.opts.DryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	for attempt := 0; ; attempt++ {
+		err := b.retry(ctx, func() error {
+			return b.c.Kube.CoreV1().RESTClient().Post().Namespace(it.Namespace).Resource("pods").Name(it.Name).
+				SubResource("binding").VersionedParams(opts, scheme.ParameterCodec).Body(binding).MaxRetries(0).Do(ctx).Error()
+		})
+		switch {
+		case err == nil:
+			b.done(i, evBound, &b.rep.Counts.Bound)
+			return
+		case apierrors.IsNotFound(err):
+			b.fail(i, ReasonPodGone, err.Error())
+			return
+		case apierrors.IsConflict(err):
+			// Why: the pod of that name is another one, is terminating, or
+			// is bound already (by an earlier run that died before its
+			// journal said so, or by someone else).
+			pod, gerr := b.getPod(ctx, it)
+			switch {
+			case apierrors.IsNotFound(gerr):
+				b.fail(i, ReasonPodGone, err.Error())
+			case gerr != nil:
+				b.fail(i, ReasonAPIError, gerr.Error())
+			case it.UID != "" && string(pod.UID) != it.UID:
+				b.fail(i, ReasonUIDChanged, fmt.Sprintf("the result has uid %s, the pod now %s", it.UID, pod.UID))
+			case pod.DeletionTimestamp != nil:
+				b.fail(i, ReasonTerminating, err.Error())
+			case pod.Spec.NodeName == it.Node:
+				b.done(i, evBound, &b.rep.Counts.AlreadyBound)
+			case pod.Spec.NodeName != "":
+				b.fail(i, ReasonBoundElse, fmt.Sprintf("bound to node %q", pod.Spec.NodeName))
+			case attempt < b.opts.Retries:
+				continue // a conflict that went away: send it again
+			default:
+				b.fail(i, ReasonAPIError, err.Error())
+			}
+			return
+		default:
+			b.fail(i, ReasonAPIError, err.Error())
+			return
+		}
+	}
+}
+
+// evict applies one Eviction.
+func (b *binder) evict(ctx context.Context, i int) {
+	it := &b.plan.Items[i]
+	if why := b.blockedBy(i); why != "" {
+		b.fail(i, ReasonBlocked, why)
+		return
+	}
+	victim := types.UID(it.UID)
+	if b.resumed || victim == "" {
+		// After a crash it may have been sent already: look before sending
+		// it again. Without a uid in the result, the victim's is read here
+		// to tell it gone from a new pod of the same name.
+		pod, err := b.getPod(ctx, it)
+		switch {
+		case apierrors.IsNotFound(err) || err == nil && victim != "" && pod.UID != victim:
+			b.evictedGone(i, &b.rep.Counts.AlreadyGone)
+			return
+		case err == nil && victim == "":
+			victim = pod.UID
+		}
+		if err == nil && pod.DeletionTimestamp != nil {
+			b.accepted(i, victim)
+			return
+		}
+	}
+	ev := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: it.Name, Namespace: it.Namespace}}
+	if it.DeleteOptions != nil {
+		ev.DeleteOptions = it.DeleteOptions.DeepCopy()
+	}
+	if b.opts.DryRun {
+		if ev.DeleteOptions == nil {
+			ev.DeleteOptions = &metav1.DeleteOptions{}
+		}
+		ev.DeleteOptions.DryRun = []string{metav1.DryRunAll}
+	}
+	err := b.retry(ctx, func() error {
+		return b.c.Kube.PolicyV1().RESTClient().Post().AbsPath("/api/v1").Namespace(it.Namespace).Resource("pods").Name(it.Name).
+			SubResource("eviction").Body(ev).MaxRetries(0).Do(ctx).Error()
+	})
+	switch {
+	case err == nil:
+		b.accepted(i, victim)
+	case apierrors.IsNotFound(err):
+		b.evictedGone(i, &b.rep.Counts.AlreadyGone)
+	case apierrors.IsConflict(err):
+		// The uid precondition: the pod of that name is not the victim.
+		b.fail(i, ReasonUIDChanged, err.Error())
+	case apierrors.IsTooManyRequests(err):
+		b.fail(i, ReasonBudget, err.Error())
+	default:
+		b.fail(i, ReasonAPIError, err.Error())
+	}
+}
+
+// accepted records an accepted Eviction: its Evictions-dependents may go;
+// its Bindings-dependents wait for the victim (of uid victim, "" if
+// unknown) to be gone (at once with a dry run: nothing is deleted).
+func (b *binder) accepted(i int, victim types.UID) {
+	it := &b.plan.Items[i]
+	if b.opts.DryRun {
+		b.evictedGone(i, &b.rep.Counts.Evicted)
+		return
+	}
+	b.jr.add(journalRecord{Seq: i, Event: evEvicted, Kind: it.Op.String(), Namespace: it.Namespace, Name: it.Name, Node: it.Node})
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.state[i] = stWaiting
+	b.resolveLocked(b.acceptDep[i], -1)
+	b.poll.add(i, victim)
+}
+
+// evictedGone records a victim gone; count is the outcome's counter.
+func (b *binder) evictedGone(i int, count *int) {
+	it := &b.plan.Items[i]
+	b.jr.add(journalRecord{Seq: i, Event: evGone, Kind: it.Op.String(), Namespace: it.Namespace, Name: it.Name, Node: it.Node})
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	*count++
+	wasWaiting := b.state[i] == stWaiting
+	b.finishLocked(i)
+	if !wasWaiting {
+		b.resolveLocked(b.acceptDep[i], -1)
+	}
+	b.resolveLocked(b.goneDep[i], -1)
+}
+
+// done records an applied Binding; count is the outcome's counter.
+func (b *binder) done(i int, event string, count *int) {
+	it := &b.plan.Items[i]
+	b.jr.add(journalRecord{Seq: i, Event: event, Kind: it.Op.String(), Namespace: it.Namespace, Name: it.Name, Node: it.Node})
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	*count++
+	b.finishLocked(i)
+}
+
+// getPod reads the item's pod from the API server's cache.
+func (b *binder) getPod(ctx context.Context, it *Item) (*corev1.Pod, error) {
+	var pod *corev1.Pod
+	err := b.retry(ctx, func() error {
+		var err error
+		pod, err = b.c.Kube.CoreV1().Pods(it.Namespace).Get(ctx, it.Name, metav1.GetOptions{ResourceVersion: "0"})
+		return err
+	})
+	return pod, err
+}
+
+// retry calls send until it succeeds, fails for good, or Retries are
+// spent: a 429, a 5xx, a timeout or a transport error is retried after a
+// backoff (at least the server's Retry-After).
+func (b *binder) retry(ctx context.Context, send func() error) error {
+	wait := b.opts.Backoff
+	for attempt := 0; ; attempt++ {
+		err := send()
+		if err == nil || !retryable(err) || attempt == b.opts.Retries || ctx.Err() != nil {
+			return err
+		}
+		d := wait + time.Duration(rand.Int64N(int64(wait)/10+1))
+		if s, ok := apierrors.SuggestsClientDelay(err); ok && time.Duration(s)*time.Second > d {
+			d = time.Duration(s) * time.Second
+		}
+		b.mu.Lock()
+		b.rep.Counts.Retried++
+		b.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(d):
+		}
+		wait = min(2*wait, b.opts.MaxBackoff)
+	}
+}
+
+// retryable reports whether sending the request again may help.
+func retryable(err error) bool {
+	var st apierrors.APIStatus
+	if !errors.As(err, &st) {
+		return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) // transport errors
+	}
+	code := st.Status().Code
+	return code == 429 || code >= 500 || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err)
+}
