@@ -9,8 +9,8 @@ import (
 )
 
 // sharer lets the pods of one workload share what they have in common: a
-// ReplicaSet's thousand pods carry the same labels, tolerations, owner,
-// requests and images, and at a million pods separate copies of them were
+// ReplicaSet's thousand pods carry the same labels, node selector,
+// tolerations, owner, requests and images, and at a million pods separate copies of them were
 // a third of the loaded heap. Pods are never changed in place after load
 // (what changes a pod, expansion or a scenario, builds a new one), so a
 // shared value is safe; slices are shared with their capacity cut to
@@ -44,6 +44,9 @@ func (s *sharer) share(p *index.Pod) {
 	p.Tolerations = s.tolerations(p.Tolerations)
 	if len(p.Labels) > 0 {
 		p.Labels = shareValue(s.labels, s.hashLabels(p.Labels), p.Labels, maps.Equal)
+	}
+	if len(p.NodeSelector) > 0 {
+		p.NodeSelector = shareValue(s.labels, s.hashLabels(p.NodeSelector), p.NodeSelector, maps.Equal)
 	}
 	if len(p.Requests) > 0 {
 		p.Requests = shareValue(s.reqs, s.hashRequests(p.Requests), p.Requests, slices.Equal)
