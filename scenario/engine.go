@@ -91,6 +91,8 @@ type Engine struct {
 	stepErr error
 	// workerCause is the step behind each scheduled taint-manager deletion.
 	workerCause map[index.PodID]int32
+	// ctl is what the engine keeps of the controllers.
+	ctl controllers
 }
 
 // podInfo is what the engine knows of a pod beyond the index.

@@ -461,7 +461,8 @@ steps:
 }
 
 // TestApply: an applied file's pods are admitted against the cluster's
-// classes, created and placed; workloads are counted in a warning.
+// classes, created and placed; a Deployment without a template creates
+// nothing and says so.
 func TestApply(t *testing.T) {
 	e, tl, _ := play(t, "testdata/small.yaml", `
 kind: Scenario
@@ -484,7 +485,7 @@ steps:
 	if prio != 1000 {
 		t.Errorf("extra-1 priority %d, want high's 1000", prio)
 	}
-	if w := e.Report().Warnings; len(w) != 1 || !strings.Contains(w[0], "Deployment(s) not applied") {
+	if w := e.Report().Warnings; len(w) != 1 || w[0] != "Deployment shop/web: no spec.template: creates no pods" {
 		t.Errorf("warnings %q", w)
 	}
 	if s := e.Report().Steps[0]; s.Created != 2 || s.Placed != 2 {

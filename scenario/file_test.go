@@ -91,7 +91,7 @@ func TestRunErrors(t *testing.T) {
 	for _, c := range []struct{ step, want string }{
 		{"cordon: {nodes: nope}", `test.yaml: steps[0] (cordon at 1s): no node named "nope"`},
 		{"drain: {nodes: zone=mars}", `test.yaml: steps[0] (drain at 1s): no node matches "zone=mars"`},
-		{"scale: {kind: ReplicaSet, namespace: shop, name: gone, replicas: 2}", "test.yaml: steps[0] (scale at 1s): ReplicaSet shop/gone has no pod to copy"},
+		{"scale: {kind: ReplicaSet, namespace: shop, name: gone, replicas: 2}", "test.yaml: steps[0] (scale at 1s): ReplicaSet shop/gone is not in the cluster and has no pod to copy"},
 		{"addNodes: {count: 2, namePrefix: \"n\", template: {status: {allocatable: {cpu: 2}}}}", `test.yaml: steps[0] (addNodes at 1s): node "n1" exists already`},
 		{"apply: {file: testdata/missing.yaml}", "test.yaml: steps[0] (apply at 1s): stat testdata/missing.yaml"},
 	} {
