@@ -166,10 +166,12 @@ func (e *Engine) gone(pid index.PodID, node string, how delKind, detail string, 
 		return
 	}
 	e.rep.displaced(pid, how, cause)
-	qs := e.replacementsOf(&p)
+	// The buffer is taken while in use: a replacement bound at once can be
+	// deleted (and replaced) inside create.
+	qs := e.replacementsOf(e.repl[:0], &p)
+	e.repl = nil
 	if len(qs) == 0 {
 		e.rep.lost(cause)
-		return
 	}
 	for i, q := range qs {
 		if i == 0 {
@@ -178,6 +180,7 @@ func (e *Engine) gone(pid index.PodID, node string, how delKind, detail string, 
 			e.create(q, cause, -1, "SuccessfulCreate: Job "+p.Owner.Name+" below its parallelism")
 		}
 	}
+	e.repl = qs[:0]
 }
 
 // create adds a pod made during the run (pending, or bound when it names

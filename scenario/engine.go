@@ -93,6 +93,8 @@ type Engine struct {
 	workerCause map[index.PodID]int32
 	// ctl is what the engine keeps of the controllers.
 	ctl controllers
+	// repl is the replacements' buffer.
+	repl []index.Pod
 }
 
 // podInfo is what the engine knows of a pod beyond the index.

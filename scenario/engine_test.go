@@ -77,7 +77,7 @@ func play(t *testing.T, cluster, scenarioText string, tune func(*Config)) (*Engi
 // generated matches the five characters of a name made during a run.
 var generated = regexp.MustCompile(`-[bcdfghjklmnpqrstvwxz2456789]{5}\b`)
 
-func load(t *testing.T, cluster string) *index.Input {
+func load(t testing.TB, cluster string) *index.Input {
 	t.Helper()
 	in, err := ingest.Load([]string{cluster}, ingest.Options{AdmissionDefaults: true})
 	if err != nil {

@@ -19,13 +19,13 @@ import (
 // it) gets a copy of p's spec, as its template would give it, under a new
 // name from the owner's name (kube's generateName: the owner's name, '-',
 // five characters); a StatefulSet's replacement keeps p's name, as its
-// controller does.
-func (e *Engine) replacementsOf(p *index.Pod) []index.Pod {
+// controller does. They are appended to dst.
+func (e *Engine) replacementsOf(dst []index.Pod, p *index.Pod) []index.Pod {
 	if p.Owner == nil || p.Owner.Kind == index.KindDaemonSet || p.Owner.Kind == "Node" {
-		return nil
+		return dst
 	}
-	if qs, ok := e.fromTemplate(p); ok {
-		return qs
+	if out, ok := e.fromTemplate(dst, p); ok {
+		return out
 	}
 	q := e.newPod(p)
 	if p.Owner.Kind == index.KindStatefulSet {
@@ -33,7 +33,7 @@ func (e *Engine) replacementsOf(p *index.Pod) []index.Pod {
 	} else {
 		q.Name = e.newName(p.Namespace, p.Owner.Name+"-")
 	}
-	return []index.Pod{q}
+	return append(dst, q)
 }
 
 // newPod is a pod made now from template's spec: pending, not started,

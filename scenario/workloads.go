@@ -131,8 +131,8 @@ func (e *Engine) controllerPod(q *index.Pod) index.Pod {
 	return p
 }
 
-// fromTemplate returns the pods p's controller creates when p is deleted
-// (p is deleted already), and whether the controller is in the cluster
+// fromTemplate appends to dst the pods p's controller creates when p is
+// deleted (p is deleted already), and reports whether the controller is in the cluster
 // with a template to make them (false: the caller copies p).
 //
 //   - ReplicaSet, ReplicationController: one pod, from the template.
@@ -140,11 +140,11 @@ func (e *Engine) controllerPod(q *index.Pod) index.Pod {
 //     is still one of its replicas.
 //   - Job: new pods while its active pods are fewer than its parallelism
 //     and its completions are unmet (the Job controller's manageJob).
-func (e *Engine) fromTemplate(p *index.Pod) ([]index.Pod, bool) {
+func (e *Engine) fromTemplate(dst []index.Pod, p *index.Pod) ([]index.Pod, bool) {
 	o := p.Owner
 	wi := e.workload(o.Kind, p.Namespace, o.Name)
 	if wi < 0 || e.c.Workloads[wi].Template == nil {
-		return nil, false
+		return dst, false
 	}
 	w := e.c.Workloads[wi]
 	var made []index.Pod
@@ -152,7 +152,7 @@ func (e *Engine) fromTemplate(p *index.Pod) ([]index.Pod, bool) {
 	switch o.Kind {
 	case index.KindReplicaSet, index.KindReplicationController:
 		if w.Replicas == 0 {
-			return nil, true // scaled to zero: nothing to replace
+			return dst, true // scaled to zero: nothing to replace
 		}
 		proto, ok := e.ctl.proto[wi]
 		if !ok {
@@ -167,37 +167,36 @@ func (e *Engine) fromTemplate(p *index.Pod) ([]index.Pod, bool) {
 			e.ctl.proto[wi] = proto
 		}
 		if proto == nil {
-			return e.templateFailed(&w, err)
+			return e.templateFailed(dst, &w, err)
 		}
-		return []index.Pod{e.controllerPod(proto)}, true
+		return append(dst, e.controllerPod(proto)), true
 	case index.KindStatefulSet, index.KindJob:
 		var live []index.Pod
 		for _, pid := range e.ownedPods(o.Kind, p.Namespace, o.Name) {
 			live = append(live, e.livePod(pid))
 		}
 		if made, _, err = e.expand([]index.Workload{w}, live, nil); err != nil {
-			return e.templateFailed(&w, err)
+			return e.templateFailed(dst, &w, err)
 		}
-		var out []index.Pod
 		for i := range made {
 			if o.Kind == index.KindJob || made[i].Name == p.Name {
-				out = append(out, e.controllerPod(&made[i]))
+				dst = append(dst, e.controllerPod(&made[i]))
 			}
 		}
-		return out, true
+		return dst, true
 	}
-	return nil, false
+	return dst, false
 }
 
 // templateFailed warns that w's template gives no pod: its replacements
 // copy the deleted pods.
-func (e *Engine) templateFailed(w *index.Workload, err error) ([]index.Pod, bool) {
+func (e *Engine) templateFailed(dst []index.Pod, w *index.Workload, err error) ([]index.Pod, bool) {
 	msg := fmt.Sprintf("%s %s/%s: its template gives no pod: replacements copy the deleted pods", w.Kind, w.Namespace, w.Name)
 	if err != nil {
 		msg += " (" + err.Error() + ")"
 	}
 	e.warn("template "+w.Kind+w.Namespace+"/"+w.Name, msg)
-	return nil, false
+	return dst, false
 }
 
 // daemonPods creates the pods the cluster's DaemonSets put on nodes (just
