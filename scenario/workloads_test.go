@@ -297,29 +297,3 @@ steps:
 		t.Errorf("deletions %v", got)
 	}
 }
-
-// TestApplyExistingController: applying a controller the cluster has
-// already stops the run with an error naming the file and the object.
-func TestApplyExistingController(t *testing.T) {
-	in := load(t, "testdata/workloads.yaml")
-	sc, err := Parse("test.yaml", []byte(`
-kind: Scenario
-steps:
-- at: 1s
-  apply: {file: testdata/apply-controllers.yaml}
-- at: 2s
-  apply: {file: testdata/apply-controllers.yaml}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc.Dir = "."
-	e, err := New(in, sc, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const want = "test.yaml: steps[1] (apply at 2s): testdata/apply-controllers.yaml: Deployment shop/api exists already"
-	if err := e.Run(nil); err == nil || err.Error() != want {
-		t.Errorf("got %v\nwant %s", err, want)
-	}
-}
