@@ -458,6 +458,22 @@ steps:
 	if !bytes.Equal(a, b) || len(a) == 0 {
 		t.Error("two runs gave different timelines")
 	}
+	// Pods made from templates: names from the seeded generator.
+	const tsc = `
+kind: Scenario
+steps:
+- at: 5s
+  addNodes: {count: 2, namePrefix: c-, template: {status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}}
+- at: 10s
+  taint: {nodes: a1, add: [{key: maint, effect: NoExecute}]}
+- at: 20s
+  scale: {kind: Deployment, namespace: shop, name: web, replicas: 5}
+`
+	_, _, a = play(t, "testdata/workloads.yaml", tsc, nil)
+	_, _, b = play(t, "testdata/workloads.yaml", tsc, nil)
+	if !bytes.Equal(a, b) || !bytes.Contains(a, []byte(`"pod-created"`)) {
+		t.Error("two runs with templates gave different timelines")
+	}
 }
 
 // TestApply: an applied file's pods are admitted against the cluster's
