@@ -564,13 +564,23 @@ func (e *Engine) applyControllers(ws []index.Workload, path string, cause int32)
 		e.addWorkloads(ws)
 		return nil
 	}
+	// Controllers claim pods of their namespace only; DaemonSets need the
+	// nodes.
+	nss := map[string]bool{}
+	var nodes []index.Node
+	for i := range ws {
+		nss[ws[i].Namespace] = true
+		if ws[i].Kind == index.KindDaemonSet && nodes == nil {
+			nodes = slices.Clone(e.c.Nodes)
+		}
+	}
 	var live []index.Pod
 	for pid := range e.c.Pods {
-		if !e.pods[pid].deleted {
+		if !e.pods[pid].deleted && nss[e.c.Pods[pid].Namespace] {
 			live = append(live, e.livePod(index.PodID(pid)))
 		}
 	}
-	made, rss, err := e.expand(slices.Clone(ws), live, slices.Clone(e.c.Nodes))
+	made, rss, err := e.expand(slices.Clone(ws), live, nodes)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}

@@ -297,3 +297,16 @@ steps:
 		t.Errorf("deletions %v", got)
 	}
 }
+
+// TestApplyAdopts: an applied ReplicaSet of two counts the cluster's pod
+// its selector matches (stray, without a controller: adopted) and creates
+// one pod at the step's second.
+func TestApplyAdopts(t *testing.T) {
+	_, tl, _ := play(t, "testdata/workloads.yaml", `
+kind: Scenario
+steps:
+- at: 4s
+  apply: {file: testdata/apply-adopt.yaml}
+`, nil)
+	same(t, "created", pick(tl, "pod-created"), []string{"4 pod-created shop/stray-rs-*****"})
+}
