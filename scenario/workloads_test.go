@@ -266,28 +266,37 @@ steps:
 	}
 }
 
-// TestReplicaSetAtZero: a ReplicaSet whose replicas are 0 (an old one of a
-// rollout, being scaled down) does not replace its deleted pod.
-func TestReplicaSetAtZero(t *testing.T) {
+// variant writes testdata/workloads.yaml with from replaced by to, and
+// returns its path.
+func variant(t *testing.T, from, to string) string {
+	t.Helper()
 	raw, err := os.ReadFile("testdata/workloads.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	const spec = "  spec:\n    replicas: 2\n    selector: {matchLabels: {app: web, pod-template-hash: 6b9c}}"
-	zero := strings.Replace(string(raw), spec, strings.Replace(spec, "replicas: 2", "replicas: 0", 1), 1)
-	if zero == string(raw) {
-		t.Fatal("testdata/workloads.yaml: web-6b9c's spec not found")
+	out := strings.Replace(string(raw), from, to, 1)
+	if out == string(raw) {
+		t.Fatalf("testdata/workloads.yaml: %q not found", from)
 	}
-	path := filepath.Join(t.TempDir(), "zero.yaml")
-	if err := os.WriteFile(path, []byte(zero), 0o644); err != nil {
+	path := filepath.Join(t.TempDir(), "variant.yaml")
+	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, tl, _ := play(t, path, `
+	return path
+}
+
+const taintA1 = `
 kind: Scenario
 steps:
 - at: 10s
   taint: {nodes: a1, add: [{key: maint, value: x, effect: NoExecute}]}
-`, nil)
+`
+
+// TestReplicaSetAtZero: a ReplicaSet whose replicas are 0 (an old one of a
+// rollout, being scaled down) does not replace its deleted pod.
+func TestReplicaSetAtZero(t *testing.T) {
+	const spec = "  spec:\n    replicas: 2\n    selector: {matchLabels: {app: web, pod-template-hash: 6b9c}}"
+	_, tl, _ := play(t, variant(t, spec, strings.Replace(spec, "replicas: 2", "replicas: 0", 1)), taintA1, nil)
 	for _, l := range pick(tl, "pod-created") {
 		if strings.Contains(l, "web-") {
 			t.Errorf("%s: a ReplicaSet at 0 replicas replaces nothing", l)
@@ -295,6 +304,28 @@ steps:
 	}
 	if got := pick(tl, "pod-deleted"); len(got) == 0 || got[0] != "10 pod-deleted shop/web-6b9c-aaaaa a1" {
 		t.Errorf("deletions %v", got)
+	}
+}
+
+// TestTemplateFails: a controller whose template gives no pod (a request
+// that is not a quantity) warns, and its deleted pod's replacement copies
+// the pod (200m cpu), at 10 s.
+func TestTemplateFails(t *testing.T) {
+	const tmpl = "metadata: {labels: {app: legacy}}\n      spec: {containers: [{name: c, image: x, resources: {requests: {cpu: 200m}}}]}"
+	e, tl, _ := play(t, variant(t, tmpl, strings.Replace(tmpl, "cpu: 200m", "cpu: lots", 1)), taintA1, nil)
+	created := pick(tl, "pod-created")
+	if !slices.Contains(created, "10 pod-created shop/legacy-*****") {
+		t.Errorf("created %v: want legacy's replacement at 10 s", created)
+	}
+	for pid := range e.c.Pods {
+		p := &e.c.Pods[pid]
+		if !e.pods[pid].deleted && strings.HasPrefix(p.Name, "legacy-") && requestOf(p, "cpu") != 200 {
+			t.Errorf("%s asks for %dm cpu, want the deleted pod's 200m", p.Name, requestOf(p, "cpu"))
+		}
+	}
+	w := e.Report().Warnings
+	if len(w) != 1 || !strings.HasPrefix(w[0], "ReplicationController shop/legacy: its template gives no pod: replacements copy the deleted pods (") {
+		t.Errorf("warnings %q", w)
 	}
 }
 
