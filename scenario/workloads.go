@@ -132,8 +132,9 @@ func (e *Engine) controllerPod(q *index.Pod) index.Pod {
 }
 
 // fromTemplate appends to dst the pods p's controller creates when p is
-// deleted (p is deleted already), and reports whether the controller is in the cluster
-// with a template to make them (false: the caller copies p).
+// deleted (p is deleted already), and reports whether the controller is
+// in the cluster with a template to make them (false: the caller copies
+// p).
 //
 //   - ReplicaSet, ReplicationController: one pod, from the template.
 //   - StatefulSet: the pod of p's ordinal (same name), when that ordinal
