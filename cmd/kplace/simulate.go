@@ -294,7 +294,7 @@ func printStory(w io.Writer, r *scenario.Report, sc *scenario.Scenario) {
 			for _, k := range slices.Sorted(maps.Keys(s.DisplacedBy)) {
 				by = append(by, fmt.Sprintf("%s %d", k, s.DisplacedBy[k]))
 			}
-			line := fmt.Sprintf("displaced %d (%s), placed again %d, without a controller %d", s.Displaced, strings.Join(by, ", "), s.Replaced, s.Lost)
+			line := fmt.Sprintf("displaced %d (%s), placed again %d, not replaced %d", s.Displaced, strings.Join(by, ", "), s.Replaced, s.Lost)
 			if s.Created > 0 {
 				line += fmt.Sprintf("; created %d, placed %d", s.Created, s.Placed)
 			}
