@@ -12,15 +12,34 @@ import (
 	"github.com/kplace/kplace/index"
 )
 
+// livePods returns the live pods whose namespace/name starts with prefix.
+func livePods(e *Engine, prefix string) []*index.Pod {
+	var out []*index.Pod
+	for pid := range e.c.Pods {
+		if !e.pods[pid].deleted && strings.HasPrefix(podKey(&e.c.Pods[pid]), prefix) {
+			out = append(out, &e.c.Pods[pid])
+		}
+	}
+	return out
+}
+
 // livePod returns the live pod named ns/name (nil: none).
 func livePod(e *Engine, key string) *index.Pod {
-	for pid := range e.c.Pods {
-		if !e.pods[pid].deleted && podKey(&e.c.Pods[pid]) == key {
-			return &e.c.Pods[pid]
+	for _, p := range livePods(e, key) {
+		if podKey(p) == key {
+			return p
 		}
 	}
 	return nil
 }
+
+// taintA1 taints a1 NoExecute at 10 s (nothing tolerates it).
+const taintA1 = `
+kind: Scenario
+steps:
+- at: 10s
+  taint: {nodes: a1, add: [{key: maint, value: x, effect: NoExecute}]}
+`
 
 // TestReplacementsFromTemplates: pods a NoExecute taint deletes at 10 s
 // come back at 10 s from their controllers' templates, not as copies:
@@ -31,12 +50,7 @@ func livePod(e *Engine, key string) *index.Pod {
 // ReplicationController's one; the DaemonSet's pod and the standalone
 // pod none.
 func TestReplacementsFromTemplates(t *testing.T) {
-	e, tl, _ := play(t, "testdata/workloads.yaml", `
-kind: Scenario
-steps:
-- at: 10s
-  taint: {nodes: a1, add: [{key: maint, value: x, effect: NoExecute}]}
-`, nil)
+	e, tl, _ := play(t, "testdata/workloads.yaml", taintA1, nil)
 	same(t, "deleted and created", pick(tl, "pod-deleted", "pod-created"), []string{
 		"10 pod-deleted shop/web-6b9c-aaaaa a1", "10 pod-created shop/web-6b9c-*****",
 		"10 pod-deleted shop/db-0 a1", "10 pod-created shop/db-0",
@@ -64,9 +78,8 @@ steps:
 		}
 	}
 	var web *index.Pod
-	for pid := range e.c.Pods {
-		p := &e.c.Pods[pid]
-		if !e.pods[pid].deleted && strings.HasPrefix(p.Name, "web-6b9c-") && p.Name != "web-6b9c-uuuuu" {
+	for _, p := range livePods(e, "shop/web-6b9c-") {
+		if p.Name != "web-6b9c-uuuuu" {
 			web = p
 		}
 	}
@@ -285,13 +298,6 @@ func variant(t *testing.T, from, to string) string {
 	return path
 }
 
-const taintA1 = `
-kind: Scenario
-steps:
-- at: 10s
-  taint: {nodes: a1, add: [{key: maint, value: x, effect: NoExecute}]}
-`
-
 // TestReplicaSetAtZero: a ReplicaSet whose replicas are 0 (an old one of a
 // rollout, being scaled down) does not replace its deleted pod.
 func TestReplicaSetAtZero(t *testing.T) {
@@ -317,9 +323,8 @@ func TestTemplateFails(t *testing.T) {
 	if !slices.Contains(created, "10 pod-created shop/legacy-*****") {
 		t.Errorf("created %v: want legacy's replacement at 10 s", created)
 	}
-	for pid := range e.c.Pods {
-		p := &e.c.Pods[pid]
-		if !e.pods[pid].deleted && strings.HasPrefix(p.Name, "legacy-") && requestOf(p, "cpu") != 200 {
+	for _, p := range livePods(e, "shop/legacy-") {
+		if requestOf(p, "cpu") != 200 {
 			t.Errorf("%s asks for %dm cpu, want the deleted pod's 200m", p.Name, requestOf(p, "cpu"))
 		}
 	}
