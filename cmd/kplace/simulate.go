@@ -30,7 +30,9 @@ type simulateConfig struct {
 	engine       scenario.Config
 	// Outputs ("" for none).
 	timeline, state, report, placements, placementsState string
-	quiet                                                bool
+	// warnings are the flags' warnings, copied into the report.
+	warnings []string
+	quiet    bool
 }
 
 func cmdSimulate(args []string) int {
@@ -87,7 +89,7 @@ func cmdSimulate(args []string) int {
 		fs.Usage()
 		return usage("no input: give -f FILE|DIR")
 	}
-	solve, err := solveFlags.config(*quiet)
+	solve, err := solveFlags.config()
 	if err != nil {
 		return usage("%v", err)
 	}
@@ -96,7 +98,7 @@ func cmdSimulate(args []string) int {
 	}
 	cfg := simulateConfig{paths: *paths, admission: *solveFlags.admission, admissionSet: fs.Changed("admission-defaults"),
 		timeline: *timeline, state: *out, report: *report, placements: *placements, placementsState: *placementsState, quiet: *quiet,
-		engine: scenario.Config{Solve: solve, Lifecycle: lc, DrainTimeout: *drainTimeout}}
+		engine: scenario.Config{Solve: solve, Lifecycle: lc, DrainTimeout: *drainTimeout}, warnings: solveFlags.warnings}
 	shorthand := map[string]string{scenario.ActFailNodes: *failNodes, scenario.ActDrain: *drainNodes, scenario.ActCordon: *cordonNodes,
 		scenario.ActRemoveNodes: *removeNodes, scenario.ActTaint: *taintNodes}
 	var short []string
@@ -233,6 +235,7 @@ func simulate(cfg simulateConfig) (*scenario.Report, error) {
 		}
 	}
 	rep := e.Report()
+	rep.Warnings = append(rep.Warnings, cfg.warnings...)
 	t3 := time.Now()
 	rep.Timings.Load, rep.Timings.Setup, rep.Timings.Simulate = ms(tLoaded.Sub(t0)), ms(t1.Sub(tLoaded)), ms(t2.Sub(t1))
 	rep.Timings.Write, rep.Timings.Total = ms(t3.Sub(t2)), ms(t3.Sub(t0))
@@ -331,7 +334,7 @@ func printStory(w io.Writer, r *scenario.Report, sc *scenario.Scenario) {
 	if top := scenario.TopReasons(reasons, 3); len(top) > 0 {
 		fmt.Fprintln(w, "  pending reasons (most frequent):")
 		for _, rc := range top {
-			fmt.Fprintf(w, "    %7d  %s\n", rc.Pods, truncate(rc.Reason, 150))
+			fmt.Fprintf(w, "    %7d  %s\n", rc.Pods, rc.Reason)
 		}
 	}
 	for _, warn := range r.Warnings {
