@@ -184,7 +184,11 @@ func NewReport(c *index.Cluster, res *solver.Result, bound int, t Timings) *Repo
 	for _, pid := range c.Rejected {
 		r.Rejected = append(r.Rejected, entry(pid, "rejected", c.Pods[pid].Rejected))
 	}
-	r.Rollups = rollup(res, r.Pending, c.NumNodes())
+	nodes := make([]map[string]int, len(res.Pending))
+	for i, pd := range res.Pending {
+		nodes[i] = pd.Nodes
+	}
+	r.Rollups = Rollup(r.Pending, nodes, c.NumNodes())
 	return r
 }
 

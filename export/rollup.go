@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/kplace/kplace/index"
-	"github.com/kplace/kplace/solver"
 	"github.com/kplace/kplace/solver/rules"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
@@ -97,6 +96,14 @@ func ownerNames(c *index.Cluster) map[[2]string]string {
 	return m
 }
 
+// Controllers returns what names a pod's controller in c as Kind/name, a
+// ReplicaSet replaced by its owner when c holds the ReplicaSet ("" for a
+// pod without one).
+func Controllers(c *index.Cluster) func(p *index.Pod) string {
+	rsOwner := ownerNames(c)
+	return func(p *index.Pod) string { return controllerOf(p, rsOwner) }
+}
+
 // controllerOf is pod p's controller as Kind/name, a ReplicaSet replaced by
 // its owner (rsOwner, from ownerNames); "" without one.
 func controllerOf(p *index.Pod, rsOwner map[[2]string]string) string {
@@ -136,13 +143,14 @@ func FormatQuantity(name string, v int64) string {
 	return resource.NewQuantity(v, resource.DecimalSI).String()
 }
 
-// rollup counts the pending pods of res (their report entries pending, in
-// the same order) on numNodes nodes three ways.
-func rollup(res *solver.Result, pending []PodReason, numNodes int) Rollups {
+// Rollup counts pending pods three ways: pending are their report
+// entries, nodes (nil, or one per entry) their filter counts
+// (solver.Pending.Nodes), numNodes the cluster's node count.
+func Rollup(pending []PodReason, nodes []map[string]int, numNodes int) Rollups {
 	r := Rollups{ByPlugin: []PluginCount{}, ByOwner: []OwnerCount{}}
 	byPlugin := map[string]*PluginCount{}
-	for _, pd := range res.Pending {
-		for pl, pc := range PluginNodes(pd.Nodes, numNodes) {
+	for _, counts := range nodes {
+		for pl, pc := range PluginNodes(counts, numNodes) {
 			sum := byPlugin[pl]
 			if sum == nil {
 				sum = &PluginCount{Plugin: pl}

@@ -69,7 +69,7 @@ func TestPlaceReportTotalsWarningsVerbose(t *testing.T) {
 		if got := strings.Contains(stderr, "classes"); got != verbose {
 			t.Errorf("--verbose %v: summary:\n%s", verbose, stderr)
 		}
-		if !strings.Contains(stderr, "NodeResourcesFit") || !strings.Contains(stderr, "Insufficient nvidia.com/gpu. no new claims to deallocate, preemption: 0/N nodes are available: N No preemption victims found for incoming pod, N Preemption is not helpful for scheduling.\n") {
+		if !strings.Contains(stderr, "NodeResourcesFit") || !strings.Contains(stderr, "0/N nodes are available: N Insufficient nvidia.com/gpu, N node(s) had untolerated taint(s), N node(s) were unschedulable. no new claims to deallocate, preemption: 0/N nodes are available: N No preemption victims found for incoming pod, N Preemption is not helpful for scheduling.\n") {
 			t.Errorf("summary lacks the roll-ups or cuts a reason:\n%s", stderr)
 		}
 	}
