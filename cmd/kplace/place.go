@@ -16,6 +16,7 @@ import (
 
 	"github.com/kplace/kplace/bench"
 	"github.com/kplace/kplace/export"
+	"github.com/kplace/kplace/htmlreport"
 	"github.com/kplace/kplace/index"
 	"github.com/kplace/kplace/ingest"
 	"github.com/kplace/kplace/solver"
@@ -68,6 +69,8 @@ func cmdPlace(args []string) int {
 	sample := fs.Bool("sample", false, "place the bundled sample cluster (generated deterministically) instead of -f")
 	out := fs.StringP("output", "o", "", `result file: Bindings in commit order, or the placement table with --format arrow|parquet ("-" for stdout; default: none)`)
 	report := fs.String("report", "", "JSON report: counts, timings, reason for every pod left pending")
+	html := fs.String("html", "", "HTML report: one self-contained page with charts (utilisation per zone and pool, pending pods,\n"+
+		"preemptions, spread skew); see docs/report.md")
 	format := fs.String("format", "list", "result format: list (a JSON v1 List of Bindings), jsonl (one object per line),\n"+
 		"arrow (the placement table, one row per pod outcome: Arrow IPC file, zstd) or parquet (the same table)")
 	solveFlags := addSolveFlags(fs)
@@ -118,7 +121,7 @@ func cmdPlace(args []string) int {
 	}
 	cfg := placeConfig{paths: *paths, admission: *solveFlags.admission, admissionSet: fs.Changed("admission-defaults"),
 		out: *out, report: *report, quiet: *quiet, solve: solve, tries: *tries, noExpand: !*expand, split: *split,
-		verbose: *verbose, warnings: solveFlags.warnings}
+		verbose: *verbose, warnings: solveFlags.warnings, html: *html}
 	cfg.solve.RequeueEvicted = *requeue
 	if err := limits.apply(&cfg.load); err != nil {
 		fmt.Fprintln(os.Stderr, "kplace place:", err)
@@ -130,7 +133,7 @@ func cmdPlace(args []string) int {
 		return 2
 	}
 	cfg.format = f
-	if err := checkOutputs(cfg.paths, output{"-o", cfg.out}, output{"--report", cfg.report},
+	if err := checkOutputs(cfg.paths, output{"-o", cfg.out}, output{"--report", cfg.report}, output{"--html", cfg.html},
 		output{"--cpuprofile", *cpuprofile}, output{"--memprofile", *memprofile}); err != nil {
 		fmt.Fprintln(os.Stderr, "kplace place:", err)
 		return 2
@@ -229,6 +232,10 @@ func place(cfg placeConfig) (*placeStats, error) {
 		prog = newProgress(os.Stderr, "placing")
 		cfg.solve.Progress = prog.update
 	}
+	var before htmlreport.Usage
+	if cfg.html != "" {
+		before = htmlreport.Measure(c)
+	}
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
 	var tries []export.Try
@@ -271,6 +278,16 @@ func place(cfg placeConfig) (*placeStats, error) {
 	if cfg.report != "" {
 		if err := export.WriteFileAtomic(cfg.report, rep.Write); err != nil {
 			return nil, fmt.Errorf("write %s: %w", cfg.report, err)
+		}
+	}
+	if cfg.html != "" {
+		names := make([]string, len(cfg.paths))
+		for i, path := range cfg.paths {
+			names[i] = filepath.Base(path)
+		}
+		page := htmlreport.Build("kplace place: "+strings.Join(names, ", "), before, c, res, rep)
+		if err := export.WriteFileAtomic(cfg.html, page.Write); err != nil {
+			return nil, fmt.Errorf("write %s: %w", cfg.html, err)
 		}
 	}
 	return &placeStats{report: rep, mallocs: ms1.Mallocs - ms0.Mallocs}, nil

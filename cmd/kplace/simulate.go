@@ -7,12 +7,14 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/kplace/kplace/export"
+	"github.com/kplace/kplace/htmlreport"
 	"github.com/kplace/kplace/index"
 	"github.com/kplace/kplace/ingest"
 	"github.com/kplace/kplace/nodelifecycle"
@@ -32,7 +34,9 @@ type simulateConfig struct {
 	timeline, state, report, placements, placementsState string
 	// warnings are the flags' warnings, copied into the report.
 	warnings []string
-	quiet    bool
+	// html is the HTML report's file (--html).
+	html  string
+	quiet bool
 }
 
 func cmdSimulate(args []string) int {
@@ -44,6 +48,8 @@ func cmdSimulate(args []string) int {
 	out := fs.StringP("output", "o", "", "the final state as a cluster: a kplace snapshot when the name ends in .arrow, else\n"+
 		"a kubectl-style JSON List (.gz, .zst compressed by suffix); place and simulate read it back")
 	report := fs.String("report", "", "JSON report: step by step, capacity lost and added, pods displaced, placed again, pending")
+	html := fs.String("html", "", "HTML report: one self-contained page with charts (utilisation per zone and pool at the start and\n"+
+		"the end, pending pods, preemptions, spread skew); see docs/report.md")
 	placements := fs.String("placements", "", "the scheduler's Bindings and Evictions of the run that replay on --placements-state, in commit order")
 	placementsState := fs.String("placements-state", "", "the final state with the run's placements undone (pods the scheduler bound pending again,\n"+
 		"pods it preempted back), for: oracle validate -in STATE -result PLACEMENTS")
@@ -98,7 +104,7 @@ func cmdSimulate(args []string) int {
 	}
 	cfg := simulateConfig{paths: *paths, admission: *solveFlags.admission, admissionSet: fs.Changed("admission-defaults"),
 		timeline: *timeline, state: *out, report: *report, placements: *placements, placementsState: *placementsState, quiet: *quiet,
-		engine: scenario.Config{Solve: solve, Lifecycle: lc, DrainTimeout: *drainTimeout}, warnings: solveFlags.warnings}
+		engine: scenario.Config{Solve: solve, Lifecycle: lc, DrainTimeout: *drainTimeout}, warnings: solveFlags.warnings, html: *html}
 	shorthand := map[string]string{scenario.ActFailNodes: *failNodes, scenario.ActDrain: *drainNodes, scenario.ActCordon: *cordonNodes,
 		scenario.ActRemoveNodes: *removeNodes, scenario.ActTaint: *taintNodes}
 	var short []string
@@ -200,6 +206,10 @@ func simulate(cfg simulateConfig) (*scenario.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	var before htmlreport.Usage
+	if cfg.html != "" {
+		before = htmlreport.Measure(e.Cluster())
+	}
 	t1 := time.Now()
 	var t2 time.Time
 	run := func(w io.Writer) error {
@@ -243,6 +253,17 @@ func simulate(cfg simulateConfig) (*scenario.Report, error) {
 		err := export.WriteFileAtomic(cfg.report, func(w io.Writer) error { return writeJSON(w, rep) })
 		if err != nil {
 			return nil, fmt.Errorf("write %s: %w", cfg.report, err)
+		}
+	}
+	if cfg.html != "" {
+		_, c, res := e.Replay()
+		title := "kplace simulate"
+		if cfg.sc.File != "" {
+			title += ": " + filepath.Base(cfg.sc.File)
+		}
+		page := htmlreport.BuildScenario(title, before, c, res, rep)
+		if err := export.WriteFileAtomic(cfg.html, page.Write); err != nil {
+			return nil, fmt.Errorf("write %s: %w", cfg.html, err)
 		}
 	}
 	return rep, nil
