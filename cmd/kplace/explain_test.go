@@ -204,3 +204,52 @@ func TestExplainGolden(t *testing.T) {
 		t.Errorf("no pod: exit %d, want 2", code)
 	}
 }
+
+// TestExplainSummaryAndBound: above explain.SummaryAbove nodes the report
+// holds the top nodes by score only (ranked 1..10, all feasible), --all
+// every node; a bound pod is explained as if pending, its own node
+// feasible again.
+func TestExplainSummaryAndBound(t *testing.T) {
+	in := explainInput(t, "mixed", 300, 50, 7)
+	c, err := index.Build(in())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := solver.Config{Seed: 7}
+	var pending, bound index.PodID = -1, -1
+	for pid := range c.Pods {
+		switch {
+		case pending < 0 && c.PodNode[pid] == index.NoNode && c.Pods[pid].Unsupported == "" && !c.Pods[pid].Gated:
+			pending = index.PodID(pid)
+		case bound < 0 && c.PodNode[pid] != index.NoNode:
+			bound = index.PodID(pid)
+		}
+	}
+	r, err := explain.Explain(c, pending, cfg, explain.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Summary || r.Feasible < explain.TopNodes || len(r.Rows) != explain.TopNodes {
+		t.Fatalf("summary %v, %d feasible, %d rows", r.Summary, r.Feasible, len(r.Rows))
+	}
+	for i, row := range r.Rows {
+		if !row.Feasible || row.Rank != i+1 || i > 0 && row.Total > r.Rows[i-1].Total {
+			t.Errorf("row %d: %+v", i, row)
+		}
+	}
+	all, err := explain.Explain(c, pending, cfg, explain.Options{All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all.Summary || len(all.Rows) != 300 || all.Rows[0].Node != r.Winner {
+		t.Errorf("--all: summary %v, %d rows, first %s (winner %s)", all.Summary, len(all.Rows), all.Rows[0].Node, r.Winner)
+	}
+	node := c.Nodes[c.PodNode[bound]].Name
+	rb, err := explain.Explain(c, bound, cfg, explain.Options{Node: node})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rb.Unbound || c.PodNode[bound] != index.NoNode || !rb.Rows[0].Feasible {
+		t.Errorf("bound pod on %s: unbound %v, node now %d, its node %+v", node, rb.Unbound, c.PodNode[bound], rb.Rows[0])
+	}
+}
