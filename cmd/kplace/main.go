@@ -28,6 +28,8 @@ Usage:
                                          write the input plus the pods (ReplicaSets, PVCs) its controllers would create
   kplace simulate -f FILE|DIR [-f ...] --scenario scenario.yaml [--timeline t.jsonl] [-o state.json] [--report r.json]
                                          play a what-if scenario on a virtual clock (controllers and scheduler)
+  kplace explain POD -f FILE|DIR [-f ...] [--node NODE] [-o table|json]
+                                         why a pod goes where it goes: every node's verdict per plugin, and scores
   kplace snapshot [--kubeconfig FILE] -o cluster.json.zst|cluster.arrow
                                          read a live cluster as kubectl get -o json would (paginated, rate-limited)
   kplace bind -f result.json [--kubeconfig FILE] [--dry-run=server] [--resume]
@@ -130,6 +132,8 @@ func run(args []string) int {
 		return cmdExpand(args[1:])
 	case "simulate":
 		return cmdSimulate(args[1:])
+	case "explain":
+		return cmdExplain(args[1:])
 	case "snapshot":
 		return cmdSnapshot(args[1:])
 	case "bind":

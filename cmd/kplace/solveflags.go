@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/kplace/kplace/ingest"
 	"github.com/kplace/kplace/solver"
@@ -16,6 +15,9 @@ type solveFlags struct {
 	strategy, defaultSpread, schedConfig *string
 	seed                                 *uint64
 	admission, preempt, crossNode        *bool
+	// warnings are the settings of --scheduler-config not applied (set
+	// by config), for the report.
+	warnings []string
 }
 
 // addSolveFlags defines the scheduler's flags on fs.
@@ -40,8 +42,8 @@ func addSolveFlags(fs *pflag.FlagSet) *solveFlags {
 
 // config makes the scheduler's configuration from the flags; an error is
 // a usage error. Settings of --scheduler-config that are not applied get
-// a warning on stderr unless quiet.
-func (f *solveFlags) config(quiet bool) (solver.Config, error) {
+// a warning in f.warnings (the commands' reports and summaries show them).
+func (f *solveFlags) config() (solver.Config, error) {
 	fs := f.fs
 	var cfg solver.Config
 	cfg.Seed = *f.seed
@@ -54,10 +56,8 @@ func (f *solveFlags) config(quiet bool) (solver.Config, error) {
 		if err != nil {
 			return cfg, fmt.Errorf("--scheduler-config: %w", err)
 		}
-		if !quiet {
-			for _, what := range sc.Ignored {
-				fmt.Fprintf(os.Stderr, "kplace %s: warning: %s: %s: not applied\n", fs.Name(), *f.schedConfig, what)
-			}
+		for _, what := range sc.Ignored {
+			f.warnings = append(f.warnings, fmt.Sprintf("%s: %s: not applied", *f.schedConfig, what))
 		}
 		cfg.HardPodAffinityWeight = sc.HardPodAffinityWeight
 		cfg.IgnorePreferredTermsOfExistingPods = sc.IgnorePreferredTermsOfExistingPods
