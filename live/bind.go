@@ -214,8 +214,12 @@ func Bind(ctx context.Context, c *Client, plan *Plan, opts BindOptions) (*BindRe
 			b.rep.Failures = append(b.rep.Failures, f)
 		} else if b.state[i] != stDone {
 			it := &plan.Items[i]
-			b.rep.Failures = append(b.rep.Failures, BindFailure{Seq: i, Kind: it.Op.String(), Namespace: it.Namespace, Name: it.Name,
-				Node: it.Node, Reason: ReasonNotAttempted, Message: "the run stopped first"})
+			f := BindFailure{Seq: i, Kind: it.Op.String(), Namespace: it.Namespace, Name: it.Name,
+				Node: it.Node, Reason: ReasonNotAttempted, Message: "the run stopped first"}
+			if b.state[i] == stWaiting {
+				f.Reason, f.Message = ReasonVictimStays, "the run stopped before the victim was gone (its Eviction was accepted)"
+			}
+			b.rep.Failures = append(b.rep.Failures, f)
 		}
 	}
 	b.rep.Counts.Failed = len(b.rep.Failures)
