@@ -6,7 +6,7 @@ SCEN    := .scenarios
 # The oracle checker lives beside the project (../shared/oracle).
 ORACLE_SRC ?= ../shared/oracle
 
-.PHONY: build run test apiserver live-scale bench lint fuzz conformance preemption-compare clean
+.PHONY: build run test apiserver live-scale bench lint fuzz conformance preemption-compare taint-evict-compare clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/kplace
@@ -50,7 +50,7 @@ lint:
 FUZZTIME ?= 20s
 FUZZMINIMIZETIME ?= 5s
 fuzz:
-	@for pkg in ./ingest ./solver; do \
+	@for pkg in ./index ./ingest ./solver; do \
 	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 	    echo "fuzz $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) $$pkg || exit 1; \
 	  done; \
@@ -89,6 +89,16 @@ preemption-compare: build
 	kb=$$(grep -c '"kind":"Binding"' $$f.result.json || true); ob=$$(grep -c '"kind":"Binding"' $$f.oracle.json || true); \
 	echo "evictions: kplace $$k, kube-scheduler $$o; bindings: kplace $$kb, kube-scheduler $$ob"; \
 	test $$k -le $$o
+
+# The NoExecute taint manager against the real one: every case of
+# scenario/testdata/taint-evict through kplace simulate's engine and through
+# oracle taint-evict (the real controller, in real time: about 2 min), one
+# case after the other; the same pods must go, at most 0.3 s apart. The
+# comparison table is printed.
+taint-evict-compare:
+	@mkdir -p bin
+	$(GO) build -C $(ORACLE_SRC) -o $(CURDIR)/$(ORACLE) .
+	KPLACE_ORACLE=$(CURDIR)/$(ORACLE) $(GO) test ./scenario -run 'TestTaintEvictCases|TestAgainstOracle' -count=1 -v -timeout 20m
 
 clean:
 	rm -rf bin $(SCEN) sample-result.json sample-report.json

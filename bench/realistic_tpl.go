@@ -261,7 +261,7 @@ func (rg *rgen) appLabels(t *rTpl) {
 		if rg.chance(0.5) {
 			t.labels = append(t.labels, kv{"app.kubernetes.io/component", pick(rg.r, []weighted[string]{{"server", 4}, {"worker", 3}, {"api", 3}, {"database", 1}})})
 		}
-		if rg.chance(0.3) {
+		if rg.chance(0.3) && t.ns.team != "" { // a label value starts alphanumeric
 			t.labels = append(t.labels, kv{"app.kubernetes.io/part-of", t.ns.team + "-platform"})
 		}
 	} else {

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/kplace/kplace/index"
@@ -159,6 +157,10 @@ func appendPodKey(b []byte, p *index.Pod) []byte {
 	return appendJSONString(b, p.Namespace+"/"+p.Name)
 }
 
+// AppendJSONString appends s as a JSON string, for other writers of JSON
+// lines; plain names take the fast path.
+func AppendJSONString(b []byte, s string) []byte { return appendJSONString(b, s) }
+
 // appendJSONString appends s as a JSON string; plain names take the fast path.
 func appendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
@@ -170,35 +172,4 @@ func appendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
-}
-
-// WriteFileAtomic writes a file through write, into a temporary file in the
-// same directory that is renamed over path only when write succeeds. "-"
-// writes to stdout.
-func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
-	if path == "-" {
-		return write(os.Stdout)
-	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = write(tmp); err != nil {
-		return err
-	}
-	// CreateTemp makes the file private; results are ordinary files.
-	if err = tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

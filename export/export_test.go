@@ -3,10 +3,6 @@ package export
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -69,28 +65,6 @@ func TestWriteCommitsFormats(t *testing.T) {
 		if !json.Valid([]byte(l)) {
 			t.Errorf("invalid JSON line %q", l)
 		}
-	}
-}
-
-func TestWriteFileAtomic(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "out.json")
-	if err := WriteFileAtomic(path, func(w io.Writer) error { _, err := w.Write([]byte("old")); return err }); err != nil {
-		t.Fatal(err)
-	}
-	boom := errors.New("boom")
-	if err := WriteFileAtomic(path, func(w io.Writer) error { w.Write([]byte("partial")); return boom }); !errors.Is(err, boom) {
-		t.Fatalf("error %v, want boom", err)
-	}
-	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o644 {
-		t.Errorf("result file mode %v (%v), want 0644", st.Mode(), err)
-	}
-	if b, _ := os.ReadFile(path); string(b) != "old" {
-		t.Errorf("a failed write replaced the file: %q", b)
-	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 {
-		t.Errorf("%d entries left in the directory, want 1", len(entries))
 	}
 }
 

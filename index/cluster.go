@@ -71,6 +71,8 @@ type Cluster struct {
 
 	All           *roaring.Bitmap
 	Unschedulable *roaring.Bitmap
+	// Images are the nodes' images (see images.go).
+	Images Images
 	// LabelKV maps KV(key, value) to the nodes carrying that label.
 	LabelKV map[uint64]*roaring.Bitmap
 	// LabelKey maps a label key to the nodes carrying it with any value.
@@ -146,6 +148,9 @@ type Cluster struct {
 	Gen []uint32
 	// Changes logs every node change in order.
 	Changes []Change
+	// Static logs the changes of node taints and cordons (SetTaints,
+	// SetUnschedulable) with what the node had before.
+	Static []StaticChange
 
 	// topo memoises the domain maps (see Topology).
 	topo topologies
@@ -197,6 +202,7 @@ func Build(in *Input) (*Cluster, error) {
 	if err := c.indexNodes(); err != nil {
 		return nil, err
 	}
+	c.indexImages()
 	for i := range in.Nodes {
 		for _, q := range in.Nodes[i].Allocatable {
 			r := c.resColumn(q.Name)

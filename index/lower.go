@@ -23,6 +23,11 @@ func (c *Cluster) initLow() {
 	if !preemptor {
 		return
 	}
+	c.sizeLow()
+}
+
+// sizeLow picks the thresholds and sizes Low and MaxOne (empty sums).
+func (c *Cluster) sizeLow() {
 	// Every priority in use is a threshold, so sums "up to a victim's
 	// priority" exist as well as "below the preemptor's".
 	count := map[int32]int{}

@@ -144,7 +144,16 @@ type Node struct {
 	// Allocatable is status.allocatable, or status.capacity when allocatable
 	// is absent (API defaulting).
 	Allocatable ResourceList
-	Src         Source
+	// Images is status.images: the images the node holds (ImageLocality).
+	Images []NodeImage
+	Src    Source
+}
+
+// NodeImage is one entry of a node's status.images: the image's names
+// (tags and digests) and its size.
+type NodeImage struct {
+	Names []string
+	Size  int64 // sizeBytes
 }
 
 // OwnerRef is the controller owner of a pod or workload (the
@@ -217,6 +226,13 @@ type Pod struct {
 	// PriorityClassName is spec.priorityClassName, or the globalDefault
 	// class's name when the priority came from it ("" when none applied).
 	PriorityClassName string
+	// Images are the images of the init containers, the containers and the
+	// image volumes, in that order, named as ImageLocality looks them up
+	// (":latest" added to a name without a tag); ImageContainers is the
+	// number of init and app containers (ImageLocality's threshold scales
+	// with it).
+	Images          []string
+	ImageContainers int32
 }
 
 // Topology spread constants.

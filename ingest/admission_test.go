@@ -27,7 +27,6 @@ apiVersion: scheduling.k8s.io/v1
 kind: PriorityClass
 metadata: {name: default-high}
 value: 50
-globalDefault: true
 ---
 apiVersion: scheduling.k8s.io/v1
 kind: PriorityClass

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -16,6 +15,7 @@ import (
 // objCtx names the object being converted, for errors.
 type objCtx struct {
 	src              index.Source
+	origin           index.Source // a snapshot's object: its source in the converted input
 	kind, ns, name   string
 	resourceFilters  *resourceFilter
 	spareTolerations int // capacity to leave in a pod's tolerations
@@ -23,7 +23,7 @@ type objCtx struct {
 
 func (c *objCtx) errf(field, format string, args ...any) *Error {
 	return &Error{File: c.src.File, Line: c.src.Line, Kind: c.kind, Namespace: c.ns, Name: c.name,
-		Field: field, Msg: fmt.Sprintf(format, args...)}
+		Field: field, Msg: fmt.Sprintf(format, args...), Origin: c.origin}
 }
 
 // fieldPath is a field path built only when an error needs it:
@@ -106,7 +106,7 @@ func (f *resourceFilter) isScalar(name string) bool {
 	v := isHugePages(name) || strings.HasPrefix(name, "attachable-volumes-") ||
 		strings.Contains(name, "kubernetes.io/")
 	if !v && strings.Contains(name, "/") && !strings.HasPrefix(name, "requests.") {
-		v = isQualifiedName("requests." + name)
+		v = index.ValidQualifiedName("requests." + name)
 	}
 	if f.scalar == nil {
 		f.scalar = map[string]bool{}
@@ -132,24 +132,10 @@ func (f *resourceFilter) nodeResource(name string) bool {
 	return name == index.NamePods || f.podResource(name)
 }
 
-func validEffect(e string) bool {
-	return e == index.EffectNoSchedule || e == index.EffectPreferNoSchedule || e == index.EffectNoExecute
-}
-
-func validPreemptionPolicy(p string) bool {
-	return p == index.PreemptLowerPriority || p == index.PreemptNever
-}
-
-// convertNode converts a v1 Node.
+// convertNode converts a v1 Node (validNode checks it).
 func (c *objCtx) convertNode(o *wireObject) (index.Node, error) {
 	n := index.Node{Name: o.Metadata.Name, Labels: o.Metadata.Labels, Unschedulable: o.Spec.Unschedulable, Src: c.src}
-	for i, t := range o.Spec.Taints {
-		if !validEffect(t.Effect) {
-			return n, c.errf(fmt.Sprintf("spec.taints[%d].effect", i), "unknown taint effect %q", t.Effect)
-		}
-		if t.Key == "" {
-			return n, c.errf(fmt.Sprintf("spec.taints[%d].key", i), "taint key is empty")
-		}
+	for _, t := range o.Spec.Taints {
 		n.Taints = append(n.Taints, index.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
 	}
 	list, field := o.Status.Allocatable, "status.allocatable"
@@ -165,11 +151,48 @@ func (c *objCtx) convertNode(o *wireObject) (index.Node, error) {
 	if cl.overflow != "" {
 		return n, c.errf(field+"."+cl.overflow, "value out of range")
 	}
+	if len(o.Status.Images) > 0 {
+		n.Images = make([]index.NodeImage, len(o.Status.Images))
+		for i, im := range o.Status.Images {
+			n.Images[i] = index.NodeImage{Names: im.Names, Size: im.Size}
+		}
+	}
 	return n, nil
 }
 
-// convertPod converts a v1 Pod, applying API defaulting. bound pods use
-// their status resources (in-place resize), as the scheduler's cache does.
+// podImages returns the images ImageLocality looks up for a pod: its init
+// containers', its containers' and its image volumes', each name with
+// ":latest" when it has no tag (as the plugin normalises them).
+func podImages(s *wireSpec) []string {
+	n := len(s.InitContainers) + len(s.Containers) + len(s.ImageVolumes)
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, 0, n)
+	for _, cs := range [][]wireContainer{s.InitContainers, s.Containers} {
+		for i := range cs {
+			out = append(out, normalizedImageName(cs[i].Image))
+		}
+	}
+	for _, ref := range s.ImageVolumes {
+		out = append(out, normalizedImageName(ref))
+	}
+	return out
+}
+
+// normalizedImageName adds ":latest" to an image name without a tag: a
+// name whose last ':' does not come after its last '/' (ImageLocality's
+// normalizedImageName).
+func normalizedImageName(name string) string {
+	if strings.LastIndexByte(name, ':') <= strings.LastIndexByte(name, '/') {
+		return name + ":latest"
+	}
+	return name
+}
+
+// convertPod converts a v1 Pod, applying API defaulting (validPod checks
+// it). Bound pods use their status resources (in-place resize), as the
+// scheduler's cache does.
 func (c *objCtx) convertPod(o *wireObject) (index.Pod, error) {
 	s := &o.Spec
 	p := index.Pod{
@@ -241,22 +264,28 @@ func (c *objCtx) convertPod(o *wireObject) (index.Pod, error) {
 	p.ScoreCPU, p.ScoreMemory = t.scoreCPU, t.scoreMemory
 	p.NonZeroCPU, p.NonZeroMemory = t.nonZeroCPU, t.nonZeroMem
 
+	// Images, for ImageLocality (a bound pod is never scored).
+	if p.NodeName == "" {
+		p.Images = podImages(s)
+		p.ImageContainers = int32(len(s.InitContainers) + len(s.Containers))
+	}
+
 	// Host ports: sidecars first, then app containers (GetHostPorts).
 	for i, ct := range s.InitContainers {
 		if pr.inits[i].sidecar {
-			p.HostPorts = appendHostPorts(p.HostPorts, ct.Ports, s.HostNetwork)
+			if p.HostPorts, err = c.appendHostPorts(p.HostPorts, ct.Ports, s.HostNetwork, fieldPath{"spec.initContainers", i, ".ports"}); err != nil {
+				return p, err
+			}
 		}
 	}
-	for _, ct := range s.Containers {
-		p.HostPorts = appendHostPorts(p.HostPorts, ct.Ports, s.HostNetwork)
+	for i, ct := range s.Containers {
+		if p.HostPorts, err = c.appendHostPorts(p.HostPorts, ct.Ports, s.HostNetwork, fieldPath{"spec.containers", i, ".ports"}); err != nil {
+			return p, err
+		}
 	}
 
-	if p.Tolerations, err = c.tolerations(s.Tolerations); err != nil {
-		return p, err
-	}
-	if err := c.nodeAffinity(s.Affinity, &p); err != nil {
-		return p, err
-	}
+	p.Tolerations = c.tolerations(s.Tolerations)
+	nodeAffinity(s.Affinity, &p)
 	if err := c.podRelations(s, &p); err != nil {
 		return p, err
 	}
@@ -264,9 +293,6 @@ func (c *objCtx) convertPod(o *wireObject) (index.Pod, error) {
 		p.Priority = *s.Priority
 	}
 	if s.PreemptionPolicy != nil {
-		if !validPreemptionPolicy(*s.PreemptionPolicy) {
-			return p, c.errf("spec.preemptionPolicy", "unknown preemption policy %q", *s.PreemptionPolicy)
-		}
 		p.PreemptionPolicy = *s.PreemptionPolicy
 	}
 	p.Unsupported = unsupported(s)
@@ -284,13 +310,22 @@ func unsupported(s *wireSpec) string {
 	return ""
 }
 
-func appendHostPorts(dst []index.HostPort, ports []wirePort, hostNetwork bool) []index.HostPort {
-	for _, pt := range ports {
+// appendHostPorts appends a container's host ports. Port numbers are
+// checked here, where a port without a host port (0) is still told from
+// one out of range: the model keeps only the host ports.
+func (c *objCtx) appendHostPorts(dst []index.HostPort, ports []wirePort, hostNetwork bool, field fieldPath) ([]index.HostPort, error) {
+	for j, pt := range ports {
+		if pt.HostPort < 0 || pt.HostPort > 65535 {
+			return nil, c.errf(field.String()+"["+strconv.Itoa(j)+"].hostPort", "must be in the range 1-65535 (or 0: none), found %d", pt.HostPort)
+		}
+		if pt.ContainerPort < 0 || pt.ContainerPort > 65535 {
+			return nil, c.errf(field.String()+"["+strconv.Itoa(j)+"].containerPort", "must be in the range 1-65535, found %d", pt.ContainerPort)
+		}
 		hp := pt.HostPort
 		if hostNetwork && hp == 0 { // API defaulting for host-network pods
 			hp = pt.ContainerPort
 		}
-		if hp <= 0 {
+		if hp == 0 {
 			continue
 		}
 		proto := pt.Protocol
@@ -299,7 +334,7 @@ func appendHostPorts(dst []index.HostPort, ports []wirePort, hostNetwork bool) [
 		}
 		dst = append(dst, index.HostPort{HostIP: pt.HostIP, Protocol: proto, Port: hp})
 	}
-	return dst
+	return dst, nil
 }
 
 // containers parses container resources, defaulting requests from limits.
@@ -370,96 +405,50 @@ func (c *objCtx) podStatus(o *wireObject, pr *podRes) error {
 	return nil
 }
 
-func (c *objCtx) tolerations(ts []wireToleration) ([]index.Toleration, error) {
+// tolerations converts tolerations, an unset operator becoming Equal.
+func (c *objCtx) tolerations(ts []wireToleration) []index.Toleration {
 	if len(ts) == 0 {
-		return nil, nil
+		return nil
 	}
 	// Room for the default tolerations admission may add.
 	out := make([]index.Toleration, len(ts), len(ts)+c.spareTolerations)
 	for i, t := range ts {
 		op := t.Operator
-		switch op {
-		case "":
+		if op == "" {
 			op = index.OpEqual
-		case index.OpEqual, index.OpExists:
-		default:
-			return nil, c.errf(fmt.Sprintf("spec.tolerations[%d].operator", i), "unknown toleration operator %q", t.Operator)
-		}
-		if t.Effect != "" && !validEffect(t.Effect) {
-			return nil, c.errf(fmt.Sprintf("spec.tolerations[%d].effect", i), "unknown taint effect %q", t.Effect)
 		}
 		out[i] = index.Toleration{Key: t.Key, Operator: op, Value: t.Value, Effect: t.Effect, TolerationSeconds: t.TolerationSeconds}
 	}
-	return out, nil
+	return out
 }
 
-func validNodeSelectorOp(op string) bool {
-	switch op {
-	case index.SelIn, index.SelNotIn, index.SelExists, index.SelDoesNotExist, index.SelGt, index.SelLt:
-		return true
-	}
-	return false
-}
-
-// requirements validates the operators of rs and returns rs (nil when
-// empty); field is the path of the list.
-func (c *objCtx) requirements(rs []wireRequirement, field *lazyPath, valid func(string) bool) ([]index.Requirement, error) {
+// requirements returns rs, nil when empty (the wire type is the model's).
+func requirements(rs []wireRequirement) []index.Requirement {
 	if len(rs) == 0 {
-		return nil, nil
-	}
-	for i, r := range rs {
-		if !valid(r.Operator) {
-			return nil, c.errf(field.String()+"["+strconv.Itoa(i)+"].operator", "unknown operator %q", r.Operator)
-		}
-	}
-	return rs, nil
-}
-
-func (c *objCtx) term(t *wireTerm, field string) (index.NodeSelectorTerm, error) {
-	var out index.NodeSelectorTerm
-	var err error
-	if out.MatchExpressions, err = c.requirements(t.MatchExpressions, &lazyPath{name: field + ".matchExpressions", idx: -1}, validNodeSelectorOp); err != nil {
-		return out, err
-	}
-	out.MatchFields, err = c.requirements(t.MatchFields, &lazyPath{name: field + ".matchFields", idx: -1}, validNodeSelectorOp)
-	return out, err
-}
-
-func (c *objCtx) nodeAffinity(a *wireAffinity, p *index.Pod) error {
-	if a == nil || !a.HasNodeAffinity {
 		return nil
 	}
-	const base = "spec.affinity.nodeAffinity."
+	return rs
+}
+
+func term(t *wireTerm) index.NodeSelectorTerm {
+	return index.NodeSelectorTerm{MatchExpressions: requirements(t.MatchExpressions), MatchFields: requirements(t.MatchFields)}
+}
+
+func nodeAffinity(a *wireAffinity, p *index.Pod) {
+	if a == nil || !a.HasNodeAffinity {
+		return
+	}
 	if a.Required != nil {
 		terms := *a.Required
 		p.HasRequired = true
 		p.RequiredTerms = make([]index.NodeSelectorTerm, len(terms))
 		for i := range terms {
-			t, err := c.term(&terms[i],
-				fmt.Sprintf(base+"requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[%d]", i))
-			if err != nil {
-				return err
-			}
-			p.RequiredTerms[i] = t
+			p.RequiredTerms[i] = term(&terms[i])
 		}
 	}
 	for i := range a.Preferred {
-		t, err := c.term(&a.Preferred[i].Preference,
-			fmt.Sprintf(base+"preferredDuringSchedulingIgnoredDuringExecution[%d].preference", i))
-		if err != nil {
-			return err
-		}
-		p.PreferredTerms = append(p.PreferredTerms, index.PreferredTerm{Weight: a.Preferred[i].Weight, Term: t})
+		p.PreferredTerms = append(p.PreferredTerms, index.PreferredTerm{Weight: a.Preferred[i].Weight, Term: term(&a.Preferred[i].Preference)})
 	}
-	return nil
-}
-
-func validLabelSelectorOp(op string) bool {
-	switch op {
-	case index.SelIn, index.SelNotIn, index.SelExists, index.SelDoesNotExist:
-		return true
-	}
-	return false
 }
 
 // labelSelector decodes a metav1.LabelSelector; nil when absent or null.
@@ -472,41 +461,16 @@ func (c *objCtx) labelSelector(raw []byte, field string) (*index.LabelSelector, 
 	if err := p.run(func() { w = p.labelSelector(); p.end() }); err != nil {
 		return nil, c.errf(field, "invalid label selector: %v", err)
 	}
-	return c.selector(w, &lazyPath{name: field, idx: -1}, false)
+	return selector(w), nil
 }
 
 // selector converts a decoded metav1.LabelSelector (nil stays nil: it
-// matches nothing; an empty one matches everything). Operators must be
-// In, NotIn, Exists or DoesNotExist; checkValues also requires values for
-// In and NotIn and none for Exists and DoesNotExist, as API validation
-// (ValidateLabelSelectorRequirement) does.
-func (c *objCtx) selector(w *wireLabelSelector, field *lazyPath, checkValues bool) (*index.LabelSelector, error) {
+// matches nothing; an empty one matches everything).
+func selector(w *wireLabelSelector) *index.LabelSelector {
 	if w == nil {
-		return nil, nil
+		return nil
 	}
-	exprs, err := c.requirements(w.MatchExpressions, &lazyPath{up: field, name: ".matchExpressions", idx: -1}, validLabelSelectorOp)
-	if err != nil {
-		return nil, err
-	}
-	if checkValues {
-		for i, r := range exprs {
-			msg := ""
-			switch r.Operator {
-			case index.SelIn, index.SelNotIn:
-				if len(r.Values) == 0 {
-					msg = "must be specified when operator is %s"
-				}
-			default:
-				if len(r.Values) > 0 {
-					msg = "may not be specified when operator is %s"
-				}
-			}
-			if msg != "" {
-				return nil, c.errf(field.String()+".matchExpressions["+strconv.Itoa(i)+"].values", msg, r.Operator)
-			}
-		}
-	}
-	return &index.LabelSelector{MatchLabels: w.MatchLabels, MatchExpressions: exprs}, nil
+	return &index.LabelSelector{MatchLabels: w.MatchLabels, MatchExpressions: requirements(w.MatchExpressions)}
 }
 
 // mapSelector decodes a map[string]string selector (Service, RC); set is
@@ -530,15 +494,15 @@ func (c *objCtx) convertPriorityClass(o *wireObject) (index.PriorityClass, error
 	pc := index.PriorityClass{Name: o.Metadata.Name, Value: o.Value, GlobalDefault: o.GlobalDefault,
 		PreemptionPolicy: index.PreemptLowerPriority}
 	if o.PreemptionPolicy != nil {
-		if !validPreemptionPolicy(*o.PreemptionPolicy) {
-			return pc, c.errf("preemptionPolicy", "unknown preemption policy %q", *o.PreemptionPolicy)
-		}
 		pc.PreemptionPolicy = *o.PreemptionPolicy
 	}
 	return pc, nil
 }
 
-func (c *objCtx) convertPDB(o *wireObject) (index.PDB, error) {
+// convertPDB converts a policy/v1 or policy/v1beta1 PodDisruptionBudget.
+// In v1beta1 an empty selector selects no pod (in v1, every pod of the
+// namespace): it becomes nil, which matches nothing.
+func (c *objCtx) convertPDB(o *wireObject, apiVersion string) (index.PDB, error) {
 	pdb := index.PDB{Namespace: c.ns, Name: o.Metadata.Name, DisruptionsAllowed: -1}
 	var err error
 	if pdb.MinAvailable, err = o.Spec.MinAvailable.text(); err != nil {
@@ -550,8 +514,14 @@ func (c *objCtx) convertPDB(o *wireObject) (index.PDB, error) {
 	if pdb.Selector, err = c.labelSelector(o.Spec.Selector, "spec.selector"); err != nil {
 		return pdb, err
 	}
-	if o.Status.DisruptionsAllowed != nil {
-		pdb.DisruptionsAllowed = *o.Status.DisruptionsAllowed
+	if sel := pdb.Selector; apiVersion == policyV1beta1 && sel != nil && len(sel.MatchLabels) == 0 && len(sel.MatchExpressions) == 0 {
+		pdb.Selector = nil
+	}
+	if v := o.Status.DisruptionsAllowed; v != nil {
+		if *v < 0 { // the model keeps -1 for "no status"
+			return pdb, c.errf("status.disruptionsAllowed", "must be at least 0, found %d", *v)
+		}
+		pdb.DisruptionsAllowed = *v
 	}
 	return pdb, nil
 }
@@ -566,23 +536,3 @@ func (c *objCtx) convertNamespace(o *wireObject) index.Namespace {
 }
 
 const labelMetadataName = "kubernetes.io/metadata.name"
-
-var (
-	qualifiedNameRE = regexp.MustCompile(`^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`)
-	dns1123SubRE    = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
-)
-
-// isQualifiedName is apimachinery's validation.IsQualifiedName: an
-// optional DNS subdomain prefix and '/', then a name of at most 63
-// alphanumerics, '-', '_' or '.', starting and ending alphanumeric.
-func isQualifiedName(v string) bool {
-	name := v
-	if i := strings.IndexByte(v, '/'); i >= 0 {
-		prefix := v[:i]
-		name = v[i+1:]
-		if prefix == "" || len(prefix) > 253 || !dns1123SubRE.MatchString(prefix) {
-			return false
-		}
-	}
-	return name != "" && len(name) <= 63 && qualifiedNameRE.MatchString(name)
-}

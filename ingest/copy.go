@@ -73,7 +73,7 @@ func copyAs(name string, w io.Writer, forceYAML bool) (retry bool, err error) {
 			}
 		}
 	}
-	return false, splitYAML(name, br, func(doc []byte, firstLine int) error {
+	return false, splitYAML(name, br, &Options{}, func(doc []byte, firstLine int) error {
 		if len(bytes.TrimSpace(doc)) == 0 {
 			return nil
 		}

@@ -21,8 +21,11 @@
 //
 // JSON is streamed through a small validating parser of its own (jp.go):
 // list items are decoded one at a time into structs holding only the fields
-// kplace uses, everything else is skipped, so a large list never sits in
-// memory whole and no reflection is involved. Strings that repeat across
+// kplace uses, everything else is skipped (a scalar validated, an object
+// or array by its structure alone: brackets matched, strings closed, the
+// content not checked, as most of a full object's bytes are fields kplace
+// never reads), so a large list never sits in memory whole and no
+// reflection is involved. Strings that repeat across
 // objects (namespaces, label keys and values, node names) are shared. With
 // [Options].Parallelism above 1 (the default is GOMAXPROCS) the items of a
 // JSON stream are cut out by one goroutine, parsed and converted by

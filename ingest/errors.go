@@ -3,6 +3,8 @@ package ingest
 import (
 	"strconv"
 	"strings"
+
+	"github.com/kplace/kplace/index"
 )
 
 // Error is an input error: where it is (file and line), which object (kind,
@@ -17,7 +19,10 @@ type Error struct {
 	Name      string
 	Field     string // JSON path inside the object; "" when not about a field
 	Msg       string
-	Err       error // underlying error, if any
+	// Origin is where a snapshot's object came from (the file and line it
+	// had in the input of kplace convert); File is then the snapshot.
+	Origin index.Source
+	Err    error // underlying error, if any
 
 	syntax bool // a JSON syntax error (the file may be flow-style YAML)
 }
@@ -38,13 +43,22 @@ func (e *Error) Error() string {
 			b.WriteByte(' ')
 		}
 		if e.Namespace != "" {
-			b.WriteString(e.Namespace)
+			b.WriteString(printable(e.Namespace))
 			b.WriteByte('/')
 		}
 		if e.Name != "" {
-			b.WriteString(e.Name)
+			b.WriteString(printable(e.Name))
 		} else {
 			b.WriteString("(no name)")
+		}
+		if e.Origin.File != "" {
+			b.WriteString(" (from ")
+			b.WriteString(e.Origin.File)
+			if e.Origin.Line > 0 {
+				b.WriteByte(':')
+				b.WriteString(strconv.Itoa(e.Origin.Line))
+			}
+			b.WriteByte(')')
 		}
 		b.WriteString(": ")
 	}
@@ -57,3 +71,16 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// printable returns a name as is when it is printable ASCII without
+// spaces, quoted otherwise: a name that validation refuses may hold
+// newlines, NUL bytes or invalid UTF-8, which the message must show, not
+// print.
+func printable(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= ' ' || s[i] >= 0x7f {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}

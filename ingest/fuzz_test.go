@@ -5,12 +5,17 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver"
 )
 
 // loadBytes runs Load's pipeline on data in memory (as file "in").
@@ -29,8 +34,9 @@ func loadBytes(data []byte, opts Options) (*index.Input, error) {
 const maxFuzzInput = 64 << 10
 
 // checkLoad is the fuzz property: no panic, errors are *Error without
-// internal failures, what loads is well formed, and parallel decoding
-// gives the same result (or error) as sequential.
+// internal failures, what loads is well formed, parallel decoding gives
+// the same result (or error) as sequential, and what loads places (the
+// solver neither panics nor hangs on anything the loader accepts).
 func checkLoad(t *testing.T, data []byte) {
 	if len(data) > maxFuzzInput {
 		return
@@ -73,6 +79,39 @@ func checkLoad(t *testing.T, data []byte) {
 			if !bytes.Equal(d, seqDump) {
 				t.Fatalf("parallel result differs from sequential: %s", firstDiff(seqDump, d))
 			}
+			if err == nil {
+				placeChecked(t, in, len(data))
+			}
+		}
+	}
+}
+
+// placeChecked places in as kplace place would, with the solver's options
+// on (preemption, requeue, cross-node preemption, default spreading; the
+// strategy chosen by variant): it must end, without a panic, and every
+// commit names a pod and a node of the cluster.
+func placeChecked(t *testing.T, in *index.Input, variant int) {
+	t.Helper()
+	c, err := index.Build(in)
+	if err != nil {
+		t.Fatalf("index.Build refused what the loader accepted: %v", err)
+	}
+	cfg := solver.Config{Seed: uint64(variant), RequeueEvicted: true, CrossNodePreemption: true,
+		DefaultSpread: solver.BuiltinDefaultSpread(), SystemDefaultSpread: true}
+	if variant%2 == 1 {
+		cfg.Strategy = solver.MostAllocated
+	}
+	done := make(chan *solver.Result, 1)
+	go func() { done <- solver.Solve(c, cfg) }()
+	var res *solver.Result
+	select {
+	case res = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the solve did not end in 20s")
+	}
+	for _, cm := range res.Commits {
+		if int(cm.Pod) >= len(c.Pods) || int(cm.Node) >= len(c.Nodes) {
+			t.Fatalf("commit %+v outside the cluster (%d pods, %d nodes)", cm, len(c.Pods), len(c.Nodes))
 		}
 	}
 }
@@ -125,11 +164,37 @@ var jsonSeeds = []string{
 		`"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":100,"podAffinityTerm":{"labelSelector":{"matchExpressions":[{"key":"batch","operator":"Exists"}]},"namespaceSelector":{"matchLabels":{"team":"data"}},"topologyKey":"kubernetes.io/hostname"}}]}}}}`,
 }
 
+// genSeed is a generated export (kplace gen --profile mixed --nodes 4
+// --pods 12 --running 8 --seed 1): priority classes, tainted and labelled
+// nodes, running and pending pods with every kind of constraint.
+const genSeed = "testdata/gen-mixed.json"
+
+// addTruncations adds data and prefixes of it cut at cuts points spread
+// over it (an interrupted export), so that the fuzzer starts from the
+// truncated-input paths too.
+func addTruncations(f *testing.F, data []byte, cuts int) {
+	f.Add(data)
+	for i := 1; i <= cuts; i++ {
+		f.Add(data[:len(data)*i/(cuts+1)])
+	}
+}
+
+// fuzzWindow is the stream window of the load fuzzers: small, so that
+// their inputs (64 KiB at most) refill and move the window, as large
+// files do.
+const fuzzWindow = 512
+
 func FuzzLoadJSON(f *testing.F) {
+	smallWindow(f, fuzzWindow)
 	addSeeds(f, "testdata/list.json", "testdata/podlist.json", "testdata/dir/a.json")
 	for _, s := range jsonSeeds {
 		f.Add([]byte(s))
 	}
+	gen, err := os.ReadFile(genSeed)
+	if err != nil {
+		f.Fatal(err)
+	}
+	addTruncations(f, gen, 20)
 	f.Fuzz(func(t *testing.T, data []byte) { checkLoad(t, data) })
 }
 
@@ -141,10 +206,20 @@ var yamlSeeds = []string{
 }
 
 func FuzzLoadYAML(f *testing.F) {
+	smallWindow(f, fuzzWindow)
 	addSeeds(f, "testdata/multi.yaml", "testdata/dir/b.yaml", "testdata/dir/sub/c.yml", "testdata/relations.yaml")
 	for _, s := range yamlSeeds {
 		f.Add([]byte(s))
 	}
+	gen, err := os.ReadFile(genSeed)
+	if err != nil {
+		f.Fatal(err)
+	}
+	y, err := yaml.JSONToYAML(gen)
+	if err != nil {
+		f.Fatal(err)
+	}
+	addTruncations(f, y[:min(len(y), maxFuzzInput)], 10)
 	f.Fuzz(func(t *testing.T, data []byte) { checkLoad(t, data) })
 }
 
@@ -191,5 +266,208 @@ func TestScanQuote(t *testing.T) {
 		`"` + strings.Repeat("a", 33) + `\"` + strings.Repeat("b", 50) + `"`, `"` + strings.Repeat("é", 30) + `"`,
 		`"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\""`, `"` + strings.Repeat("\\\\", 50) + `"`} {
 		checkJSONValue(t, []byte(s))
+	}
+}
+
+// FuzzSnapshotValues crafts snapshots as a hostile file could hold them,
+// checksums valid: the fuzz input drives edits of the values of a real
+// cluster's model (any field of any object: strings, numbers, lists, maps,
+// pointers), which is written as a snapshot and loaded. The load must
+// refuse it with an *Error (the validation JSON input passes) or accept
+// it, and then the cluster places: no panic, no hang, no unbounded
+// allocation.
+func FuzzSnapshotValues(f *testing.F) {
+	gen, err := Load([]string{genSeed}, Options{AdmissionDefaults: true})
+	if err != nil {
+		f.Fatal(err)
+	}
+	rel, err := Load([]string{"testdata/relations.yaml"}, Options{AdmissionDefaults: true})
+	if err != nil {
+		f.Fatal(err)
+	}
+	bases := []*index.Input{gen, rel}
+	for _, s := range []string{"", "\x00", "\x01\x02\x03", "\x01\x05\x00\x09\xff", "\x00\x00\x04\x01\x07", "\x01\x01\x13\x02\x00\x06"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, edits string) {
+		if len(edits) > 256 {
+			return
+		}
+		base := bases[0]
+		if len(edits) > 0 && edits[0]&0x80 != 0 {
+			base = bases[1]
+		}
+		in := deepCopy(reflect.ValueOf(base)).Interface().(*index.Input)
+		editModel(in, &editor{b: []byte(edits), names: names(in)})
+		loaded, err := loadBytes(snapshotBytes(t, in, true), Options{Parallelism: 2})
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("error %T is not an *Error: %v", err, err)
+			}
+			return
+		}
+		placeChecked(t, loaded, len(edits))
+	})
+}
+
+// deepCopy copies v and everything it points to (the model's types:
+// structs, slices, maps, pointers, plain values), keeping nil apart from
+// empty.
+func deepCopy(v reflect.Value) reflect.Value {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return v
+		}
+		p := reflect.New(v.Type().Elem())
+		p.Elem().Set(deepCopy(v.Elem()))
+		return p
+	case reflect.Slice:
+		if v.IsNil() {
+			return v
+		}
+		s := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		for i := range v.Len() {
+			s.Index(i).Set(deepCopy(v.Index(i)))
+		}
+		return s
+	case reflect.Map:
+		if v.IsNil() {
+			return v
+		}
+		m := reflect.MakeMapWithSize(v.Type(), v.Len())
+		for it := v.MapRange(); it.Next(); {
+			m.SetMapIndex(it.Key(), deepCopy(it.Value()))
+		}
+		return m
+	case reflect.Struct:
+		s := reflect.New(v.Type()).Elem()
+		for i := range v.NumField() {
+			s.Field(i).Set(deepCopy(v.Field(i)))
+		}
+		return s
+	}
+	return v
+}
+
+// names collects strings of the model that edits should reuse (names of
+// nodes, pods and classes, label keys and values), so that the edits
+// reach references that resolve.
+func names(in *index.Input) []string {
+	var out []string
+	for _, n := range in.Nodes {
+		out = append(out, n.Name)
+		for k, v := range n.Labels {
+			out = append(out, k, v)
+		}
+	}
+	for _, p := range in.Pods {
+		out = append(out, p.Name, p.Namespace, p.NodeName, p.PriorityClassName)
+	}
+	return out
+}
+
+// editor reads edit decisions from the fuzz input.
+type editor struct {
+	b     []byte
+	names []string
+}
+
+func (e *editor) next() int {
+	if len(e.b) == 0 {
+		return 0
+	}
+	c := e.b[0]
+	e.b = e.b[1:]
+	return int(c)
+}
+
+// Values the edits choose from: the boundaries of API validation, of the
+// engine's arithmetic and of the enumerations.
+var (
+	editInts = []int64{0, 1, -1, 2, 3, 100, 101, 110, 1000, 65535, 65536, 1 << 30, 1000000001, 2000001000,
+		math.MaxInt32, math.MinInt32, math.MaxInt64, math.MinInt64, math.MaxInt64 - 1, 1 << 40}
+	editStrs = []string{"", "a", "default", "kubernetes.io/hostname", "topology.kubernetes.io/zone", "app", "web",
+		index.EffectNoSchedule, index.EffectNoExecute, index.EffectPreferNoSchedule, index.OpExists, index.OpEqual,
+		index.SelIn, index.SelNotIn, index.SelGt, index.SelLt, index.SelDoesNotExist, index.DoNotSchedule,
+		index.ScheduleAnyway, index.PolicyHonor, index.PolicyIgnore, index.PreemptNever, index.PreemptLowerPriority,
+		"TCP", "UDP", "SCTP", "cpu", "memory", "pods", "nvidia.com/gpu", "10", "-5", "50%", "101%", "x y", "ü",
+		"system-node-critical", "metadata.name", "Service", "ReplicaSet", "volumes", "A", strings.Repeat("a", 254)}
+)
+
+// editModel applies edits to in until the input runs out: each picks a
+// table, a row, and a path down to one value, which it replaces.
+func editModel(in *index.Input, e *editor) {
+	root := reflect.ValueOf(in).Elem()
+	for len(e.b) > 0 {
+		f := root.Field(e.next() % root.NumField())
+		e.edit(f, 0)
+	}
+}
+
+func (e *editor) edit(v reflect.Value, depth int) {
+	if depth > 8 {
+		return
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		e.edit(v.Field(e.next()%v.NumField()), depth+1)
+	case reflect.Pointer:
+		switch {
+		case e.next()%4 == 0:
+			v.SetZero()
+		case v.IsNil():
+			v.Set(reflect.New(v.Type().Elem()))
+		default:
+			e.edit(v.Elem(), depth+1)
+		}
+	case reflect.Slice:
+		switch op := e.next() % 8; {
+		case op == 0:
+			v.SetZero()
+		case op == 1 || v.Len() == 0:
+			v.Set(reflect.Append(v, reflect.Zero(v.Type().Elem())))
+			e.edit(v.Index(v.Len()-1), depth+1)
+		case op == 2:
+			v.Set(reflect.Append(v, v.Index(e.next()%v.Len()))) // a duplicate
+		default:
+			e.edit(v.Index(e.next()%v.Len()), depth+1)
+		}
+	case reflect.Map:
+		if e.next()%4 == 0 {
+			v.SetZero()
+			return
+		}
+		m := reflect.MakeMap(v.Type()) // maps may be shared: edit a copy
+		for it := v.MapRange(); it.Next(); {
+			m.SetMapIndex(it.Key(), it.Value())
+		}
+		k, val := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+		e.edit(k, depth+1)
+		e.edit(val, depth+1)
+		m.SetMapIndex(k, val)
+		v.Set(m)
+	case reflect.String:
+		switch c := e.next(); {
+		case c < 128:
+			v.SetString(editStrs[c%len(editStrs)])
+		case c < 192 && len(e.names) > 0:
+			v.SetString(e.names[c%len(e.names)])
+		default:
+			n := min(c%16, len(e.b))
+			v.SetString(string(e.b[:n]))
+			e.b = e.b[n:]
+		}
+	case reflect.Int, reflect.Int32, reflect.Int64:
+		x := editInts[e.next()%len(editInts)]
+		if c := e.next(); c >= 200 {
+			x = int64(c - 210) // small values around zero
+		}
+		if v.OverflowInt(x) {
+			x = int64(int32(x))
+		}
+		v.SetInt(x)
+	case reflect.Bool:
+		v.SetBool(!v.Bool())
 	}
 }

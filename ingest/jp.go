@@ -367,26 +367,16 @@ func (p *jp) optInt64() *int64 {
 	return &v
 }
 
-// skip consumes any value.
+// skip consumes any value. An object or array kplace does not read is
+// skipped by its structure alone (skipContainer): its brackets and strings
+// must close, but its content is not checked, which is most of a full
+// object's bytes (managedFields, status, env, probes).
 func (p *jp) skip() {
 	switch p.peek() {
 	case '"':
 		p.skipString()
-	case '{':
-		p.i++
-		p.enter()
-		for first := true; ; {
-			if p.next(&first) == nil {
-				return
-			}
-			p.skip()
-		}
-	case '[':
-		p.i++
-		p.enter()
-		for first := true; p.more(&first); {
-			p.skip()
-		}
+	case '{', '[':
+		p.skipContainer()
 	case 't':
 		p.literal("true")
 	case 'f':
@@ -397,6 +387,55 @@ func (p *jp) skip() {
 		p.number()
 	}
 }
+
+// skipContainer consumes the object or array at p.i by matching its
+// brackets, skipping strings whole (a bracket in a string does not count).
+// A bracket of the other kind closing it is an error, as is running out of
+// input.
+func (p *jp) skipContainer() {
+	b := p.b
+	var stack [64]byte // the open brackets' kinds, while they fit
+	depth := 0
+	for i := p.i; ; {
+		for i < len(b) && !skipStops[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			p.i = len(b)
+			p.fail("unterminated %s", "value")
+		}
+		switch c := b[i]; c {
+		case '"':
+			p.i = i
+			p.skipString()
+			i = p.i
+			continue
+		case '{', '[':
+			if depth < len(stack) {
+				stack[depth] = c
+			}
+			depth++
+			if p.depth+depth > maxDepth {
+				p.i = i
+				p.fail("nested too deeply")
+			}
+		default: // '}' or ']'
+			depth--
+			if depth < len(stack) && stack[depth]+2 != c { // '{'+2 == '}', '['+2 == ']'
+				p.i = i
+				p.fail("mismatched %q", c)
+			}
+			if depth == 0 {
+				p.i = i + 1
+				return
+			}
+		}
+		i++
+	}
+}
+
+// skipStops marks the bytes skipContainer stops at.
+var skipStops = [256]bool{'"': true, '{': true, '}': true, '[': true, ']': true}
 
 func (p *jp) skipString() {
 	k := p.i + 1

@@ -32,11 +32,19 @@ type stream struct {
 	lineIdx int // newlines before buf[lineIdx] are counted in line
 	line    int // line number at buf[lineIdx]
 	total   int64
+
+	// max bounds the window, and so one value (0: no bound, for text
+	// already in memory): a value that fills it is refused (rerr).
+	max int64
 }
 
 // maxStreamWindow is the window a large input grows to (larger only for
 // objects that need it).
 const maxStreamWindow = 1 << 20
+
+// streamWindow is a stream's first window (tests make it small, so that
+// small inputs cross window boundaries).
+var streamWindow = 64 << 10
 
 func newStream(r io.Reader, size int) *stream {
 	return &stream{r: r, buf: make([]byte, size), mark: -1, line: 1}
@@ -62,10 +70,19 @@ func (s *stream) fill() bool {
 				s.mark -= keep
 			}
 		}
+		if s.end == len(s.buf) && s.max > 0 && int64(s.end) >= s.max {
+			// Full of one value (the window starts at it) at the limit.
+			s.tooLarge(max(s.mark, 0))
+			return false
+		}
 		if s.end == len(s.buf) || (s.total > 4*int64(len(s.buf)) && len(s.buf) < maxStreamWindow) {
 			// Full (an item larger than the window), or a large input:
 			// grow, so reads are large.
-			nb := make([]byte, 2*len(s.buf))
+			size := 2 * len(s.buf)
+			if s.max > 0 {
+				size = int(min(int64(size), max(s.max, int64(len(s.buf)))))
+			}
+			nb := make([]byte, size)
 			copy(nb, s.buf[:s.end])
 			s.buf = nb
 		}
@@ -83,6 +100,26 @@ func (s *stream) fill() bool {
 		}
 	}
 	return false
+}
+
+// tooLarge ends the stream on a value, starting at buf[start], larger
+// than the limit, and returns the error.
+func (s *stream) tooLarge(start int) error {
+	s.rerr = &limitError{what: "a JSON value", limit: s.max, flag: flagMaxObject, line: s.lineAt(start)}
+	s.eof = true
+	return s.rerr
+}
+
+// fillTo reads until the window holds n bytes from the mark (or the
+// stream ends), so that a value parsed again after each read is parsed
+// a logarithmic number of times, not once per read; false when nothing
+// more could be read.
+func (s *stream) fillTo(n int) bool {
+	read := false
+	for s.end-s.mark < n && s.fill() {
+		read = true
+	}
+	return read
 }
 
 // lineAt returns the line of buf[i]; calls come in increasing order of
@@ -117,14 +154,24 @@ var structural = [256]bool{'"': true, '{': true, '}': true, '[': true, ']': true
 
 // capture cuts the next value out of the stream (after whitespace) and
 // returns its bytes, valid until the next read; the value is only
-// delimited here, the parser validates it.
-func (s *stream) capture() ([]byte, error) {
+// delimited here, the parser validates it. On an error the stream is left
+// at the value's start (reads may have moved the buffer: an index taken
+// before the call is stale), so buf[pos:end] is what was read of it.
+func (s *stream) capture() (v []byte, err error) {
 	c, ok := s.peek()
 	if !ok {
 		return nil, io.ErrUnexpectedEOF
 	}
 	s.mark = s.pos
-	defer func() { s.mark = -1 }()
+	defer func() {
+		if err == nil && s.max > 0 && int64(len(v)) > s.max {
+			v, err = nil, s.tooLarge(s.mark) // it fit in the window
+		}
+		if err != nil {
+			s.pos = s.mark
+		}
+		s.mark = -1
+	}()
 	j := s.pos // scan position
 	switch c {
 	case '{', '[':
@@ -247,7 +294,8 @@ func (l *loader) readJSONFile(path string, r io.Reader) error {
 	if n := l.workers(); n > 1 {
 		return l.readJSONParallel(path, r, n)
 	}
-	w := &jsonWalker{file: path, s: newStream(r, 64<<10), emit: l.emit, intern: l.intern}
+	w := &jsonWalker{file: path, s: newStream(r, streamWindow), emit: l.emit, intern: l.intern}
+	w.s.max = l.opts.maxObject()
 	return w.walk()
 }
 
@@ -334,6 +382,7 @@ func (w *jsonWalker) object() error {
 	list := &listState{obj: obj, src: src}
 	isList := false
 	var fields []topField
+	kept := int64(0) // bytes of fields kept
 	for first := true; ; first = false {
 		c, ok := s.peek()
 		if !ok {
@@ -355,15 +404,14 @@ func (w *jsonWalker) object() error {
 		if c != '"' {
 			return w.errAt(s.pos, nil, "expected an object key, found %s", quoteByte(c))
 		}
-		keyAt := s.pos
 		raw, err := s.capture()
 		if err != nil {
-			return w.errAt(keyAt, err, "bad object key")
+			return w.errAt(s.pos, err, "bad object key")
 		}
 		var key string
 		kp := &jp{b: raw}
 		if err := kp.run(func() { key = string(kp.strBytes()); kp.end() }); err != nil {
-			return w.errAt(keyAt, nil, "bad object key: %v", err)
+			return w.errAt(s.pos-len(raw), nil, "bad object key: %v", err)
 		}
 		if c, ok = s.peek(); !ok || c != ':' {
 			if !ok {
@@ -389,11 +437,13 @@ func (w *jsonWalker) object() error {
 		if _, ok := s.peek(); !ok {
 			return w.errAt(s.pos, io.ErrUnexpectedEOF, "")
 		}
-		valAt := s.pos
-		line := w.line(valAt, -1)
+		line := w.line(s.pos, -1)
 		raw, err = s.capture()
 		if err != nil {
-			return w.errAt(valAt, err, "bad value")
+			return w.errAt(s.pos, err, "bad value")
+		}
+		if kept += int64(len(raw)); s.max > 0 && kept > s.max {
+			return readErr(w.file, &limitError{what: "an object's fields", limit: s.max, flag: flagMaxObject, line: src.Line})
 		}
 		f := topField{key: key, raw: append([]byte(nil), raw...), line: line}
 		if key == "kind" || key == "apiVersion" {
@@ -422,6 +472,9 @@ func (w *jsonWalker) object() error {
 		if err := w.parseField(obj, f, src); err != nil {
 			return err
 		}
+	}
+	if obj.HasItems && strings.HasSuffix(obj.Kind, "List") {
+		return nil // a List with "items": null holds no objects
 	}
 	if obj.Kind == "" {
 		if obj.Metadata.Name == "" && obj.APIVersion == "" && len(fields) == 0 {
@@ -529,20 +582,19 @@ func (w *jsonWalker) items(list *listState) error {
 			if w.par.stop {
 				return errStopped
 			}
-			at := s.pos
 			raw, err := s.capture()
 			if err != nil {
 				if err == io.ErrUnexpectedEOF && s.rerr == nil {
 					// As the sequential reader reports it: a syntax error
 					// before the end, else a truncated item.
-					if perr := w.partialItemErr(s.buf[at:s.end], src); perr != nil {
+					if perr := w.partialItemErr(s.buf[s.pos:s.end], src); perr != nil {
 						return perr
 					}
-					e := w.errAt(at, io.ErrUnexpectedEOF, "")
+					e := w.errAt(s.pos, io.ErrUnexpectedEOF, "")
 					e.Line = src.Line
 					return e
 				}
-				return w.errAt(at, err, "bad list item")
+				return w.errAt(s.pos, err, "bad list item")
 			}
 			w.par.item(raw, src, list)
 			continue
@@ -576,12 +628,15 @@ func (w *jsonWalker) streamItem(src index.Source) (*wireObject, error) {
 		*obj = wireObject{}
 		p := &jp{b: s.buf[s.mark:s.end], in: w.intern}
 		err := p.run(func() { p.object(obj) })
+		if err == nil && s.max > 0 && int64(p.i) > s.max { // it fit in the window
+			return nil, readErr(w.file, s.tooLarge(s.mark))
+		}
 		if err == nil {
 			s.pos = s.mark + p.i
 			return obj, nil
 		}
-		if p.short && !s.eof && s.fill() {
-			continue
+		if p.short && !s.eof && s.fillTo(2*(s.end-s.mark)) {
+			continue // the value goes on: read as much again (a retry per doubling)
 		}
 		if s.rerr != nil {
 			return nil, readErr(w.file, s.rerr)
@@ -622,7 +677,7 @@ func (w *jsonWalker) emitItem(list *listState, item *wireObject, src index.Sourc
 	if err != nil {
 		return err
 	}
-	if strings.HasSuffix(kind, "List") && item.Items != nil {
+	if strings.HasSuffix(kind, "List") && item.HasItems {
 		return w.nested(item, src, depth+1)
 	}
 	return w.emit(item, apiVersion, kind, src)

@@ -32,6 +32,11 @@ type Options struct {
 	// the tolerations when it was made; loading one recorded with the
 	// other value is then an error. Otherwise the recorded value stands.
 	AdmissionDefaultsSet bool
+	// MaxObjectSize bounds, in bytes, one JSON object or List item and
+	// one YAML document (also as the JSON its aliases expand to); 0 means
+	// DefaultMaxObjectSize. MaxLineSize bounds one line of YAML; 0 means
+	// DefaultMaxLineSize. Input beyond them is an error naming the limit.
+	MaxObjectSize, MaxLineSize int64
 }
 
 // Info is what Load learned about its input besides the cluster.
@@ -86,6 +91,10 @@ func LoadWithInfo(paths []string, opts Options) (*index.Input, Info, error) {
 	}
 	return l.in, info, nil
 }
+
+// InputFiles returns the files Load reads for paths: files named, and the
+// input files found in directories, in the order they are read.
+func InputFiles(paths []string) ([]string, error) { return expandPaths(paths) }
 
 // inputName reports whether a file found in a directory is input.
 func inputName(name string) bool {
@@ -223,6 +232,12 @@ func sniffJSON(name string, br *bufio.Reader) (isJSON, empty bool, err error) {
 	if b, _ := br.Peek(3); len(b) == 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf {
 		br.Discard(3)
 	}
+	// Neither JSON nor YAML holds a NUL byte: binary data (or a bomb of
+	// zeros) is refused before any parser buffers it.
+	if head, _ := br.Peek(br.Size()); bytes.IndexByte(head, 0) >= 0 {
+		return false, false, &Error{File: name, Msg: fmt.Sprintf("binary data: a NUL byte at byte %d of the content (not JSON, YAML or a kplace snapshot)",
+			bytes.IndexByte(head, 0))}
+	}
 	for n := 1; n <= br.Size(); n++ {
 		b, err := br.Peek(n)
 		if len(b) < n {
@@ -248,7 +263,11 @@ func readErr(path string, err error) *Error {
 	if err == io.ErrUnexpectedEOF || err == io.EOF {
 		msg = "unexpected end of data (truncated or corrupt file?)"
 	}
-	return &Error{File: path, Msg: msg, Err: err}
+	e := &Error{File: path, Msg: msg, Err: err}
+	if le, ok := err.(*limitError); ok {
+		e.Line = le.line
+	}
+	return e
 }
 
 // isSnapshotFile reports whether path holds a snapshot (possibly
@@ -288,5 +307,5 @@ func (l *loader) readSnapshot(name string, r io.Reader) error {
 	l.in = in
 	l.snapshot = &admission
 	l.snapshotFile = name
-	return nil
+	return l.admitSnapshot(name)
 }

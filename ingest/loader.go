@@ -6,7 +6,10 @@ import (
 	"hash/maphash"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/kplace/kplace/index"
 )
@@ -35,6 +38,8 @@ type loader struct {
 	npods       int
 	hasPriority []bool          // by pod index: spec.priority was set
 	namespaces  map[string]bool // Namespace objects read
+
+	globalDefault string // name of the globalDefault PriorityClass read
 
 	files        int   // files read so far
 	snapshot     *bool // a snapshot was read: its admission-defaults setting
@@ -65,6 +70,8 @@ const (
 	kindNamespace     = "Namespace"
 	kindPriorityClass = "PriorityClass"
 	kindPDB           = "PodDisruptionBudget"
+
+	policyV1beta1 = "policy/v1beta1" // PodDisruptionBudgets, read with its semantics
 )
 
 // classify returns the kind kplace reads for an object's apiVersion and
@@ -88,7 +95,7 @@ func classify(apiVersion, kind string) (string, error) {
 		return kind, nil
 	case group == "scheduling.k8s.io" && kind == kindPriorityClass:
 		return kind, nil
-	case apiVersion == "policy/v1" && kind == kindPDB:
+	case (apiVersion == "policy/v1" || apiVersion == policyV1beta1) && kind == kindPDB:
 		return kind, nil
 	}
 	return "", nil
@@ -153,7 +160,7 @@ func convert(r *converted, o *wireObject, apiVersion, kind string, src index.Sou
 		pc, err := c.convertPriorityClass(o)
 		r.other, r.err = &pc, err
 	case kindPDB:
-		pdb, err := c.convertPDB(o)
+		pdb, err := c.convertPDB(o, apiVersion)
 		r.other, r.err = &pdb, err
 	case kindNamespace:
 		ns := c.convertNamespace(o)
@@ -162,6 +169,30 @@ func convert(r *converted, o *wireObject, apiVersion, kind string, src index.Sou
 		w, err := c.convertWorkload(o)
 		r.other, r.err = &w, err
 	}
+	if r.err == nil {
+		if k == kindPod {
+			r.err = c.validPod(&r.pod)
+		} else {
+			r.err = c.valid(r.other)
+		}
+	}
+}
+
+// valid checks a converted object other than a pod (validate.go).
+func (c *objCtx) valid(o any) error {
+	switch o := o.(type) {
+	case *index.Node:
+		return c.validNode(o)
+	case *index.PriorityClass:
+		return c.validPriorityClass(o)
+	case *index.PDB:
+		return c.validPDB(o)
+	case *index.Namespace:
+		return c.validNamespace(o)
+	case *index.Workload:
+		return c.validWorkload(o)
+	}
+	panic(fmt.Sprintf("ingest: no validation for %T", o))
 }
 
 // emit converts one object and adds it to the input.
@@ -205,7 +236,11 @@ func (l *loader) apply(r *converted) error {
 	case kindNode:
 		l.in.Nodes = append(l.in.Nodes, *r.other.(*index.Node))
 	case kindPriorityClass:
-		l.in.PriorityClasses = append(l.in.PriorityClasses, *r.other.(*index.PriorityClass))
+		pc := r.other.(*index.PriorityClass)
+		if err := l.checkGlobalDefault(c, pc); err != nil {
+			return err
+		}
+		l.in.PriorityClasses = append(l.in.PriorityClasses, *pc)
 	case kindPDB:
 		l.in.PDBs = append(l.in.PDBs, *r.other.(*index.PDB))
 	case kindNamespace:
@@ -216,6 +251,173 @@ func (l *loader) apply(r *converted) error {
 	}
 	l.record(h, c, -1)
 	return nil
+}
+
+// admitSnapshot checks the objects of a snapshot (in l.in) as apply checks
+// converted ones, with the same functions: validation, duplicates, UIDs, a
+// single globalDefault class. A snapshot of kplace convert passes; its
+// checksums catch accidents, not crafted or edited files. Errors name the
+// snapshot, the object, and the file and line it came from.
+func (l *loader) admitSnapshot(file string) error {
+	in := l.in
+	bad := func(what string, n int) error {
+		return &Error{File: file, Msg: fmt.Sprintf("snapshot table \"snapshot\": %s %d is negative", what, n)}
+	}
+	if in.OtherScheduler < 0 {
+		return bad("other_scheduler", in.OtherScheduler)
+	}
+	if in.FinishedPods < 0 {
+		return bad("finished_pods", in.FinishedPods)
+	}
+	for _, k := range sortedKeys(in.SkippedKinds, nil) {
+		if n := in.SkippedKinds[k]; n < 0 {
+			return bad("the skipped_kinds count of "+strconv.Quote(k)+" is", n)
+		}
+	}
+	// Pods, the bulk, are validated on every processor while the loop
+	// below runs the other checks in input order; the first failure in that
+	// order is reported (for one object, a duplicate before a bad value), as
+	// apply would report it.
+	pods := validPodsAsync(file, in.Pods, l.workers())
+	defer pods.stop()
+	n := len(in.Nodes) + len(in.Pods) + len(in.PriorityClasses) + len(in.PDBs) + len(in.Namespaces) + len(in.Workloads)
+	l.seen = make(map[uint64]int32, n)
+	c := &objCtx{src: index.Source{File: file}}
+	// check runs the per-object checks in apply's order; podIdx >= 0 is
+	// the index of a pod, whose validation is the workers'.
+	check := func(kind, ns, name string, origin index.Source, valid func() error, podIdx int32) error {
+		c.kind, c.ns, c.name, c.origin = kind, ns, name, origin
+		h, err := l.checkDup(c)
+		if err != nil {
+			return err
+		}
+		if err := valid(); err != nil {
+			return err
+		}
+		l.record(h, c, podIdx)
+		return nil
+	}
+	for i := range in.Nodes {
+		n := &in.Nodes[i]
+		if err := check(kindNode, "", n.Name, n.Src, func() error { return c.validNode(n) }, -1); err != nil {
+			return err
+		}
+	}
+	// The pods, one chunk, for the lookups of checkDup.
+	l.pods, l.podStart = [][]index.Pod{in.Pods}, []int32{0}
+	defer func() { l.pods, l.podStart, l.npods = nil, nil, len(in.Pods) }()
+	for i := range in.Pods {
+		p := &in.Pods[i]
+		l.npods = i
+		c.kind, c.ns, c.name, c.origin = kindPod, p.Namespace, p.Name, p.Src
+		h, err := l.checkDup(c)
+		if err != nil {
+			if bad, berr := pods.wait(); bad >= 0 && bad < i {
+				return berr
+			}
+			return err
+		}
+		l.record(h, c, int32(i))
+	}
+	if _, err := pods.wait(); err != nil {
+		return err
+	}
+	for i := range in.PriorityClasses {
+		pc := &in.PriorityClasses[i]
+		err := check(kindPriorityClass, "", pc.Name, index.Source{}, func() error {
+			if err := c.validPriorityClass(pc); err != nil {
+				return err
+			}
+			return l.checkGlobalDefault(c, pc)
+		}, -1)
+		if err != nil {
+			return err
+		}
+	}
+	for i := range in.PDBs {
+		b := &in.PDBs[i]
+		if err := check(kindPDB, b.Namespace, b.Name, index.Source{}, func() error { return c.validPDB(b) }, -1); err != nil {
+			return err
+		}
+	}
+	for i := range in.Namespaces {
+		ns := &in.Namespaces[i]
+		if err := check(kindNamespace, "", ns.Name, index.Source{}, func() error { return c.validNamespace(ns) }, -1); err != nil {
+			return err
+		}
+	}
+	for i := range in.Workloads {
+		w := &in.Workloads[i]
+		if err := check(w.Kind, w.Namespace, w.Name, index.Source{}, func() error { return c.validWorkload(w) }, -1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// asyncValidation is the validation of a snapshot's pods, in flight.
+type asyncValidation struct {
+	done    chan struct{}
+	halt    atomic.Bool
+	bad     int // index of the first invalid pod, -1 when none
+	err     error
+	waited  bool
+	workers []podFailure
+}
+
+type podFailure struct {
+	idx int
+	err error
+}
+
+// validPodsAsync validates pods on workers goroutines, each over a range.
+func validPodsAsync(file string, pods []index.Pod, workers int) *asyncValidation {
+	v := &asyncValidation{done: make(chan struct{}), bad: -1, workers: make([]podFailure, max(workers, 1))}
+	var wg sync.WaitGroup
+	for w := range v.workers {
+		lo, hi := len(pods)*w/len(v.workers), len(pods)*(w+1)/len(v.workers)
+		v.workers[w].idx = -1
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := &objCtx{src: index.Source{File: file}, kind: kindPod}
+			for i := lo; i < hi && !v.halt.Load(); i++ {
+				p := &pods[i]
+				c.ns, c.name, c.origin = p.Namespace, p.Name, p.Src
+				if err := c.validPod(p); err != nil {
+					v.workers[w] = podFailure{i, err}
+					return
+				}
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(v.done)
+	}()
+	return v
+}
+
+// wait returns the first invalid pod and its error (-1, nil when none).
+func (v *asyncValidation) wait() (int, error) {
+	<-v.done
+	if !v.waited {
+		v.waited = true
+		for _, f := range v.workers {
+			if f.idx >= 0 {
+				v.bad, v.err = f.idx, f.err
+				break // ranges come in order
+			}
+		}
+	}
+	return v.bad, v.err
+}
+
+// stop ends the validation early (its result is no longer wanted) and
+// waits for the workers.
+func (v *asyncValidation) stop() {
+	v.halt.Store(true)
+	<-v.done
 }
 
 // Pod chunks grow from 64 to 4096 pods.
@@ -278,6 +480,19 @@ func (l *loader) checkDup(c *objCtx) (uint64, error) {
 		return h, dupErr(c, l.lookup(ref).src)
 	}
 	return h, nil
+}
+
+// checkGlobalDefault fails on a second globalDefault PriorityClass (the
+// API server refuses to create it); it remembers the first.
+func (l *loader) checkGlobalDefault(c *objCtx, pc *index.PriorityClass) error {
+	if !pc.GlobalDefault {
+		return nil
+	}
+	if l.globalDefault != "" {
+		return c.errf("globalDefault", "PriorityClass %s is the global default already", l.globalDefault)
+	}
+	l.globalDefault = pc.Name
+	return nil
 }
 
 func dupErr(c *objCtx, first index.Source) error {

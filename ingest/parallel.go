@@ -49,6 +49,7 @@ type batch struct {
 	seq   int
 	ev    []event
 	arena []byte
+	big   int // bytes of the items too large for the arena, copied apart
 }
 
 const (
@@ -69,7 +70,7 @@ type reader struct {
 func (r *reader) add(ev event) {
 	r.open()
 	r.cur.ev = append(r.cur.ev, ev)
-	if len(r.cur.ev) >= batchEvents || len(r.cur.arena) >= cap(r.cur.arena)*7/8 {
+	if len(r.cur.ev) >= batchEvents || len(r.cur.arena) >= cap(r.cur.arena)*7/8 || r.cur.big >= batchBytes {
 		r.flush()
 	}
 }
@@ -104,6 +105,7 @@ func (r *reader) item(raw []byte, src index.Source, list *listState) {
 	var b []byte
 	if len(raw) > cap(r.cur.arena)/4 {
 		b = append([]byte(nil), raw...)
+		r.cur.big += len(b) // a batch holds about batchBytes of them at most
 	} else {
 		if len(r.cur.arena)+len(raw) > cap(r.cur.arena) {
 			r.flush()
@@ -147,7 +149,7 @@ func work(b *batch, in *interner, filters *resourceFilter, opts Options) {
 			ev.err = err
 			continue
 		}
-		if strings.HasSuffix(kind, "List") && obj.Items != nil {
+		if strings.HasSuffix(kind, "List") && obj.HasItems {
 			ev.obj = obj // nested list: the merger flattens it
 			continue
 		}
@@ -171,7 +173,8 @@ func (l *loader) readJSONParallel(path string, r io.Reader, n int) error {
 	quit := make(chan struct{})
 
 	rd := &reader{jobs: jobs, quit: quit}
-	w := &jsonWalker{file: path, s: newStream(r, 64<<10), intern: newInterner(), par: rd}
+	w := &jsonWalker{file: path, s: newStream(r, streamWindow), intern: newInterner(), par: rd}
+	w.s.max = l.opts.maxObject()
 	w.emit = func(o *wireObject, apiVersion, kind string, src index.Source) error {
 		rd.add(event{kind: evObject, obj: o, apiVersion: apiVersion, objKind: kind, src: src})
 		return nil

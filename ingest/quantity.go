@@ -43,6 +43,18 @@ func (a amount) units() (int64, bool) {
 	return a.whole + 1, true
 }
 
+// fits reports whether a is a quantity the engine holds (see
+// quantityInRange) in its unit: millicores for cpu, else whole units. A
+// binary-suffixed value that parseQuantity capped at 2^63-1 (as
+// apimachinery caps it) does not fit, for cpu or for memory alike.
+func (a amount) fits(cpu bool) bool {
+	v, ok := a.units()
+	if cpu {
+		v, ok = a.millis()
+	}
+	return ok && quantityInRange(v)
+}
+
 // add returns a+b; ok is false on overflow.
 func (a amount) add(b amount) (amount, bool) {
 	m := a.milli + b.milli

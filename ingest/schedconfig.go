@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/kplace/kplace/index"
@@ -26,6 +27,30 @@ type spreadArgs struct {
 	DefaultingType     string              `json:"defaultingType"`
 }
 
+// readConfig reads a configuration file within the input limits: at most
+// DefaultMaxObjectSize bytes, also as the JSON its YAML aliases expand to
+// (a path such as /dev/zero, or an alias bomb, is refused, not read to
+// the end).
+func readConfig(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, DefaultMaxObjectSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > DefaultMaxObjectSize {
+		return nil, fmt.Errorf("%s: larger than %s bytes", path, FormatSize(DefaultMaxObjectSize))
+	}
+	if err := checkYAMLAliases(data, DefaultMaxObjectSize); err != nil {
+		err.(*limitError).flag = "" // no flag raises it
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return data, nil
+}
+
 // ReadDefaultSpread reads cluster default topology spread constraints from
 // path: a KubeSchedulerConfiguration (the PodTopologySpread args of the
 // default-scheduler profile, else of the first profile that has them), a
@@ -33,7 +58,7 @@ type spreadArgs struct {
 // JSON. system is true when the file asks for the built-in defaults
 // (defaultingType: System with no constraints); constraints is then nil.
 func ReadDefaultSpread(path string) (constraints []index.SpreadConstraint, system bool, err error) {
-	data, err := os.ReadFile(path)
+	data, err := readConfig(path)
 	if err != nil {
 		return nil, false, err
 	}
@@ -175,7 +200,7 @@ type SchedulerConfig struct {
 // or MostAllocated, resource weights other than cpu and memory at 1) are
 // errors; other plugins' settings are listed in Ignored.
 func ReadSchedulerConfig(path string) (*SchedulerConfig, error) {
-	data, err := os.ReadFile(path)
+	data, err := readConfig(path)
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ import (
 
 // SnapshotVersion is the snapshot format version this kplace writes and
 // reads. It changes whenever a table or column changes.
-const SnapshotVersion = 3
+const SnapshotVersion = 4
 
 // Schema metadata keys and values.
 const (
@@ -86,6 +86,8 @@ var (
 	prefsT     = arrow.ListOfNonNullable(prefT)
 	taintT     = arrow.StructOf(req("key", dstr), req("value", dstr), req("effect", dstr))
 	taintsT    = arrow.ListOfNonNullable(taintT)
+	imageT     = arrow.StructOf(opt("names", strsT), req("size", i64))
+	imagesT    = arrow.ListOfNonNullable(imageT)
 	tolT       = arrow.StructOf(req("key", dstr), req("operator", dstr), req("value", dstr), req("effect", dstr), opt("toleration_seconds", i64))
 	tolsT      = arrow.ListOfNonNullable(tolT)
 	qtyT       = arrow.StructOf(req("name", dstr), req("value", i64))
@@ -143,6 +145,7 @@ var (
 		opt("allocatable", resourcesT),
 		req("src_file", dstr),
 		req("src_line", i64),
+		opt("images", imagesT),
 	}
 	podFields = []arrow.Field{
 		req("namespace", dstr),
@@ -179,6 +182,8 @@ var (
 		opt("anti_affinity", podTermsT),
 		opt("preferred_affinity", wPodTermsT),
 		opt("preferred_anti_affinity", wPodTermsT),
+		opt("images", strsT),
+		req("image_containers", i32),
 	}
 	priorityClassFields = []arrow.Field{
 		req("name", str),
@@ -811,6 +816,28 @@ func (t *taintsEnc) data() arrow.ArrayData {
 	return t.list.data(taintsT, structData(taintT, len(t.key.idx), nil, t.key.data(), t.value.data(), t.effect.data()))
 }
 
+// imagesEnc encodes []index.NodeImage.
+type imagesEnc struct {
+	list  *listEnc
+	names *strsEnc
+	size  *i64Enc
+}
+
+func newImagesEnc(e *encoder) *imagesEnc {
+	return &imagesEnc{list: e.list(), names: newStrsEnc(e), size: e.i64s()}
+}
+
+func (t *imagesEnc) add(images []index.NodeImage) {
+	addList(t.list, images, func(im *index.NodeImage) {
+		t.names.add(im.Names)
+		t.size.add(im.Size)
+	})
+}
+
+func (t *imagesEnc) data() arrow.ArrayData {
+	return t.list.data(imagesT, structData(imageT, len(t.size.v), nil, t.names.data(), t.size.data()))
+}
+
 // tolsEnc encodes []index.Toleration.
 type tolsEnc struct {
 	list                         *listEnc
@@ -1037,11 +1064,12 @@ type nodeEnc struct {
 	alloc         *resourcesEnc
 	srcFile       *dictEnc
 	srcLine       *i64Enc
+	images        *imagesEnc
 }
 
 func newNodeEnc(e *encoder, rows []index.Node) *nodeEnc {
 	return &nodeEnc{rows: rows, name: e.strs(), labels: newLabelsEnc(e), taints: newTaintsEnc(e),
-		unschedulable: e.bools(), alloc: newResourcesEnc(e), srcFile: e.dict(), srcLine: e.i64s()}
+		unschedulable: e.bools(), alloc: newResourcesEnc(e), srcFile: e.dict(), srcLine: e.i64s(), images: newImagesEnc(e)}
 }
 
 func (c *nodeEnc) row(i int) {
@@ -1053,11 +1081,12 @@ func (c *nodeEnc) row(i int) {
 	c.alloc.add(n.Allocatable)
 	c.srcFile.add(n.Src.File)
 	c.srcLine.add(int64(n.Src.Line))
+	c.images.add(n.Images)
 }
 
 func (c *nodeEnc) cols() []arrow.ArrayData {
 	return []arrow.ArrayData{c.name.arrayData(), c.labels.data(), c.taints.data(), c.unschedulable.data(),
-		c.alloc.data(), c.srcFile.data(), c.srcLine.data()}
+		c.alloc.data(), c.srcFile.data(), c.srcLine.data(), c.images.data()}
 }
 
 type podEnc struct {
@@ -1082,6 +1111,8 @@ type podEnc struct {
 	spread                                        *spreadsEnc
 	affinity, antiAffinity                        *podTermsEnc
 	prefAffinity, prefAntiAffinity                *wPodTermsEnc
+	images                                        *strsEnc
+	imageContainers                               *i32Enc
 }
 
 func newPodEnc(e *encoder, rows []index.Pod) *podEnc {
@@ -1094,7 +1125,7 @@ func newPodEnc(e *encoder, rows []index.Pod) *podEnc {
 		priority: e.i32s(), preemption: e.dict(), unsupp: e.dict(), gated: e.bools(), gates: newStrsEnc(e),
 		rejected: e.strs(), srcFile: e.dict(), srcLine: e.i64s(), nonZeroCPU: e.i64s(), nonZeroMem: e.i64s(),
 		priorityClass: e.dict(), spread: newSpreadsEnc(e), affinity: newPodTermsEnc(e), antiAffinity: newPodTermsEnc(e),
-		prefAffinity: newWPodTermsEnc(e), prefAntiAffinity: newWPodTermsEnc(e)}
+		prefAffinity: newWPodTermsEnc(e), prefAntiAffinity: newWPodTermsEnc(e), images: newStrsEnc(e), imageContainers: e.i32s()}
 }
 
 func (c *podEnc) row(i int) {
@@ -1133,6 +1164,8 @@ func (c *podEnc) row(i int) {
 	c.antiAffinity.add(p.AntiAffinity)
 	c.prefAffinity.add(p.PreferredAffinity)
 	c.prefAntiAffinity.add(p.PreferredAntiAffinity)
+	c.images.add(p.Images)
+	c.imageContainers.add(p.ImageContainers)
 }
 
 func (c *podEnc) cols() []arrow.ArrayData {
@@ -1142,7 +1175,8 @@ func (c *podEnc) cols() []arrow.ArrayData {
 		c.required.data(), c.hasRequired.data(), c.preferred.data(), c.hostPorts.data(), c.priority.data(),
 		c.preemption.data(), c.unsupp.data(), c.gated.data(), c.gates.data(), c.rejected.arrayData(),
 		c.srcFile.data(), c.srcLine.data(), c.nonZeroCPU.data(), c.nonZeroMem.data(), c.priorityClass.data(),
-		c.spread.data(), c.affinity.data(), c.antiAffinity.data(), c.prefAffinity.data(), c.prefAntiAffinity.data()}
+		c.spread.data(), c.affinity.data(), c.antiAffinity.data(), c.prefAffinity.data(), c.prefAntiAffinity.data(),
+		c.images.data(), c.imageContainers.data()}
 }
 
 type priorityClassEnc struct {

@@ -910,6 +910,25 @@ func (c *taintsCol) build() {
 	})
 }
 
+// imagesCol is a list<image> column.
+type imagesCol struct {
+	listOf[index.NodeImage]
+	names *strsCol
+	size  i64Col
+}
+
+func (d *snapDecoder) images(a arrow.Array) *imagesCol {
+	l, elems := d.list(a)
+	return &imagesCol{listOf[index.NodeImage]{list: l}, d.strsOf(field(elems, 0)), d.i64s(field(elems, 1))}
+}
+
+func (c *imagesCol) build() {
+	c.names.build()
+	c.fill(len(c.size.v), func(j int) index.NodeImage {
+		return index.NodeImage{Names: c.names.at(j), Size: c.size.v[j]}
+	})
+}
+
 // tolsCol is a list<toleration> column.
 type tolsCol struct {
 	listOf[index.Toleration]
@@ -1099,13 +1118,14 @@ func (c *wPodTermsCol) build() {
 func decodeNodes(d *snapDecoder, c cols) func([]index.Node) {
 	name, labels, taints := d.plain(c.col("name")), d.labels(c.col("labels")), d.taints(c.col("taints"))
 	unsched, alloc := d.bools(c.col("unschedulable")), d.resources(c.col("allocatable"))
-	srcFile, srcLine := d.dict(c.col("src_file")), d.i64s(c.col("src_line"))
+	srcFile, srcLine, images := d.dict(c.col("src_file")), d.i64s(c.col("src_line")), d.images(c.col("images"))
 	return func(dst []index.Node) {
 		taints.build()
 		alloc.build()
+		images.build()
 		for i := range dst {
 			dst[i] = index.Node{Name: name.at(i), Labels: labels.at(i), Taints: taints.at(i),
-				Unschedulable: unsched.at(i), Allocatable: alloc.at(i),
+				Unschedulable: unsched.at(i), Allocatable: alloc.at(i), Images: images.at(i),
 				Src: index.Source{File: srcFile.at(i), Line: int(srcLine.v[i])}}
 		}
 	}
@@ -1125,6 +1145,7 @@ func decodePods(d *snapDecoder, c cols) func([]index.Pod) {
 	pcName, spread := d.dict(c.col("priority_class_name")), d.spreads(c.col("spread"))
 	affinity, antiAffinity := d.podTerms(c.col("affinity")), d.podTerms(c.col("anti_affinity"))
 	prefAffinity, prefAntiAffinity := d.wPodTerms(c.col("preferred_affinity")), d.wPodTerms(c.col("preferred_anti_affinity"))
+	images, imageContainers := d.strsOf(c.col("images")), d.i32s(c.col("image_containers"))
 	return func(dst []index.Pod) {
 		owner.build()
 		requests.build()
@@ -1138,6 +1159,7 @@ func decodePods(d *snapDecoder, c cols) func([]index.Pod) {
 		antiAffinity.build()
 		prefAffinity.build()
 		prefAntiAffinity.build()
+		images.build()
 		for i := range dst {
 			p := &dst[i] // zero: fill in place
 			p.Namespace, p.Name, p.UID, p.Labels = ns.at(i), name.at(i), uid.at(i), labels.at(i)
@@ -1152,6 +1174,7 @@ func decodePods(d *snapDecoder, c cols) func([]index.Pod) {
 			p.NonZeroCPU, p.NonZeroMemory, p.PriorityClassName = nzCPU.v[i], nzMem.v[i], pcName.at(i)
 			p.Spread, p.Affinity, p.AntiAffinity = spread.at(i), affinity.at(i), antiAffinity.at(i)
 			p.PreferredAffinity, p.PreferredAntiAffinity = prefAffinity.at(i), prefAntiAffinity.at(i)
+			p.Images, p.ImageContainers = images.at(i), imageContainers[i]
 		}
 	}
 }

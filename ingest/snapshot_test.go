@@ -518,7 +518,9 @@ func TestSnapshotLimits(t *testing.T) {
 }
 
 // FuzzSnapshot feeds corrupted snapshots to the decoder: it must return
-// an *Error or a model, never panic or allocate without bound.
+// an *Error or a model, never panic or allocate without bound; a model
+// that loads (validation passed) places. FuzzSnapshotValues reaches the
+// values, which the checksums guard here.
 func FuzzSnapshot(f *testing.F) {
 	old, oldPre := snapMaxMessage, snapMaxPrealloc
 	snapMaxMessage, snapMaxPrealloc = 1<<20, 1<<10
@@ -550,6 +552,14 @@ func FuzzSnapshot(f *testing.F) {
 		if err != nil || !reflect.DeepEqual(again, in) {
 			t.Fatalf("a loaded snapshot does not round-trip: %v", err)
 		}
+		loaded, err := loadBytes(b, Options{Parallelism: 2})
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("error %T is not an *Error: %v", err, err)
+			}
+			return
+		}
+		placeChecked(t, loaded, len(b))
 	})
 }
 

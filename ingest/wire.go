@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"strconv"
 
@@ -26,8 +27,10 @@ type wireObject struct {
 	GlobalDefault    bool
 	PreemptionPolicy *string
 
-	// A List nested inside a list: its items, copied.
-	Items [][]byte
+	// A List nested inside a list: its items, copied. HasItems: the
+	// object has an "items" field (null included).
+	Items    [][]byte
+	HasItems bool
 }
 
 type wireMeta struct {
@@ -62,6 +65,7 @@ type wireSpec struct {
 	Affinity                  *wireAffinity
 	TopologySpreadConstraints []wireSpread
 	ClaimVolumes              bool
+	ImageVolumes              []string // volumes[].image.reference
 	PriorityClassName         string
 	Priority                  *int32
 	PreemptionPolicy          *string
@@ -86,6 +90,7 @@ type wireSpec struct {
 
 type wireContainer struct {
 	Name          string
+	Image         string
 	RestartPolicy string
 	Resources     wireResources
 	Ports         []wirePort
@@ -185,6 +190,7 @@ type wireStatus struct {
 	// Node
 	Allocatable resList
 	Capacity    resList
+	Images      []wireImage
 
 	// PodDisruptionBudget
 	DisruptionsAllowed *int32
@@ -296,7 +302,7 @@ func (p *jp) objectField(o *wireObject, k []byte) {
 	case "preemptionPolicy":
 		o.PreemptionPolicy = p.optStr()
 	case "items":
-		o.Items = nil
+		o.Items, o.HasItems = nil, true
 		if p.arrStart() {
 			for first := true; p.more(&first); {
 				o.Items = append(o.Items, append([]byte(nil), p.raw()...))
@@ -414,7 +420,7 @@ func (p *jp) spec(s *wireSpec) {
 				}
 			}
 		case "volumes":
-			s.ClaimVolumes = p.claimVolumes()
+			s.ClaimVolumes, s.ImageVolumes = p.volumes()
 		case "priorityClassName":
 			s.PriorityClassName = p.istr()
 		case "priority":
@@ -473,6 +479,8 @@ func (p *jp) containers() []wireContainer {
 				switch string(k) {
 				case "name":
 					c.Name = p.istr()
+				case "image":
+					c.Image = p.istr()
 				case "restartPolicy":
 					c.RestartPolicy = p.istr()
 				case "resources":
@@ -541,7 +549,10 @@ func (p *jp) resList() resList {
 			raw := p.raw()
 			txt := quantityBytes(raw)
 			var err error
-			if e.v, e.neg, err = parseQuantity(string(txt)); err != nil {
+			if e.v, e.neg, err = parseQuantity(string(txt)); err == nil && !e.v.fits(string(k) == index.NameCPU) {
+				err = errQuantityRange
+			}
+			if err != nil {
 				e.bad, e.err = string(txt), err
 			}
 		case 'n':
@@ -660,12 +671,11 @@ func (p *jp) taint() wireTaint {
 	}
 }
 
-// claimVolumes reports whether a volume uses a persistentVolumeClaim or an
-// ephemeral volume.
-func (p *jp) claimVolumes() bool {
-	found := false
+// volumes reports whether a volume uses a persistentVolumeClaim or an
+// ephemeral volume, and returns the references of the image volumes.
+func (p *jp) volumes() (claims bool, images []string) {
 	if !p.arrStart() {
-		return false
+		return false, nil
 	}
 	for first := true; p.more(&first); {
 		if !p.objStart() {
@@ -679,14 +689,29 @@ func (p *jp) claimVolumes() bool {
 			switch string(k) {
 			case "persistentVolumeClaim", "ephemeral":
 				if p.present() {
-					found = true
+					claims = true
+				}
+			case "image":
+				if !p.objStart() {
+					continue
+				}
+				for first := true; ; {
+					k := p.next(&first)
+					if k == nil {
+						break
+					}
+					if string(k) == "reference" {
+						images = append(images, p.istr())
+					} else {
+						p.skip()
+					}
 				}
 			default:
 				p.skip()
 			}
 		}
 	}
-	return found
+	return claims, images
 }
 
 func (p *jp) affinity() *wireAffinity {
@@ -1006,6 +1031,8 @@ func (p *jp) status(s *wireStatus) {
 			s.Allocatable = p.resList()
 		case "capacity":
 			s.Capacity = p.resList()
+		case "images":
+			s.Images = p.images()
 		case "disruptionsAllowed":
 			s.DisruptionsAllowed = p.optInt32()
 		default:
@@ -1080,6 +1107,41 @@ func (p *jp) containerStatuses() []wireContainerStatus {
 			}
 		}
 		out = append(out, cs)
+	}
+	return out
+}
+
+// wireImage is one entry of a node's status.images.
+type wireImage struct {
+	Names []string
+	Size  int64
+}
+
+// images parses a node's status.images.
+func (p *jp) images() []wireImage {
+	if !p.arrStart() {
+		return nil
+	}
+	var out []wireImage
+	for first := true; p.more(&first); {
+		var im wireImage
+		if p.objStart() {
+			for first := true; ; {
+				k := p.next(&first)
+				if k == nil {
+					break
+				}
+				switch string(k) {
+				case "names":
+					im.Names = p.strSlice()
+				case "sizeBytes":
+					im.Size = p.integer(math.MinInt64, math.MaxInt64, "an int64")
+				default:
+					p.skip()
+				}
+			}
+		}
+		out = append(out, im)
 	}
 	return out
 }

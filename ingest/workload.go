@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"math"
 	"strconv"
 
 	"github.com/kplace/kplace/index"
@@ -176,16 +177,12 @@ func (c *objCtx) controller(o *wireObject, w *index.Workload, tmpl []byte) error
 	}
 	w.CreationUnix = o.Metadata.Created
 	w.Template = tmpl // a controller without one creates nothing (Expand says so)
-	nonNegative := func(v *int32, field string, def int32) (int32, error) {
+	orDefault := func(v *int32, def int32) int32 {
 		if v == nil {
-			return def, nil
+			return def
 		}
-		if *v < 0 {
-			return 0, c.errf(field, "must be greater than or equal to 0, not %d", *v)
-		}
-		return *v, nil
+		return *v // validWorkload checks the value
 	}
-	var err error
 	w.Replicas, w.Parallelism, w.Completions = 0, 0, 0
 	switch c.kind {
 	case index.KindJob:
@@ -195,37 +192,25 @@ func (c *objCtx) controller(o *wireObject, w *index.Workload, tmpl []byte) error
 			one := int32(1)
 			completions = &one
 		}
-		if w.Parallelism, err = nonNegative(parallelism, "spec.parallelism", 1); err != nil {
-			return err
-		}
-		if w.Completions, err = nonNegative(completions, "spec.completions", -1); err != nil {
-			return err
+		w.Parallelism, w.Completions = orDefault(parallelism, 1), orDefault(completions, -1)
+		if completions != nil && *completions < 0 {
+			w.Completions = math.MinInt32 // negative: refused, not taken as unset
 		}
 		switch s.CompletionMode {
 		case "", "NonIndexed":
 		case "Indexed":
 			w.Indexed = true
-			if w.Completions < 0 {
-				return c.errf("spec.completions", "required when completionMode is Indexed")
-			}
 		default:
 			return c.errf("spec.completionMode", "unknown completion mode %q (want NonIndexed or Indexed)", s.CompletionMode)
 		}
 		w.Suspend, w.ManualSelector, w.Finished = s.Suspend, s.ManualSelector, st.Finished
-		if st.Succeeded < 0 {
-			return c.errf("status.succeeded", "must be greater than or equal to 0, not %d", st.Succeeded)
-		}
 		w.Succeeded, w.CompletedIndexes, w.FailedIndexes = st.Succeeded, st.CompletedIndexes, st.FailedIndexes
 	case index.KindDaemonSet:
 	default:
-		if w.Replicas, err = nonNegative(s.Replicas, "spec.replicas", 1); err != nil {
-			return err
-		}
+		w.Replicas = orDefault(s.Replicas, 1)
 	}
 	if c.kind == index.KindStatefulSet {
-		if w.OrdinalsStart, err = nonNegative(s.OrdinalsStart, "spec.ordinals.start", 0); err != nil {
-			return err
-		}
+		w.OrdinalsStart = orDefault(s.OrdinalsStart, 0)
 		w.ServiceName, w.UpdateRevision, w.ClaimTemplates = s.ServiceName, st.UpdateRevision, s.ClaimTemplates
 	}
 	w.CollisionCount = -1

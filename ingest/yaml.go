@@ -3,6 +3,7 @@ package ingest
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"regexp"
 	"strconv"
@@ -17,21 +18,27 @@ import (
 // YAMLReader splits them), each read whole, converted to JSON by
 // sigs.k8s.io/yaml, then walked like a JSON stream.
 
-// readYAML reads a YAML stream (already decompressed).
+// readYAML reads a YAML stream (already decompressed). A line longer
+// than the line limit, or a document larger than the object limit, is
+// refused when it reaches the limit.
 func (l *loader) readYAML(path string, r *bufio.Reader) error {
-	return splitYAML(path, r, func(doc []byte, firstLine int) error { return l.yamlDoc(path, doc, firstLine) })
+	return splitYAML(path, r, &l.opts, func(doc []byte, firstLine int) error { return l.yamlDoc(path, doc, firstLine) })
 }
 
 // splitYAML calls yield with each document of a YAML stream and the line
-// it starts on.
-func splitYAML(path string, r *bufio.Reader, yield func(doc []byte, firstLine int) error) error {
+// it starts on, within opts' limits.
+func splitYAML(path string, r *bufio.Reader, opts *Options, yield func(doc []byte, firstLine int) error) error {
 	var doc bytes.Buffer
 	line := 0          // lines read so far
 	docStart := 1      // line of the document's first line
 	var partial []byte // a line longer than the reader's buffer
+	maxLine, maxDoc := opts.maxLine(), opts.maxObject()
 	for {
 		chunk, err := r.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
+			if int64(len(partial)+len(chunk)) > maxLine {
+				return readErr(path, &limitError{what: fmt.Sprintf("line %d", line+1), limit: maxLine, flag: flagMaxLine, line: line + 1})
+			}
 			partial = append(partial, chunk...)
 			continue
 		}
@@ -46,6 +53,9 @@ func splitYAML(path string, r *bufio.Reader, yield func(doc []byte, firstLine in
 		if len(text) > 0 {
 			line++
 		}
+		if int64(len(text)) > maxLine {
+			return readErr(path, &limitError{what: fmt.Sprintf("line %d", line), limit: maxLine, flag: flagMaxLine, line: line})
+		}
 		if bytes.HasPrefix(text, []byte("---")) {
 			rest := strings.TrimSpace(string(text[3:]))
 			if rest != "" && rest[0] != '#' {
@@ -57,6 +67,9 @@ func splitYAML(path string, r *bufio.Reader, yield func(doc []byte, firstLine in
 			doc.Reset()
 			docStart = line + 1
 		} else {
+			if int64(doc.Len()+len(text)) > maxDoc {
+				return readErr(path, &limitError{what: fmt.Sprintf("the YAML document starting at line %d", docStart), limit: maxDoc, flag: flagMaxObject, line: docStart})
+			}
 			doc.Write(text)
 		}
 		if err == io.EOF {
@@ -71,6 +84,11 @@ var yamlLineRE = regexp.MustCompile(`line (\d+)`)
 func (l *loader) yamlDoc(path string, doc []byte, firstLine int) error {
 	if len(bytes.TrimSpace(doc)) == 0 {
 		return nil
+	}
+	if err := checkYAMLAliases(doc, l.opts.maxObject()); err != nil {
+		e := readErr(path, err)
+		e.Line = firstLine
+		return e
 	}
 	js, err := yaml.YAMLToJSON(doc)
 	if err != nil {
@@ -98,7 +116,7 @@ func (l *loader) yamlDoc(path string, doc []byte, firstLine int) error {
 		src              index.Source
 	}
 	var objs []held
-	w := &jsonWalker{file: path, s: newStream(bytes.NewReader(js), 64<<10), loc: loc, intern: l.intern,
+	w := &jsonWalker{file: path, s: newStream(bytes.NewReader(js), streamWindow), loc: loc, intern: l.intern,
 		emit: func(o *wireObject, apiVersion, kind string, src index.Source) error {
 			c := new(wireObject)
 			*c = *o // o may be the walker's scratch object

@@ -31,6 +31,11 @@ type scanner struct {
 	ttMax, naMax int64
 	// parked holds the fitting nodes a pod-relative filter rejected.
 	parked []parkedEntry
+	// heads and filt are a level-ordered build's walk and scratch words;
+	// stopped is set when its walk stopped early.
+	heads   []cellHead
+	filt    []uint64
+	stopped bool
 }
 
 // parkedEntry is an entry rejected by the class's relClass.deps[dep].
@@ -42,6 +47,7 @@ type parkedEntry struct {
 func (w *scanner) reset() {
 	w.topK.reset()
 	w.parked = w.parked[:0]
+	w.stopped = false
 }
 
 // build fills the class heap from scratch.
@@ -49,9 +55,17 @@ func (s *Solver) build(cl *class) {
 	c := s.c
 	g := cl.g
 	s.builds++
+	again := cl.built
 	cl.built = true
 	cl.cursor = len(c.Changes)
 	keep := max(cl.pods, 16)
+	if s.session && cl.rel == nil && again {
+		// A session keeps the class for later batches: once it is
+		// built again (its pods keep coming), a deeper heap lasts more
+		// placements before the next scan. Most classes of a session
+		// come once, for a few pods: their first build keeps few.
+		keep = max(keep, sessionKeep)
+	}
 	dense := g.dense
 	workers := s.scanners(g.feasCard)
 	s.prepareStatic(cl)
@@ -66,10 +80,14 @@ func (s *Solver) build(cl *class) {
 		s.parkAll(cl, workers)
 		return
 	}
+	if s.lv != nil && cl.rel == nil && cl.dom == nil {
+		s.buildLevels(cl, dense, keep)
+		return
+	}
 	if len(workers) > 1 && s.room.fewer(cl, dense, 0, minParallelNodes) {
 		workers = workers[:1] // the scan's work is the nodes with room: not worth the goroutines
 	}
-	s.parallel(workers, dense, func(w *scanner, lo, hi int) { s.scanScore(cl, dense, w, lo, hi, keep, cl.rel) })
+	s.parallel(workers, dense, func(w *scanner, lo, hi int) { s.scanScore(cl, dense, w, lo, hi, keep, cl.rel, nil) })
 	m := s.mergeScanners(workers, keep)
 	cl.heap = append(cl.heap[:0], m.heap...)
 	if cap(cl.heap) > 4*len(cl.heap)+64 {
@@ -127,17 +145,21 @@ func (s *Solver) scanners(n int) []scanner {
 // nodes, one per worker.
 func (s *Solver) parallel(ws []scanner, dense []uint64, f func(w *scanner, lo, hi int)) {
 	words := len(dense)
-	if len(ws) == 1 {
-		f(&ws[0], 0, words)
+	s.eachWorker(len(ws), func(i int) { f(&ws[i], words*i/len(ws), words*(i+1)/len(ws)) })
+}
+
+// eachWorker runs f(0), ..., f(k-1), each on its own goroutine when k > 1.
+func (s *Solver) eachWorker(k int, f func(i int)) {
+	if k == 1 {
+		f(0)
 		return
 	}
 	var wg sync.WaitGroup
-	for i := range ws {
-		lo, hi := words*i/len(ws), words*(i+1)/len(ws)
+	for i := range k {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f(&ws[i], lo, hi)
+			f(i)
 		}()
 	}
 	wg.Wait()
@@ -150,14 +172,17 @@ func (s *Solver) parallel(ws []scanner, dense []uint64, f func(w *scanner, lo, h
 // class's own (upper); both add the class's static scores.
 //
 // rc is the class's pod-relative part, whose filters park the nodes they
-// reject; nil scans without them (a template).
-func (s *Solver) scanScore(cl *class, dense []uint64, w *scanner, lo, hi, keep int, rc *relClass) {
+// reject; nil scans without them (a template). With ids, dense holds words
+// over ids (bit i of word j stands for node ids[64*j+i]) already cut to
+// the nodes with room.
+func (s *Solver) scanScore(cl *class, dense []uint64, w *scanner, lo, hi, keep int, rc *relClass, ids []index.NodeID) {
 	gen := s.c.Gen
 	hot := s.hot
-	bound, rawTT, rawNA, ttTab, naTab, free := s.bound, cl.rawTT, cl.rawNA, cl.ttScore, cl.naScore, s.free
-	// flat: no node has a raw TaintToleration or NodeAffinity score, so
-	// the static scores are the same on every node.
-	flat := cl.g.rawTT == nil && cl.g.rawNA == nil
+	bound, ttTab, naTab, free := s.bound, cl.ttScore, cl.naScore, s.free
+	// flat: no node has a raw TaintToleration or NodeAffinity score, nor
+	// an ImageLocality score, so the static scores are the same on every
+	// node.
+	flat := cl.g.rawTT == nil && cl.g.rawNA == nil && !cl.hasImg
 	st0 := ttTab[0] + naTab[0]
 	// thr is the heap's worst entry once it is full: a node whose bound
 	// (with its own tie-break) is not better cannot enter.
@@ -189,14 +214,21 @@ func (s *Solver) scanScore(cl *class, dense []uint64, w *scanner, lo, hi, keep i
 		// A node above a normalisation maximum did not fit when the
 		// maxima were taken: skipping it changes nothing.
 		k := 0
-		for word := dense[wi] & roomCPU[wi] & roomMem[wi]; word != 0; word &= word - 1 {
+		word := dense[wi]
+		if ids == nil {
+			word &= roomCPU[wi] & roomMem[wi]
+		}
+		for ; word != 0; word &= word - 1 {
 			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
+			if ids != nil {
+				n = ids[n]
+			}
 			if !cl.fitsFree(&free[n]) {
 				continue // never an entry: not in the cut either
 			}
 			st := st0
 			if !flat {
-				st = ttTab[rawTT[n]] + naTab[rawNA[n]]
+				st = cl.staticScore(n)
 			}
 			if ub := int64(bound[n]) + st; ub > thr.score || !skip(ub, n) {
 				cand[k], static[k] = n, st

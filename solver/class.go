@@ -8,12 +8,13 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
 // Well-known names the filters use.
 const (
-	taintUnschedulable = "node.kubernetes.io/unschedulable"
+	taintUnschedulable = rules.TaintNodeUnschedulable
 	fieldNodeName      = index.FieldNodeName
 )
 
@@ -48,6 +49,18 @@ type group struct {
 	// awaited is set when placement first waited for it.
 	ready   chan struct{}
 	awaited bool
+	// What a session needs to follow changes of node taints and cordons
+	// (see session.go): the group's key, its tolerations, whether they
+	// tolerate a cordon, and the static sets that do not depend on taints
+	// (NodeAffinity's PreFilter names and its filter; nil: every node;
+	// affNodes instead of aff for a group set up over its named nodes'
+	// words).
+	key        string
+	tols       []index.Toleration
+	unschedTol bool
+	names      *roaring.Bitmap
+	aff        []uint64
+	affNodes   *roaring.Bitmap
 }
 
 // class is one equivalence class of pending pods: equal in every field that
@@ -89,6 +102,10 @@ type class struct {
 	// node); rawTT and rawNA are the group's raw columns, or zeros.
 	ttScore, naScore []int64
 	rawTT, rawNA     []int32
+	// img holds the class's ImageLocality score per node (images.go), a
+	// column of zeros when it is 0 everywhere (then hasImg is false).
+	img    []uint8
+	hasImg bool
 
 	heap nodeHeap
 	// cut is the best entry left out of a truncated heap (valid when
@@ -136,6 +153,9 @@ type keyEncoder struct {
 	buf  []byte
 	keys []string
 	sels map[string]labels.Selector // see cachedSelector
+	// images: demand writes the pod's images (the cluster's nodes list
+	// images, so ImageLocality scores them).
+	images bool
 	// matchers caches affinity terms' matchers by encoding (encodeRel);
 	// spreads pods' default constraints (spreadOfMemo).
 	matchers map[string]matcher
@@ -152,6 +172,14 @@ func (e *keyEncoder) num(v int64) { e.buf = binary.AppendVarint(e.buf, v) }
 // demand writes what decides where p fits and how a node scores for it:
 // requests, scoring requests and host ports.
 func (e *keyEncoder) demand(p *index.Pod) {
+	if e.images {
+		// ImageLocality scores the pod's images (when nodes list images).
+		e.num(int64(p.ImageContainers))
+		e.num(int64(len(p.Images)))
+		for _, im := range p.Images {
+			e.str(im)
+		}
+	}
 	e.num(int64(len(p.Requests)))
 	for _, q := range p.Requests { // ingest emits requests in a stable order
 		e.str(q.Name)
@@ -433,6 +461,9 @@ func (g *group) initNamed(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncod
 	total := int(c.All.GetCardinality())
 	var dense []uint64
 	lo, hi := 0, len(all)
+	g.tols = p.Tolerations
+	unschedTaint := index.Taint{Key: taintUnschedulable, Effect: index.EffectNoSchedule}
+	g.unschedTol = tolerates(p.Tolerations, &unschedTaint)
 	names, conflict, named := preFilterNames(c, p)
 	if named && names.GetCardinality() <= maxNamed {
 		dense = make([]uint64, len(all))
@@ -450,17 +481,15 @@ func (g *group) initNamed(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncod
 		}
 	}
 	if named {
+		g.names = names
 		g.conflict = conflict
 		g.nAbsent = total - int(names.GetCardinality())
 	}
 	win := dense[lo:hi]
 
 	// NodeUnschedulable.
-	if !c.Unschedulable.IsEmpty() {
-		unschedTaint := index.Taint{Key: taintUnschedulable, Effect: index.EffectNoSchedule}
-		if !tolerates(p.Tolerations, &unschedTaint) {
-			g.nUnsched = andNotCount(win, unsched[lo:hi])
-		}
+	if !c.Unschedulable.IsEmpty() && !g.unschedTol {
+		g.nUnsched = andNotCount(win, unsched[lo:hi])
 	}
 
 	// TaintToleration: NoSchedule and NoExecute taints must be tolerated.
@@ -481,6 +510,7 @@ func (g *group) initNamed(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncod
 		before := feas
 		if lo > 0 || hi < len(all) {
 			req := requiredNodes(c, p, m, enc)
+			g.affNodes = req
 			feas = 0
 			for i := range win {
 				for word := win[i]; word != 0; word &= word - 1 {
@@ -492,7 +522,8 @@ func (g *group) initNamed(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncod
 				feas += bits.OnesCount64(win[i])
 			}
 		} else {
-			feas = andCount(dense, m.requiredDense(c, p, enc))
+			g.aff = m.requiredDense(c, p, enc)
+			feas = andCount(dense, g.aff)
 		}
 		g.nAffinity = before - feas
 	}
@@ -543,13 +574,7 @@ func (g *group) initNamed(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncod
 // toleratesPreferNoSchedule applies TaintToleration's scoring rule: only
 // tolerations with an empty or PreferNoSchedule effect count.
 func toleratesPreferNoSchedule(tols []index.Toleration, taint *index.Taint) bool {
-	for i := range tols {
-		t := &tols[i]
-		if (t.Effect == "" || t.Effect == index.EffectPreferNoSchedule) && t.ToleratesTaint(taint) {
-			return true
-		}
-	}
-	return false
+	return rules.ToleratesPreferNoSchedule(tols, taint)
 }
 
 // preFilterNames mirrors NodeAffinity's PreFilter: when every required term

@@ -449,7 +449,7 @@ func (s *Solver) scanDomNode(cl *class, w *scanner, n index.NodeID, keep int, ch
 	}
 	t := &w.doms[d]
 	tie := s.hot[n].tie
-	st := cl.ttScore[cl.rawTT[n]] + cl.naScore[cl.rawNA[n]]
+	st := cl.staticScore(n)
 	if t.skip(int64(s.bound[n])+st, tie, n, keep) || t.skip(s.upper(cl, &s.bounds[n])+st, tie, n, keep) {
 		return
 	}

@@ -204,7 +204,7 @@ func (s *Solver) scanPlain(cl *class, b *buckets, np []uint64, slot int, t *topK
 		mask = s.domainMasks(b.topo)[pd]
 	}
 	elig := eligibleOf(cl)
-	stConst := cl.g.rawTT == nil && cl.g.rawNA == nil
+	stConst := cl.g.rawTT == nil && cl.g.rawNA == nil && !cl.hasImg
 	st := cl.ttScore[0] + cl.naScore[0]
 	bound := s.bound
 	for wi := lo; wi < hi; wi++ {
@@ -362,8 +362,7 @@ func (s *Solver) nonPlain(b *buckets, words int) []uint64 {
 		k := dm.ctr
 		var has []uint64
 		if dm.hostname {
-			s.hasHostname(0) // makes s.hostnames
-			has = s.hostnames
+			has = s.hostnameNodes()
 		} else {
 			has = s.keyNodes(k.topo.Key)
 		}

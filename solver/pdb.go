@@ -1,15 +1,13 @@
 package solver
 
 import (
-	"math"
 	"reflect"
 	"runtime"
 	"slices"
-	"strconv"
-	"strings"
 	"unsafe"
 
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
 	"k8s.io/apimachinery/pkg/api/validate/content"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -155,7 +153,7 @@ func selectorOf(ls *index.LabelSelector) labels.Selector { return index.Selector
 // singleSelector is selectorOf for a selector of one matchLabels pair,
 // the common budget, without apimachinery's regular expressions: the key
 // checked once per distinct key (keys caches content.IsLabelKey's
-// verdicts), the value by validLabelValue.
+// verdicts), the value by index.ValidLabelValue.
 func singleSelector(ml map[string]string, keys map[string]bool) labels.Selector {
 	for k, v := range ml {
 		ok, seen := keys[k]
@@ -163,7 +161,7 @@ func singleSelector(ml map[string]string, keys map[string]bool) labels.Selector 
 			ok = len(content.IsLabelKey(k)) == 0
 			keys[k] = ok
 		}
-		if !ok || !validLabelValue(v) {
+		if !ok || !index.ValidLabelValue(v) {
 			return nil
 		}
 		return labels.SelectorFromValidatedSet(labels.Set{k: v})
@@ -171,52 +169,11 @@ func singleSelector(ml map[string]string, keys map[string]bool) labels.Selector 
 	return nil
 }
 
-// validLabelValue reports what apimachinery's validation.IsValidLabelValue
-// reports, without its regular expression: at most 63 bytes, empty or
-// alphanumerics, '-', '_' and '.' that begin and end with an alphanumeric
-// (FuzzValidLabelValue checks them against each other).
-func validLabelValue(v string) bool {
-	if len(v) > 63 {
-		return false
-	}
-	if v == "" {
-		return true
-	}
-	alnum := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
-	if !alnum(v[0]) || !alnum(v[len(v)-1]) {
-		return false
-	}
-	for i := 1; i < len(v)-1; i++ {
-		if c := v[i]; !alnum(c) && c != '-' && c != '_' && c != '.' {
-			return false
-		}
-	}
-	return true
-}
-
 // specAllowed is the disruption controller's disruptionsAllowed from a
 // PDB's spec: healthy minus desired healthy, at least 0. maxUnavailable
 // wins over minAvailable; percentages scale the expected count, rounding up.
 func specAllowed(b *index.PDB, healthy, expected int) int32 {
-	desired := 0
-	switch {
-	case b.MaxUnavailable != "":
-		desired = max(0, expected-scaled(b.MaxUnavailable, expected))
-	case b.MinAvailable != "":
-		desired = scaled(b.MinAvailable, expected)
-	}
-	return int32(max(0, min(healthy-desired, math.MaxInt32)))
-}
-
-// scaled reads an IntOrString: an integer, or a percentage of total rounded
-// up. Ingest has validated it.
-func scaled(v string, total int) int {
-	if pct, ok := strings.CutSuffix(v, "%"); ok {
-		p, _ := strconv.Atoi(pct)
-		return (p*total + 99) / 100
-	}
-	n, _ := strconv.Atoi(v)
-	return n
+	return rules.SpecAllowed(b, healthy, expected)
 }
 
 // of returns the budgets pod p matches (cached).

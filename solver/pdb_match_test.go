@@ -9,7 +9,6 @@ import (
 
 	"github.com/kplace/kplace/index"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // TestPDBMatch checks the budgets found through anchor labels against
@@ -148,20 +147,6 @@ func TestBudgetMemo(t *testing.T) {
 			p++
 		}
 	}
-}
-
-// FuzzValidLabelValue checks validLabelValue against apimachinery's
-// validation.IsValidLabelValue, which selectorOf applies.
-func FuzzValidLabelValue(f *testing.F) {
-	for _, v := range []string{"", "a", "A9", "a-b", "a.b_c", "-a", "a-", "_a", "a_", ".", "a b", "a\n", "ä", "aä", "a/b",
-		strings.Repeat("a", 63), strings.Repeat("a", 64), "a" + strings.Repeat("-", 61) + "b"} {
-		f.Add(v)
-	}
-	f.Fuzz(func(t *testing.T, v string) {
-		if got, want := validLabelValue(v), len(validation.IsValidLabelValue(v)) == 0; got != want {
-			t.Fatalf("validLabelValue(%q) = %v, apimachinery %v", v, got, want)
-		}
-	})
 }
 
 // TestSingleSelectorMatchesApimachinery checks singleSelector against

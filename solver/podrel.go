@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -652,35 +653,21 @@ func matchesSet(set, l map[string]string) bool { return index.MatchesSet(set, l)
 // Services selecting p, and of its ReplicationController, ReplicaSet or
 // StatefulSet owner, ANDed; nil when that is empty.
 func (r *relState) defaultSelector(p *index.Pod) *index.LabelSelector {
-	out := &index.LabelSelector{MatchLabels: map[string]string{}}
-	for k, v := range p.Labels {
-		for _, w := range r.services[pdbLabel{ns: p.Namespace, key: k, value: v}] {
-			if matchesSet(w.Selector.MatchLabels, p.Labels) {
-				for k, v := range w.Selector.MatchLabels {
-					out.MatchLabels[k] = v
+	var owner *index.Workload
+	if kind := rules.OwnerKind(p); kind != "" {
+		owner = r.owners[kind+"/"+p.Namespace+"/"+p.Owner.Name]
+	}
+	// The Services that may select p: those indexed by one of its labels.
+	services := func(yield func(*index.Workload) bool) {
+		for k, v := range p.Labels {
+			for _, w := range r.services[pdbLabel{ns: p.Namespace, key: k, value: v}] {
+				if !yield(w) {
+					return
 				}
 			}
 		}
 	}
-	if o := p.Owner; o != nil {
-		kind := ""
-		switch {
-		case o.Kind == index.KindReplicationController && o.APIVersion == "v1":
-			kind = o.Kind
-		case (o.Kind == index.KindReplicaSet || o.Kind == index.KindStatefulSet) && o.APIVersion == "apps/v1":
-			kind = o.Kind
-		}
-		if w := r.owners[kind+"/"+p.Namespace+"/"+o.Name]; kind != "" && w != nil && w.Selector != nil {
-			for k, v := range w.Selector.MatchLabels {
-				out.MatchLabels[k] = v
-			}
-			out.MatchExpressions = append(out.MatchExpressions, w.Selector.MatchExpressions...)
-		}
-	}
-	if len(out.MatchLabels) == 0 && len(out.MatchExpressions) == 0 {
-		return nil
-	}
-	return out
+	return rules.DefaultSelector(p, services, owner)
 }
 
 // encodeRel appends p's pod-relative key part to e.buf: everything the
@@ -958,7 +945,7 @@ func (s *Solver) setupClass(cl *class) {
 	cl.rel = rc
 }
 
-const labelHostname = "kubernetes.io/hostname"
+const labelHostname = rules.LabelHostname
 
 // perNode returns the topology whose domains are the nodes themselves.
 func (s *Solver) perNode() *index.Topology {
@@ -1528,10 +1515,16 @@ type scored struct {
 // hasHostname reports whether node n carries the hostname label (a bitset
 // made on first use).
 func (s *Solver) hasHostname(n index.NodeID) bool {
+	return s.hostnameNodes()[n>>6]&(1<<(n&63)) != 0
+}
+
+// hostnameNodes returns the bitset of the nodes carrying the hostname
+// label, made on first use.
+func (s *Solver) hostnameNodes() []uint64 {
 	if s.hostnames == nil {
 		s.hostnames = s.keysNodes([]string{labelHostname})
 	}
-	return s.hostnames[n>>6]&(1<<(n&63)) != 0
+	return s.hostnames
 }
 
 // relCounts adds, for a class that fits nowhere, the nodes rejected by the
@@ -1554,15 +1547,6 @@ func (s *Solver) relCounts(rc *relClass, n index.NodeID, counts map[string]int) 
 	}
 	return true
 }
-
-// Reason strings of the pod-relative filters.
-const (
-	msgSpread       = "node(s) didn't match pod topology spread constraints"
-	msgSpreadLabel  = "node(s) didn't match pod topology spread constraints (missing required label)"
-	msgPodAffinity  = "node(s) didn't match pod affinity rules"
-	msgPodAnti      = "node(s) didn't match pod anti-affinity rules"
-	msgExistingAnti = "node(s) didn't satisfy existing pods anti-affinity rules"
-)
 
 // eachRead calls f with every counter rc's filters and scores read, once
 // per reference.

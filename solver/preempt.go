@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
 )
 
 // Preemption, as kube-scheduler's DefaultPreemption does it, for a pod that
@@ -53,14 +54,6 @@ func relFailMask(f int) uint64 { return maskRel << (f - relMissingLabel) }
 
 // relFailMsgs are the pod-relative filters' reasons, by failure bit.
 var relFailMsgs = [...]string{msgSpreadLabel, msgSpread, msgPodAffinity, msgPodAnti, msgExistingAnti}
-
-// Reasons of the preemption dry run, as kube-scheduler v1.36 words them.
-const (
-	msgNotHelpful = "Preemption is not helpful for scheduling"
-	msgNoVictims  = "No preemption victims found for incoming pod"
-	msgNever      = "not eligible due to preemptionPolicy=Never."
-	msgNoClaims   = "no new claims to deallocate"
-)
 
 // candidate is a node where preemption makes room, with kube-scheduler's
 // node-choice criteria.
@@ -1167,9 +1160,9 @@ func (s *Solver) preemptionMessage(cl *class) string {
 	p := &c.Pods[cl.rep]
 	switch {
 	case s.cfg.NoPreemption:
-		return msgNoClaims + "."
+		return rules.NoPreemptionMessage()
 	case p.PreemptionPolicy == index.PreemptNever:
-		return msgNoClaims + ", preemption: " + msgNever
+		return rules.NeverMessage()
 	}
 	ps := cl.pre
 	counts := map[string]int{}
@@ -1206,7 +1199,7 @@ func (s *Solver) preemptionMessage(cl *class) string {
 				}
 				for r := 0; r < maxMaskRes && r < len(c.ResNames); r++ {
 					if m&(maskRes<<r) != 0 {
-						counts["Insufficient "+c.ResNames[r]] += k
+						counts[rules.InsufficientResource(c.ResNames[r])] += k
 					}
 				}
 			}
@@ -1215,7 +1208,7 @@ func (s *Solver) preemptionMessage(cl *class) string {
 	if n > tried {
 		counts[msgNotHelpful] += n - tried
 	}
-	return msgNoClaims + ", preemption: " + FitMessage(n, counts)
+	return rules.PreemptionMessage(n, counts)
 }
 
 // preemptFor makes room for pod pid of class cl by preemption:

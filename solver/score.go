@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
 )
 
 // Strategy is the NodeResourcesFit scoring strategy.
@@ -26,48 +27,23 @@ func (s Strategy) String() string {
 
 // Plugin weights of kube-scheduler's default profile.
 const (
-	weightFit                = 1
-	weightBalanced           = 1
-	weightTaint              = 3
-	weightNodeAffinity       = 2
-	maxNodeScore       int64 = 100
+	weightFit          = rules.WeightNodeResourcesFit
+	weightBalanced     = rules.WeightBalancedAllocation
+	weightTaint        = rules.WeightTaintToleration
+	weightNodeAffinity = rules.WeightNodeAffinity
+	maxNodeScore       = rules.MaxNodeScore
 )
 
 // leastRequested is NodeResourcesFit LeastAllocated's per-resource score.
-func leastRequested(req, capacity int64) int64 {
-	if capacity == 0 || req > capacity {
-		return 0
-	}
-	return (capacity - req) * maxNodeScore / capacity
-}
+func leastRequested(req, capacity int64) int64 { return rules.LeastRequested(req, capacity) }
 
 // mostRequested is NodeResourcesFit MostAllocated's per-resource score.
-func mostRequested(req, capacity int64) int64 {
-	if capacity == 0 {
-		return 0
-	}
-	if req > capacity {
-		req = capacity
-	}
-	return req * maxNodeScore / capacity
-}
+func mostRequested(req, capacity int64) int64 { return rules.MostRequested(req, capacity) }
 
 // fitScore averages the per-resource score over cpu and memory (weight 1
 // each), leaving out resources the node has none of.
 func fitScore(s Strategy, reqCPU, capCPU, reqMem, capMem int64) int64 {
-	var sum, w int64
-	if capCPU != 0 {
-		sum += resourceScore(s, reqCPU, capCPU)
-		w++
-	}
-	if capMem != 0 {
-		sum += resourceScore(s, reqMem, capMem)
-		w++
-	}
-	if w == 0 {
-		return 0
-	}
-	return sum / w
+	return rules.FitScore(rules.Strategy(s), reqCPU, capCPU, reqMem, capMem)
 }
 
 // fitScoreFast is fitScore with the divisions by capacity done through the
@@ -116,51 +92,18 @@ func quotient(x, d int64, inv float64) int64 {
 }
 
 func resourceScore(s Strategy, req, capacity int64) int64 {
-	if s == MostAllocated {
-		return mostRequested(req, capacity)
-	}
-	return leastRequested(req, capacity)
-}
-
-// balanceOf is (1 - std of the requested fractions) * 100, truncated, over
-// cpu and memory, leaving out resources the node has none of.
-func balanceOf(cpu, capCPU, mem, capMem int64) int64 {
-	if capCPU == 0 || capMem == 0 {
-		return maxNodeScore // at most one fraction: std is 0
-	}
-	fc := float64(cpu) / float64(capCPU)
-	if fc > 1 {
-		fc = 1
-	}
-	fm := float64(mem) / float64(capMem)
-	if fm > 1 {
-		fm = 1
-	}
-	std := math.Abs((fc - fm) / 2)
-	return int64((1 - std) * float64(maxNodeScore))
+	return rules.ResourceScore(rules.Strategy(s), req, capacity)
 }
 
 // balancedScore is NodeResourcesBalancedAllocation (v1.36): how much placing
 // the pod improves the node's balance, mapped to [50, 100].
 func balancedScore(usedCPU, usedMem, podCPU, podMem, capCPU, capMem int64) int64 {
-	with := balanceOf(usedCPU+podCPU, capCPU, usedMem+podMem, capMem)
-	without := balanceOf(usedCPU, capCPU, usedMem, capMem)
-	return maxNodeScore/2 + (maxNodeScore/2+with-without)/2
+	return rules.BalancedScore(usedCPU, usedMem, podCPU, podMem, capCPU, capMem)
 }
 
 // normalize is DefaultNormalizeScore for one score given the maximum.
 func normalize(score, maxScore int64, reverse bool) int64 {
-	if maxScore == 0 {
-		if reverse {
-			return maxNodeScore
-		}
-		return 0
-	}
-	s := maxNodeScore * score / maxScore
-	if reverse {
-		s = maxNodeScore - s
-	}
-	return s
+	return rules.NormalizeScore(score, maxScore, reverse)
 }
 
 // score is the weighted total of node n for the class, as the default
@@ -170,7 +113,7 @@ func (s *Solver) score(cl *class, n index.NodeID) int64 {
 	total := weightFit * fitScoreFast(s.cfg.Strategy, h.nzCPU+cl.demand.ScoreCPU, h.capCPU, h.invCPU,
 		h.nzMem+cl.demand.ScoreMem, h.capMem, h.invMem)
 	if cl.balance {
-		with := balanceOf(h.useCPU+cl.balCPU, h.capCPU, h.useMem+cl.balMem, h.capMem)
+		with := rules.Balance(h.useCPU+cl.balCPU, h.capCPU, h.useMem+cl.balMem, h.capMem)
 		total += weightBalanced * (maxNodeScore/2 + (maxNodeScore/2+with-h.bal)/2)
 	}
 	return total + cl.staticScore(n)
@@ -209,9 +152,9 @@ func clamp1(x float32) float32 {
 }
 
 // staticScore is the weighted TaintToleration plus NodeAffinity score of
-// node n for the class, from its tables (see prepareStatic).
+// node n for the class, plus its ImageLocality score, from its tables (see prepareStatic).
 func (cl *class) staticScore(n index.NodeID) int64 {
-	return cl.ttScore[cl.rawTT[n]] + cl.naScore[cl.rawNA[n]]
+	return cl.ttScore[cl.rawTT[n]] + cl.naScore[cl.rawNA[n]] + int64(cl.img[n])
 }
 
 // nodeHot packs what scoring and the fit check read of a node into one
@@ -265,13 +208,16 @@ func (s *Solver) refreshNode(n index.NodeID) {
 	h.useCPU, h.useMem = c.Req[index.ResCPU][n], c.Req[index.ResMemory][n]
 	h.capPods, h.usePods = c.Alloc[index.ResPods][n], c.Req[index.ResPods][n]
 	h.invCPU, h.invMem = reciprocal(h.capCPU), reciprocal(h.capMem)
-	h.bal = balanceOf(h.useCPU, h.capCPU, h.useMem, h.capMem)
+	h.bal = rules.Balance(h.useCPU, h.capCPU, h.useMem, h.capMem)
 	fit := maxNodeScore
 	if s.cfg.Strategy == LeastAllocated {
 		fit = fitScoreFast(LeastAllocated, h.nzCPU, h.capCPU, h.invCPU, h.nzMem, h.capMem, h.invMem)
 	}
 	h.bound = weightFit*fit + weightBalanced*(maxNodeScore/2+(3*maxNodeScore/2-h.bal)/2)
 	s.bound[n] = int16(h.bound)
+	if s.lv != nil {
+		s.lv.set(n, cellOf(s.cfg.Strategy, h))
+	}
 	s.free[n] = nodeFree{cpu: h.capCPU - h.useCPU, mem: h.capMem - h.useMem}
 	if h.usePods >= h.capPods {
 		s.free[n].cpu = math.MinInt64

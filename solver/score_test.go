@@ -332,7 +332,7 @@ func TestUpperBoundsScore(t *testing.T) {
 		s := newSolver(c, Config{Strategy: strat})
 		exact := 0
 		for range 200 {
-			cl := &class{g: &group{}}
+			cl := &class{g: &group{}, img: s.noImageScores()}
 			cl.balCPU, cl.balMem = val(4000), val(8<<30)
 			cl.demand.ScoreCPU, cl.demand.ScoreMem = max(cl.balCPU, 100), max(cl.balMem, 200<<20)
 			cl.prepare()

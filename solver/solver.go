@@ -3,18 +3,16 @@ package solver
 import (
 	"bytes"
 	"cmp"
-	"fmt"
 	"math"
 	"math/bits"
 	"runtime"
 	"slices"
-	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
 )
 
 // Config tunes a batch.
@@ -67,10 +65,7 @@ type Config struct {
 
 // BuiltinDefaultSpread are kube-scheduler's built-in default constraints.
 func BuiltinDefaultSpread() []index.SpreadConstraint {
-	return []index.SpreadConstraint{
-		{MaxSkew: 3, TopologyKey: labelHostname, WhenUnsatisfiable: index.ScheduleAnyway, MinDomains: 1, NodeAffinityPolicy: index.PolicyHonor, NodeTaintsPolicy: index.PolicyIgnore},
-		{MaxSkew: 5, TopologyKey: "topology.kubernetes.io/zone", WhenUnsatisfiable: index.ScheduleAnyway, MinDomains: 1, NodeAffinityPolicy: index.PolicyHonor, NodeTaintsPolicy: index.PolicyIgnore},
-	}
+	return rules.BuiltinDefaultConstraints()
 }
 
 // Action is what a commit does.
@@ -169,22 +164,17 @@ type Solver struct {
 	classes []*class
 	groups  int
 	// rebuilds counts heap rebuilds forced by truncation; builds counts
-	// every heap build.
-	rebuilds, builds int
+	// every heap build; levelStops the level-ordered builds that stopped
+	// before the last cell (for tests).
+	rebuilds, builds, levelStops int
 	// splitClasses, twinBuilds, templates and bucketed: see Result.
 	splitClasses, twinBuilds, templates, bucketed int
 	buf                                           []uint32
 	scan                                          []scanner
-	// hot holds each node's scoring record (see nodeHot).
-	hot []nodeHot
-	// bounds holds each node's pruning record (see nodeBound) and bound
-	// its class-independent bound alone, for the first pruning stage.
-	bounds []nodeBound
-	bound  []int16
-	// free holds each node's free cpu and memory (see nodeFree); room
-	// the nodes by how much of each is free (see roomLevels).
-	free []nodeFree
-	room roomLevels
+	// nodeArrays holds what the solver derives from each node's columns.
+	nodeArrays
+	// session: the solve is one of a Session's (see session.go).
+	session bool
 	// fitA and fitS turn a requested fraction into NodeResourcesFit's
 	// per-resource share: a + s*fraction (see upper).
 	fitA, fitS float32
@@ -218,11 +208,16 @@ type Solver struct {
 	leanFills, plainRefills int
 	leanTouched             []index.NodeID
 	npBuf                   []uint64
-	keyBits                 map[string][]uint64
-	domMasks                map[*index.Topology][][]uint64
-	hostnames               []uint64 // see hasHostname
-	bucketAdd, bucketRaw    []int64
-	fillBuf                 []entry
+	// ImageLocality columns by image list, and their scratch (images.go).
+	imageCols            map[string][]uint8
+	imageSum             []int64
+	imageTouched         []index.NodeID
+	noImages             []uint8 // a column of zeros
+	keyBits              map[string][]uint64
+	domMasks             map[*index.Topology][][]uint64
+	hostnames            []uint64 // see hasHostname
+	bucketAdd, bucketRaw []int64
+	fillBuf              []entry
 	// classIdx and groupOf find classes and groups by key, for evicted pods
 	// put back in the queue (classOfEvicted); renc and rscratch encode them.
 	classIdx keyIndex
@@ -237,19 +232,45 @@ type Solver struct {
 	cross crossState
 }
 
+// nodeArrays are the per-node records a solver derives from the cluster's
+// columns (refreshNode).
+type nodeArrays struct {
+	// hot holds each node's scoring record (see nodeHot).
+	hot []nodeHot
+	// bounds holds each node's pruning record (see nodeBound) and bound
+	// its class-independent bound alone, for the first pruning stage.
+	bounds []nodeBound
+	bound  []int16
+	// free holds each node's free cpu and memory (see nodeFree); room
+	// the nodes by how much of each is free (see roomLevels).
+	free []nodeFree
+	room roomLevels
+	// lv files the nodes by bound, for a session's builds (nil outside
+	// sessions; see levels.go).
+	lv *boundLevels
+}
+
 // newSolver prepares a solver over c.
 func newSolver(c *index.Cluster, cfg Config) *Solver {
+	s := baseSolver(c, cfg)
 	n := c.NumNodes()
-	s := &Solver{c: c, cfg: cfg, buf: make([]uint32, 256), hot: make([]nodeHot, n), bounds: make([]nodeBound, n), bound: make([]int16, n), free: make([]nodeFree, n)}
-	s.minPrio = c.MinPriority
+	s.nodeArrays = nodeArrays{hot: make([]nodeHot, n), bounds: make([]nodeBound, n), bound: make([]int16, n), free: make([]nodeFree, n)}
 	s.room.init(n)
+	for i := range s.hot {
+		s.hot[i].tie = rules.NodeTie(cfg.Seed, uint32(i))
+		s.refreshNode(index.NodeID(i))
+	}
+	return s
+}
+
+// baseSolver is a solver over c without its node records.
+func baseSolver(c *index.Cluster, cfg Config) *Solver {
+	s := &Solver{c: c, cfg: cfg, buf: make([]uint32, 256)}
+	s.minPrio = c.MinPriority
+	s.renc = s.imageEncoder()
 	s.fitA, s.fitS = 1, -1
 	if cfg.Strategy == MostAllocated {
 		s.fitA, s.fitS = 0, 1
-	}
-	for i := range s.hot {
-		s.hot[i].tie = uint32(mix(cfg.Seed ^ (uint64(i) * 0x9e3779b97f4a7c15)))
-		s.refreshNode(index.NodeID(i))
 	}
 	return s
 }
@@ -257,12 +278,20 @@ func newSolver(c *index.Cluster, cfg Config) *Solver {
 // Solve places every pending pod of c and returns the commits and the pods
 // left pending. c is updated to the final state.
 func Solve(c *index.Cluster, cfg Config) *Result {
-	s := newSolver(c, cfg)
+	return newSolver(c, cfg).solve()
+}
+
+// solve runs the batch.
+func (s *Solver) solve() *Result {
+	c, cfg := s.c, s.cfg
 	if !cfg.NoPreemption && c.Low != nil {
 		s.startPDBs() // some pending pod may preempt
 	}
 	queue := Queue(c)
 	s.rel = newRelState(c, &cfg)
+	if s.rel != nil && len(s.classes) > 0 {
+		s.forget() // a session's classes have no pod-relative part
+	}
 	classOf := s.classify(queue)
 	if s.rel != nil {
 		for _, cl := range s.classes {
@@ -281,7 +310,9 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 	keptLow := int32(math.MaxInt32)
 	if cfg.NoPreemption {
 		keptLow = math.MinInt32
-		c.KeepLowUpTo(keptLow)
+		if !s.session {
+			c.KeepLowUpTo(keptLow)
+		}
 	}
 queue:
 	for done := 0; ; done++ {
@@ -301,20 +332,20 @@ queue:
 			break queue
 		}
 		p := &c.Pods[pid]
-		if p.Priority < keptLow {
+		if p.Priority < keptLow && !s.session {
 			// No preemptor above p's priority is left (the queue runs in
 			// priority order, evicted pods included): the sums above it
-			// need no upkeep.
+			// need no upkeep (a session's next batch may need them).
 			keptLow = p.Priority
 			c.KeepLowUpTo(keptLow)
 		}
 		switch {
 		case p.Gated:
 			// The SchedulingGates plugin's words.
-			res.Pending = append(res.Pending, Pending{Pod: pid, Kind: Gated, Reason: fmt.Sprintf("waiting for scheduling gates: %v", p.SchedulingGates)})
+			res.Pending = append(res.Pending, Pending{Pod: pid, Kind: Gated, Reason: rules.GatedMessage(p.SchedulingGates)})
 			continue
 		case p.Unsupported != "":
-			res.Pending = append(res.Pending, Pending{Pod: pid, Kind: Unsupported, Reason: "unsupported: " + p.Unsupported})
+			res.Pending = append(res.Pending, Pending{Pod: pid, Kind: Unsupported, Reason: rules.UnsupportedMessage(p.Unsupported)})
 			continue
 		}
 		cl := s.classes[cid]
@@ -337,8 +368,8 @@ queue:
 			failedAt = append(failedAt, cid)
 			res.Pending = append(res.Pending, Pending{Pod: pid, Kind: Unschedulable})
 		}
-		if cfg.RequeueEvicted {
-			continue // an evicted pod may join any class later: keep them all
+		if cfg.RequeueEvicted || s.session {
+			continue // an evicted pod may join any class later, a session's next batch too: keep them all
 		}
 		if cl.pods == 0 && cl.failures == 0 {
 			if cl.rel != nil {
@@ -455,11 +486,8 @@ func Queue(c *index.Cluster) []index.PodID {
 		keys[i] = key{prio: p.Priority, pos: int32(i), creation: p.CreationUnix}
 	}
 	slices.SortFunc(keys, func(a, b key) int {
-		if a.prio != b.prio {
-			return cmp.Compare(b.prio, a.prio)
-		}
-		if a.creation != b.creation {
-			return cmp.Compare(a.creation, b.creation)
+		if c := rules.QueueCompare(a.prio, a.creation, b.prio, b.creation); c != 0 {
+			return c
 		}
 		return cmp.Compare(a.pos, b.pos) // input order: the sort is stable
 	})
@@ -476,7 +504,9 @@ func (s *Solver) classify(queue []index.PodID) []int32 {
 	parts := s.encodeAll(queue)
 	classOf := make([]int32, len(queue))
 	classes := &s.classIdx
-	s.groupOf = map[string]*group{}
+	if s.groupOf == nil {
+		s.groupOf = map[string]*group{}
+	}
 	groups := s.groupOf
 	var fresh []*group // groups to initialise, with their first pods in reps
 	var reps []index.PodID
@@ -615,7 +645,7 @@ func (s *Solver) encodeAll(queue []index.PodID) []keyRange {
 }
 
 func (s *Solver) distinctKeys(pods []index.PodID, start int) keyRange {
-	var enc keyEncoder
+	enc := s.imageEncoder()
 	var scratch []int32
 	kr := keyRange{start: start, keyOf: make([]int32, len(pods))}
 	var seen keyIndex
@@ -680,12 +710,17 @@ func (s *Solver) newClass(pid index.PodID, key []byte, static int, groups map[st
 	p := &s.c.Pods[pid]
 	g, ok := groups[string(key[:static])]
 	if !ok {
-		g = &group{}
+		g = &group{key: string(key[:static])}
 		groups[string(key[:static])] = g
 		*fresh = append(*fresh, g)
 		*reps = append(*reps, pid)
 	}
 	cl := &class{g: g, rep: pid, key: slices.Clone(key), demand: s.c.DemandOf(p)}
+	cl.img = s.imageColumn(p)
+	cl.hasImg = cl.img != nil
+	if !cl.hasImg {
+		cl.img = s.noImageScores()
+	}
 	cl.balCPU, _ = p.Requests.Get(index.NameCPU)
 	cl.balMem, _ = p.Requests.Get(index.NameMemory)
 	cl.prepare()
@@ -825,16 +860,23 @@ func (s *Solver) normalisationChanged(cl *class, n index.NodeID, fits bool) bool
 	return moved(g.rawTT, cl.ttMax) || moved(g.rawNA, cl.naMax)
 }
 
-// Reason strings of the filters, as kube-scheduler v1.36 words them.
-const (
-	msgPreFilterAbsent = "node(s) didn't satisfy plugin(s) [NodeAffinity]"
-	msgUnschedulable   = "node(s) were unschedulable"
-	msgTaint           = "node(s) had untolerated taint(s)"
-	msgAffinity        = "node(s) didn't match Pod's node affinity/selector"
-	msgPorts           = "node(s) didn't have free ports for the requested pod ports"
-	msgTooManyPods     = "Too many pods"
-	msgConflict        = "pod affinity terms conflict"
-	msgNoNodes         = "no nodes available to schedule pods"
+// Reason strings of the filters (the pod-relative ones too) and of the
+// preemption dry run, as kube-scheduler v1.36 words them (rules.Reason).
+var (
+	msgPreFilterAbsent = rules.NodeAffinityPreFilter.String()
+	msgUnschedulable   = rules.NodeUnschedulable.String()
+	msgTaint           = rules.UntoleratedTaint.String()
+	msgAffinity        = rules.NodeAffinityMismatch.String()
+	msgPorts           = rules.NodePortsConflict.String()
+	msgTooManyPods     = rules.TooManyPods.String()
+	msgNoNodes         = rules.NoNodesAvailable.String()
+	msgSpread          = rules.SpreadConstraintsMismatch.String()
+	msgSpreadLabel     = rules.SpreadMissingLabel.String()
+	msgPodAffinity     = rules.PodAffinityMismatch.String()
+	msgPodAnti         = rules.PodAntiAffinityMismatch.String()
+	msgExistingAnti    = rules.ExistingAntiAffinityMismatch.String()
+	msgNotHelpful      = rules.PreemptionNotHelpful.String()
+	msgNoVictims       = rules.NoPreemptionVictims.String()
 )
 
 // reason builds the FitError message for a class that fits nowhere now.
@@ -848,7 +890,7 @@ func (s *Solver) reason(cl *class) string {
 	if g.conflict {
 		// PreFilter rejected the pod: no preemption (and no PostFilter
 		// message we can vouch for).
-		return fmt.Sprintf("0/%d nodes are available: %s.", n, msgConflict)
+		return rules.ConflictMessage(n)
 	}
 	counts := map[string]int{}
 	add := func(msg string, k int) {
@@ -899,7 +941,7 @@ func (s *Solver) reason(cl *class) string {
 	add(msgPorts, ports)
 	add(msgTooManyPods, pods)
 	for r, k := range insufficient {
-		add("Insufficient "+c.ResNames[r], k)
+		add(rules.InsufficientResource(c.ResNames[r]), k)
 	}
 	return FitMessage(n, counts) + " " + s.preemptionMessage(cl)
 }
@@ -920,20 +962,5 @@ func countOver(dense []uint64, req []int64, v int64, alloc []int64) int {
 // FitMessage formats "0/N nodes are available: <count reason>, ... ." with
 // the parts sorted as strings, as kube-scheduler's FitError does.
 func FitMessage(numNodes int, counts map[string]int) string {
-	parts := make([]string, 0, len(counts))
-	for msg, k := range counts {
-		parts = append(parts, fmt.Sprintf("%d %s", k, msg))
-	}
-	sort.Strings(parts)
-	return fmt.Sprintf("0/%d nodes are available: %s.", numNodes, strings.Join(parts, ", "))
-}
-
-// mix is splitmix64's finaliser.
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
+	return rules.FitMessage(numNodes, counts)
 }

@@ -40,7 +40,7 @@ const templateBudget = 16 << 20
 // twinKey names what makes two classes of a group score alike: their
 // demand and their domain split.
 func (s *Solver) twinKey(cl *class) string {
-	var enc keyEncoder
+	enc := s.imageEncoder()
 	enc.demand(&s.c.Pods[cl.rep])
 	if cl.dom != nil {
 		enc.str(cl.dom.topo.Key)

@@ -83,12 +83,14 @@ func cmdBench(args []string) int {
 	pods := fs.Int("pods", 0, "pending pods of the single case")
 	profile := fs.String("profile", "mixed", "profile of the single case: "+strings.Join(bench.Profiles(), ", "))
 	seed := fs.Uint64("seed", 1, "generator seed")
-	suiteName := fs.String("suite", "quick", "quick (mixed 1k nodes/10k pods, 5k/50k, 10k/100k; preemption-heavy 10k/20k; spread-bench 10k/100k; realistic 10k/100k from .json.zst), full (adds mixed and realistic 100k nodes/1M pods, each from .json.zst, then from its .arrow snapshot)\n"+
-		"or workloads (expansion alone: exports of controllers lacking 30% of their pods and 4 DaemonSets lacking all theirs, 10k nodes/3k workloads and 100k/30k)")
+	suiteName := fs.String("suite", "quick", "quick (mixed 1k nodes/10k pods, 5k/50k, 10k/100k; preemption-heavy 10k/20k; spread-bench 10k/100k; realistic 10k/100k from .json.zst),\n"+
+		"full (adds mixed and realistic 100k nodes/1M pods, each from .json.zst, then from its .arrow snapshot),\n"+
+		"workloads (expansion alone: exports of controllers lacking 30% of their pods and 4 DaemonSets lacking all theirs, 10k nodes/3k workloads and 100k/30k)\n"+
+		"or zone-failure (simulate: a zone of the mixed profile fails, 10k nodes/100k running pods, then 100k/1M; with --nodes, the cases up to that many nodes)")
 	asJSON := fs.Bool("json", false, "print the table as JSON")
 	keep := fs.String("keep", "", "keep the generated inputs and results in this directory")
 	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "Usage: kplace bench [--suite quick|full | --nodes N --pods M --profile P] [--json]\n\n"+
+		fmt.Fprintf(os.Stderr, "Usage: kplace bench [--suite quick|full|workloads|zone-failure | --nodes N --pods M --profile P] [--json]\n\n"+
 			"Generates clusters, places them in-process and prints phase timings, pods/s,\n"+
 			"peak RSS and solve-phase allocations. Without --nodes it runs a fixed suite.\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -102,6 +104,7 @@ func cmdBench(args []string) int {
 	}
 	var suite []benchInput
 	switch {
+	case *suiteName == "zone-failure":
 	case *nodes > 0:
 		suite = []benchInput{{bench.GenConfig{Profile: *profile, Nodes: *nodes, Pods: *pods, Running: -1, Seed: *seed}, ".json"}}
 	case *suiteName == "quick":
@@ -110,7 +113,7 @@ func cmdBench(args []string) int {
 		suite = fullSuite
 	case *suiteName == "workloads":
 	default:
-		fmt.Fprintf(os.Stderr, "kplace bench: unknown --suite %q (want quick, full or workloads)\n", *suiteName)
+		fmt.Fprintf(os.Stderr, "kplace bench: unknown --suite %q (want quick, full, workloads or zone-failure)\n", *suiteName)
 		return 2
 	}
 	dir := *keep
@@ -123,6 +126,9 @@ func cmdBench(args []string) int {
 		dir = d
 	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fail(err)
+	}
+	if *suiteName == "zone-failure" {
+		return runZoneFailureBench(dir, *nodes, *asJSON)
 	}
 	if *suiteName == "workloads" && *nodes == 0 {
 		return benchWorkloads(dir, *asJSON)

@@ -18,6 +18,7 @@ func cmdConvert(args []string) int {
 	out := fs.StringP("output", "o", "", `snapshot file to write ("-" for stdout)`)
 	admission := fs.Bool("admission-defaults", true, "add the DefaultTolerationSeconds tolerations to pending pods before writing (recorded in the snapshot)")
 	quiet := fs.BoolP("quiet", "q", false, "no summary on stderr")
+	limits := addLimitFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(os.Stderr, "Usage: kplace convert -f FILE|DIR [-f ...] -o cluster.arrow [--admission-defaults=true|false]\n\n"+
 			"Loads the input as place does (admission applied) and writes it as a snapshot: Arrow IPC\n"+
@@ -27,9 +28,17 @@ func cmdConvert(args []string) int {
 	if code, done := parseInOut(fs, "convert", args, paths, out); done {
 		return code
 	}
+	if err := checkOutputs(*paths, output{"-o", *out}); err != nil {
+		fmt.Fprintln(os.Stderr, "kplace convert:", err)
+		return 2
+	}
+	opts := ingest.Options{AdmissionDefaults: *admission, AdmissionDefaultsSet: fs.Changed("admission-defaults")}
+	if err := limits.apply(&opts); err != nil {
+		fmt.Fprintln(os.Stderr, "kplace convert:", err)
+		return 2
+	}
 	t0 := time.Now()
-	in, info, err := ingest.LoadWithInfo(*paths, ingest.Options{AdmissionDefaults: *admission,
-		AdmissionDefaultsSet: fs.Changed("admission-defaults")})
+	in, info, err := ingest.LoadWithInfo(*paths, opts)
 	if err != nil {
 		return fail(err)
 	}

@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"syscall"
 
+	"github.com/kplace/kplace/export"
 	"github.com/spf13/pflag"
 )
 
@@ -23,6 +26,8 @@ Usage:
                                          write the loaded input as an Arrow snapshot (place -f reads it)
   kplace expand -f FILE|DIR [-f ...] -o expanded.json [--seed S]
                                          write the input plus the pods (ReplicaSets, PVCs) its controllers would create
+  kplace simulate -f FILE|DIR [-f ...] --scenario scenario.yaml [--timeline t.jsonl] [-o state.json] [--report r.json]
+                                         play a what-if scenario on a virtual clock (controllers and scheduler)
   kplace snapshot [--kubeconfig FILE] -o cluster.json.zst|cluster.arrow
                                          read a live cluster as kubectl get -o json would (paginated, rate-limited)
   kplace bind -f result.json [--kubeconfig FILE] [--dry-run=server] [--resume]
@@ -39,7 +44,26 @@ var version = "dev"
 
 func main() {
 	tuneGC()
+	handleSignals()
 	os.Exit(run(os.Args[1:]))
+}
+
+// handleSignals makes SIGINT and SIGTERM remove the temporary files of the
+// writes in progress before the process exits, with 130 or 143 (128 plus
+// the signal's number, as a shell reports a process the signal killed).
+func handleSignals() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		sig := <-ch
+		export.RemoveTemps()
+		fmt.Fprintf(os.Stderr, "kplace: %v: stopped (no file is left half-written)\n", sig)
+		code := 130
+		if sig == syscall.SIGTERM {
+			code = 143
+		}
+		os.Exit(code)
+	}()
 }
 
 // tuneGC trades memory for speed the way a batch tool can: the heap of an
@@ -104,6 +128,8 @@ func run(args []string) int {
 		return cmdConvert(args[1:])
 	case "expand":
 		return cmdExpand(args[1:])
+	case "simulate":
+		return cmdSimulate(args[1:])
 	case "snapshot":
 		return cmdSnapshot(args[1:])
 	case "bind":

@@ -39,6 +39,9 @@ type placeConfig struct {
 	tries int
 	// noExpand leaves the input's controllers unexpanded (--expand=false).
 	noExpand bool
+	// load holds the input limits (the rest of ingest.Options is set
+	// from the fields above).
+	load ingest.Options
 	// split writes the Evictions and the Bindings to two files beside out
 	// (see splitPaths).
 	split bool
@@ -59,32 +62,20 @@ func cmdPlace(args []string) int {
 	report := fs.String("report", "", "JSON report: counts, timings, reason for every pod left pending")
 	format := fs.String("format", "list", "result format: list (a JSON v1 List of Bindings), jsonl (one object per line),\n"+
 		"arrow (the placement table, one row per pod outcome: Arrow IPC file, zstd) or parquet (the same table)")
-	strategy := fs.String("strategy", "least-allocated", "NodeResourcesFit scoring: least-allocated (spread) or most-allocated (bin packing)")
-	seed := fs.Uint64("seed", 1, "seed for deterministic tie-breaking between equally scored nodes")
+	solveFlags := addSolveFlags(fs)
 	tries := fs.Int("tries", 1, "solve the batch this many times, with seeds --seed, --seed+1, ..., and keep the result that places\n"+
 		"the most pods (then: fewest evictions, first seed); each is a valid kube-scheduler outcome, as it breaks ties\n"+
 		"at random. Runs on every processor; each solve in flight holds its own copy of the cluster")
-	admission := fs.Bool("admission-defaults", true, "add the DefaultTolerationSeconds tolerations (not-ready, unreachable: 300s) to pending pods, as the API server does (a snapshot keeps the value it was converted with)")
-	preempt := fs.Bool("preemption", true, "let a pod that fits nowhere evict lower-priority pods (kube-scheduler's DefaultPreemption); Evictions precede its Binding in the result")
 	requeue := fs.Bool("requeue-evicted", false, "put each evicted pod back in the queue at its own priority (priority, then creation time): it may be\n"+
 		"placed again in the same run, elsewhere, by placement or by preempting pods of strictly lower priority; its\n"+
 		"Eviction is then followed by its Binding (off: an evicted pod stays evicted, as a binder would leave it)")
-	crossNode := fs.Bool("cross-node-preemption", false, "beyond kube-scheduler: a pod blocked on a node only by a required anti-affinity (its own or an\n"+
-		"existing pod's) or a DoNotSchedule spread skew may evict lower-priority pods on other nodes of that\n"+
-		"constraint's topology domain (zone, hostname, ...), when that is cheaper by kube-scheduler's candidate order")
-	defaultSpread := fs.String("default-spread", "builtin", "cluster default topology spread constraints for pods with none of their own that a Service,\n"+
-		"ReplicaSet, StatefulSet or ReplicationController selects: builtin (kube-scheduler's: hostname maxSkew 3 and zone\n"+
-		"maxSkew 5, ScheduleAnyway), none, or FILE (a KubeSchedulerConfiguration, PodTopologySpreadArgs or a list)")
-	schedConfig := fs.String("scheduler-config", "", "a KubeSchedulerConfiguration to take plugin arguments from (profile default-scheduler, else the\n"+
-		"first): PodTopologySpread's default constraints, InterPodAffinity's hardPodAffinityWeight and\n"+
-		"ignorePreferredTermsOfExistingPods, NodeResourcesFit's scoringStrategy type; --default-spread and\n"+
-		"--strategy, when given, win. Other settings (plugin sets, weights, other plugins) are not applied: a warning names them")
 	expand := fs.Bool("expand", true, "add to the batch the pods the input's Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs and\n"+
 		"ReplicationControllers would create now and that the input lacks (names from --seed); false places the input's pods only")
 	split := fs.Bool("split", false, "write the Evictions and the Bindings to two files instead of -o FILE: FILE's name with\n"+
 		".evictions and .bindings before its extension (result.json: result.evictions.json, result.bindings.json),\n"+
 		"for binders that apply every Eviction, then every Binding")
 	quiet := fs.BoolP("quiet", "q", false, "no summary or progress on stderr")
+	limits := addLimitFlags(fs)
 	lf := addLiveFlags(fs, 20, 40) // --kubeconfig or --context without -f: read the live cluster (as kplace snapshot)
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
 	memprofile := fs.String("memprofile", "", "write a heap profile to this file at the end")
@@ -103,74 +94,24 @@ func cmdPlace(args []string) int {
 		fmt.Fprintln(os.Stderr, "kplace place:", err)
 		return 2
 	}
-	cfg := placeConfig{paths: *paths, admission: *admission, admissionSet: fs.Changed("admission-defaults"),
-		out: *out, report: *report, quiet: *quiet, noExpand: !*expand, split: *split}
-	cfg.solve.Seed = *seed
-	cfg.tries = *tries
 	if *tries < 1 || *tries > 1000 {
 		fmt.Fprintf(os.Stderr, "kplace place: --tries %d: want 1 to 1000\n", *tries)
 		return 2
 	}
-	cfg.solve.NoPreemption = !*preempt
-	cfg.solve.RequeueEvicted = *requeue
-	cfg.solve.CrossNodePreemption = *crossNode
-	if (*requeue || *crossNode) && !*preempt {
+	if (*requeue || *solveFlags.crossNode) && !*solveFlags.preempt {
 		fmt.Fprintln(os.Stderr, "kplace place: --requeue-evicted and --cross-node-preemption need --preemption")
 		return 2
 	}
-	spreadTaken := false // from --scheduler-config
-	if *schedConfig != "" {
-		sc, err := ingest.ReadSchedulerConfig(*schedConfig)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "kplace place: --scheduler-config:", err)
-			return 2
-		}
-		if !*quiet {
-			for _, what := range sc.Ignored {
-				fmt.Fprintf(os.Stderr, "kplace place: warning: %s: %s: not applied\n", *schedConfig, what)
-			}
-		}
-		cfg.solve.HardPodAffinityWeight = sc.HardPodAffinityWeight
-		cfg.solve.IgnorePreferredTermsOfExistingPods = sc.IgnorePreferredTermsOfExistingPods
-		if !fs.Changed("strategy") {
-			switch sc.Strategy {
-			case "MostAllocated":
-				*strategy = "most-allocated"
-			case "LeastAllocated":
-				*strategy = "least-allocated"
-			}
-		}
-		if !fs.Changed("default-spread") && sc.SpreadSet {
-			cfg.solve.DefaultSpread, cfg.solve.SystemDefaultSpread = sc.Spread, sc.SpreadSystem
-			if sc.SpreadSystem {
-				cfg.solve.DefaultSpread = solver.BuiltinDefaultSpread()
-			}
-			spreadTaken = true
-		}
+	solve, err := solveFlags.config(*quiet)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kplace place:", err)
+		return 2
 	}
-	switch {
-	case spreadTaken:
-	case *defaultSpread == "builtin":
-		cfg.solve.DefaultSpread, cfg.solve.SystemDefaultSpread = solver.BuiltinDefaultSpread(), true
-	case *defaultSpread == "none":
-	default:
-		cs, system, err := ingest.ReadDefaultSpread(*defaultSpread)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "kplace place: --default-spread:", err)
-			return 2
-		}
-		if system {
-			cs = solver.BuiltinDefaultSpread()
-		}
-		cfg.solve.DefaultSpread, cfg.solve.SystemDefaultSpread = cs, system
-	}
-	switch *strategy {
-	case "least-allocated":
-		cfg.solve.Strategy = solver.LeastAllocated
-	case "most-allocated":
-		cfg.solve.Strategy = solver.MostAllocated
-	default:
-		fmt.Fprintf(os.Stderr, "kplace place: unknown --strategy %q (want least-allocated or most-allocated)\n", *strategy)
+	cfg := placeConfig{paths: *paths, admission: *solveFlags.admission, admissionSet: fs.Changed("admission-defaults"),
+		out: *out, report: *report, quiet: *quiet, solve: solve, tries: *tries, noExpand: !*expand, split: *split}
+	cfg.solve.RequeueEvicted = *requeue
+	if err := limits.apply(&cfg.load); err != nil {
+		fmt.Fprintln(os.Stderr, "kplace place:", err)
 		return 2
 	}
 	f, err := export.ParseFormat(*format)
@@ -179,6 +120,11 @@ func cmdPlace(args []string) int {
 		return 2
 	}
 	cfg.format = f
+	if err := checkOutputs(cfg.paths, output{"-o", cfg.out}, output{"--report", cfg.report},
+		output{"--cpuprofile", *cpuprofile}, output{"--memprofile", *memprofile}); err != nil {
+		fmt.Fprintln(os.Stderr, "kplace place:", err)
+		return 2
+	}
 	if *split && (*out == "" || *out == "-" || (f != export.FormatList && f != export.FormatJSONL)) {
 		fmt.Fprintln(os.Stderr, "kplace place: --split needs -o FILE and --format list or jsonl")
 		return 2
@@ -196,7 +142,7 @@ func cmdPlace(args []string) int {
 		if err != nil {
 			return fail(err)
 		}
-		defer os.RemoveAll(dir)
+		defer export.TrackTemp(dir)()
 		path := filepath.Join(dir, "sample.json")
 		if err := writeGenerated(path, sampleConfig); err != nil {
 			return fail(err)
@@ -216,14 +162,11 @@ func cmdPlace(args []string) int {
 		fs.Usage()
 		return 2
 	}
-	if *cpuprofile != "" {
-		pf, err := os.Create(*cpuprofile)
-		if err != nil {
-			return fail(err)
-		}
-		pprof.StartCPUProfile(pf)
-		defer func() { pprof.StopCPUProfile(); pf.Close() }()
+	stop, err := cpuProfile(*cpuprofile)
+	if err != nil {
+		return fail(err)
 	}
+	defer stop()
 	st, err := place(cfg)
 	if err != nil {
 		return fail(err)
@@ -246,7 +189,9 @@ var sampleConfig = bench.GenConfig{Profile: "mixed", Nodes: 1000, Pods: 10000, R
 // place runs ingest, index, solve and export.
 func place(cfg placeConfig) (*placeStats, error) {
 	t0 := time.Now()
-	in, info, err := ingest.LoadWithInfo(cfg.paths, ingest.Options{AdmissionDefaults: cfg.admission, AdmissionDefaultsSet: cfg.admissionSet})
+	opts := cfg.load
+	opts.AdmissionDefaults, opts.AdmissionDefaultsSet = cfg.admission, cfg.admissionSet
+	in, info, err := ingest.LoadWithInfo(cfg.paths, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kplace/kplace/ingest"
+)
+
+// TestSimulate runs a scenario end to end: exit 0, a story, a timeline,
+// a report, the final state as JSON and as a snapshot (each read back by
+// ingest, and placed again by place), the same bytes on a second run.
+func TestSimulate(t *testing.T) {
+	dir := t.TempDir()
+	out := func(name string) string { return filepath.Join(dir, name) }
+	runOnce := func(suffix string) (string, []byte, []byte, []byte) {
+		code, stderr := runCapture(t, "simulate", "-f", "testdata/simulate-cluster.yaml", "--scenario", "testdata/simulate-drain.yaml",
+			"--timeline", out("timeline"+suffix), "--report", out("report"+suffix), "-o", out("state"+suffix+".json"),
+			"--placements", out("placements"+suffix), "--placements-state", out("pstate"+suffix+".json"))
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		tl, _ := os.ReadFile(out("timeline" + suffix))
+		st, _ := os.ReadFile(out("state" + suffix + ".json"))
+		pl, _ := os.ReadFile(out("placements" + suffix))
+		return stderr, tl, st, pl
+	}
+	story, tl1, st1, pl1 := runOnce("1")
+	for _, want := range []string{"drain pool=old", "failNodes n3", "evictions refused (PodDisruptionBudgets): 4", "drain of 2 node(s): 2 drained"} {
+		if !strings.Contains(story, want) {
+			t.Errorf("the story lacks %q:\n%s", want, story)
+		}
+	}
+	_, tl2, st2, pl2 := runOnce("2")
+	if !bytes.Equal(tl1, tl2) || !bytes.Equal(st1, st2) || !bytes.Equal(pl1, pl2) || len(tl1) == 0 {
+		t.Error("two runs wrote different timelines, states or placements")
+	}
+	for _, l := range bytes.Split(bytes.TrimSpace(tl1), []byte("\n")) {
+		var ev map[string]any
+		if err := json.Unmarshal(l, &ev); err != nil {
+			t.Fatalf("timeline line %q: %v", l, err)
+		}
+		if _, ok := ev["t"].(float64); !ok || ev["event"] == nil || ev["reason"] == nil {
+			t.Fatalf("timeline line %q lacks t, event or reason", l)
+		}
+	}
+	var rep struct {
+		Steps []struct {
+			Displaced     int `json:"displaced"`
+			TimeToReplace any `json:"time_to_replace_s"`
+		} `json:"steps"`
+	}
+	raw, _ := os.ReadFile(out("report1"))
+	if err := json.Unmarshal(raw, &rep); err != nil || len(rep.Steps) != 2 {
+		t.Fatalf("report: %v, %d steps", err, len(rep.Steps))
+	}
+	// n3 holds every shop pod at 5 min: its failure displaces them, and
+	// nowhere is left to put them (n1 and n2 are cordoned).
+	if rep.Steps[0].Displaced != 5 || rep.Steps[1].Displaced != 5 || rep.Steps[1].TimeToReplace != "never" {
+		t.Errorf("report steps %+v", rep.Steps)
+	}
+	state, err := ingest.Load([]string{out("state1.json")}, ingest.Options{AdmissionDefaults: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(state.Nodes) != 3 || !state.Nodes[0].Unschedulable {
+		t.Errorf("state: %d nodes, n1 cordoned %v", len(state.Nodes), state.Nodes[0].Unschedulable)
+	}
+	// The state chains: a snapshot of it, and place on it.
+	code, stderr := runCapture(t, "simulate", "-q", "-f", out("state1.json"), "--uncordon-all-for-test-only")
+	if code != 2 {
+		t.Errorf("an unknown flag: exit %d, want 2 (%s)", code, stderr)
+	}
+	code, stderr = runCapture(t, "simulate", "-q", "-f", "testdata/simulate-cluster.yaml", "--drain", "n1", "-o", out("state.arrow"))
+	if code != 0 {
+		t.Fatalf("shorthand drain to a snapshot: exit %d: %s", code, stderr)
+	}
+	code, stderr = runCapture(t, "place", "-q", "-f", out("state.arrow"), "-o", out("result.json"))
+	if code != 0 {
+		t.Fatalf("place on the snapshot state: exit %d: %s", code, stderr)
+	}
+}
+
+func TestSimulateUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"simulate"},
+		{"simulate", "-f", "testdata/simulate-cluster.yaml"},
+		{"simulate", "-f", "testdata/simulate-cluster.yaml", "--scenario", "testdata/simulate-drain.yaml", "--drain", "n1"},
+		{"simulate", "-f", "testdata/simulate-cluster.yaml", "--scenario", "testdata/simulate-cluster.yaml"},
+		{"simulate", "-f", "testdata/simulate-cluster.yaml", "--taint-nodes", "n1"},
+		{"simulate", "-f", "testdata/simulate-cluster.yaml", "--drain", "n1", "--strategy", "random"},
+		{"simulate", "-f", "testdata/simulate-cluster.yaml", "--drain", "n1", "--node-monitor-period", "0s"},
+	} {
+		if code, stderr := runCapture(t, args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
+		}
+	}
+	if code, stderr := runCapture(t, "simulate", "-q", "-f", "testdata/simulate-cluster.yaml", "--fail-nodes", "nope"); code != 1 || !strings.Contains(stderr, `no node named "nope"`) {
+		t.Errorf("a step that cannot run: exit %d, %s", code, stderr)
+	}
+	if code, _ := runCapture(t, "simulate", "--help"); code != 0 {
+		t.Errorf("--help: exit %d", code)
+	}
+}

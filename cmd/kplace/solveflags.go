@@ -1,0 +1,104 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/kplace/kplace/ingest"
+	"github.com/kplace/kplace/solver"
+	"github.com/spf13/pflag"
+)
+
+// solveFlags are the scheduler's flags, the same for place and simulate.
+type solveFlags struct {
+	fs                                   *pflag.FlagSet
+	strategy, defaultSpread, schedConfig *string
+	seed                                 *uint64
+	admission, preempt, crossNode        *bool
+}
+
+// addSolveFlags defines the scheduler's flags on fs.
+func addSolveFlags(fs *pflag.FlagSet) *solveFlags {
+	f := &solveFlags{fs: fs}
+	f.strategy = fs.String("strategy", "least-allocated", "NodeResourcesFit scoring: least-allocated (spread) or most-allocated (bin packing)")
+	f.seed = fs.Uint64("seed", 1, "seed for deterministic tie-breaking between equally scored nodes")
+	f.admission = fs.Bool("admission-defaults", true, "add the DefaultTolerationSeconds tolerations (not-ready, unreachable: 300s) to pending pods, as the API server does (a snapshot keeps the value it was converted with)")
+	f.preempt = fs.Bool("preemption", true, "let a pod that fits nowhere evict lower-priority pods (kube-scheduler's DefaultPreemption); Evictions precede its Binding in the result")
+	f.crossNode = fs.Bool("cross-node-preemption", false, "beyond kube-scheduler: a pod blocked on a node only by a required anti-affinity (its own or an\n"+
+		"existing pod's) or a DoNotSchedule spread skew may evict lower-priority pods on other nodes of that\n"+
+		"constraint's topology domain (zone, hostname, ...), when that is cheaper by kube-scheduler's candidate order")
+	f.defaultSpread = fs.String("default-spread", "builtin", "cluster default topology spread constraints for pods with none of their own that a Service,\n"+
+		"ReplicaSet, StatefulSet or ReplicationController selects: builtin (kube-scheduler's: hostname maxSkew 3 and zone\n"+
+		"maxSkew 5, ScheduleAnyway), none, or FILE (a KubeSchedulerConfiguration, PodTopologySpreadArgs or a list)")
+	f.schedConfig = fs.String("scheduler-config", "", "a KubeSchedulerConfiguration to take plugin arguments from (profile default-scheduler, else the\n"+
+		"first): PodTopologySpread's default constraints, InterPodAffinity's hardPodAffinityWeight and\n"+
+		"ignorePreferredTermsOfExistingPods, NodeResourcesFit's scoringStrategy type; --default-spread and\n"+
+		"--strategy, when given, win. Other settings (plugin sets, weights, other plugins) are not applied: a warning names them")
+	return f
+}
+
+// config makes the scheduler's configuration from the flags; an error is
+// a usage error. Settings of --scheduler-config that are not applied get
+// a warning on stderr unless quiet.
+func (f *solveFlags) config(quiet bool) (solver.Config, error) {
+	fs := f.fs
+	var cfg solver.Config
+	cfg.Seed = *f.seed
+	cfg.NoPreemption = !*f.preempt
+	cfg.CrossNodePreemption = *f.crossNode
+	strategy := *f.strategy
+	spreadTaken := false // from --scheduler-config
+	if *f.schedConfig != "" {
+		sc, err := ingest.ReadSchedulerConfig(*f.schedConfig)
+		if err != nil {
+			return cfg, fmt.Errorf("--scheduler-config: %w", err)
+		}
+		if !quiet {
+			for _, what := range sc.Ignored {
+				fmt.Fprintf(os.Stderr, "kplace %s: warning: %s: %s: not applied\n", fs.Name(), *f.schedConfig, what)
+			}
+		}
+		cfg.HardPodAffinityWeight = sc.HardPodAffinityWeight
+		cfg.IgnorePreferredTermsOfExistingPods = sc.IgnorePreferredTermsOfExistingPods
+		if !fs.Changed("strategy") {
+			switch sc.Strategy {
+			case "MostAllocated":
+				strategy = "most-allocated"
+			case "LeastAllocated":
+				strategy = "least-allocated"
+			}
+		}
+		if !fs.Changed("default-spread") && sc.SpreadSet {
+			cfg.DefaultSpread, cfg.SystemDefaultSpread = sc.Spread, sc.SpreadSystem
+			if sc.SpreadSystem {
+				cfg.DefaultSpread = solver.BuiltinDefaultSpread()
+			}
+			spreadTaken = true
+		}
+	}
+	switch {
+	case spreadTaken:
+	case *f.defaultSpread == "builtin":
+		cfg.DefaultSpread, cfg.SystemDefaultSpread = solver.BuiltinDefaultSpread(), true
+	case *f.defaultSpread == "none":
+	default:
+		cs, system, err := ingest.ReadDefaultSpread(*f.defaultSpread)
+		if err != nil {
+			return cfg, fmt.Errorf("--default-spread: %w", err)
+		}
+		if system {
+			cs = solver.BuiltinDefaultSpread()
+		}
+		cfg.DefaultSpread, cfg.SystemDefaultSpread = cs, system
+	}
+	switch strategy {
+	case "least-allocated":
+		cfg.Strategy = solver.LeastAllocated
+	case "most-allocated":
+		cfg.Strategy = solver.MostAllocated
+	default:
+		return cfg, errors.New("unknown --strategy \"" + strategy + "\" (want least-allocated or most-allocated)")
+	}
+	return cfg, nil
+}

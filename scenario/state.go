@@ -1,0 +1,91 @@
+package scenario
+
+import (
+	"slices"
+
+	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver"
+)
+
+// commit is one of the scheduler's Bindings or Evictions, by node name.
+type commit struct {
+	evict bool
+	pod   index.PodID
+	node  string
+}
+
+// State returns the cluster now as a model (what ingest would read from a
+// dump of it): the nodes, with their taints and cordons; every pod that
+// exists, bound where it runs (a pod of a removed node still names it
+// until the pod GC deletes it) or pending; budgets with their status now;
+// the classes, namespaces and selectors. Write it with
+// export.WriteCluster or ingest.WriteSnapshot to chain runs.
+func (e *Engine) State() *index.Input {
+	e.pdb.publish()
+	in := e.base0()
+	for pid := range e.c.Pods {
+		info := &e.pods[pid]
+		if info.deleted {
+			continue
+		}
+		p := e.c.Pods[pid]
+		p.NodeName = info.orphanNode
+		if n := e.c.PodNode[pid]; n != index.NoNode {
+			p.NodeName = e.c.Nodes[n].Name
+		}
+		in.Pods = append(in.Pods, p)
+	}
+	return in
+}
+
+func (e *Engine) base0() *index.Input {
+	c := e.c
+	return &index.Input{Nodes: slices.Clone(c.Nodes), PriorityClasses: slices.Clone(c.PriorityClasses), PDBs: slices.Clone(c.PDBs),
+		Namespaces: slices.Clone(c.Namespaces), Workloads: slices.Clone(c.Workloads), SkippedKinds: c.SkippedKinds}
+}
+
+// Replay returns what replays the run's placements against the state
+// now (for oracle validate): the state with every pod the scheduler bound
+// during the run pending again, and the pods it preempted still there;
+// and the scheduler's Bindings and Evictions of those pods in commit
+// order, over cluster c (the current one). Pods the scheduler placed that
+// something else deleted later are left out of both, as are placements on
+// nodes removed since. Valid as long as no later change made a node refuse
+// a pod placed on it before (a zone failure: yes; a drain after
+// placements: no).
+func (e *Engine) Replay() (state *index.Input, c *index.Cluster, res *solver.Result) {
+	c = e.c
+	keep := make([]bool, len(c.Pods))
+	res = &solver.Result{}
+	for _, cm := range e.commits {
+		info := &e.pods[cm.pod]
+		n, ok := c.NodeByName[cm.node]
+		if !ok || info.deleted && !info.preempted {
+			continue
+		}
+		keep[cm.pod] = true
+		action := solver.Bind
+		if cm.evict {
+			action = solver.Evict
+		}
+		res.Commits = append(res.Commits, solver.Commit{Action: action, Pod: cm.pod, Node: n})
+	}
+	state = e.base0()
+	for pid := range c.Pods {
+		info := &e.pods[pid]
+		if info.deleted && !(info.preempted && keep[pid]) || c.Pods[pid].Rejected != "" {
+			continue
+		}
+		p := c.Pods[pid]
+		switch {
+		case info.scheduled:
+			p.NodeName = ""
+		case info.boundAtStart != "":
+			p.NodeName = info.boundAtStart
+		default:
+			p.NodeName = info.orphanNode
+		}
+		state.Pods = append(state.Pods, p)
+	}
+	return state, c, res
+}

@@ -1,0 +1,91 @@
+package solver
+
+import (
+	"encoding/binary"
+
+	"github.com/kplace/kplace/index"
+)
+
+// ImageLocality (weight 1): a node scores by the images of the pod's
+// containers it already holds, each worth its size times the share of the
+// cluster's nodes holding it (index.ScaledImageScore), the sum mapped to
+// 0..100 (index.ImageScore). It does not normalise over the nodes, so a
+// class adds a column of node scores to its static scores, made once per
+// image list (classes of one workload's pods share it): a node without any
+// of the images scores 0, and most image lists score 0 everywhere (an
+// image on few nodes of a large cluster is worth little), which keeps the
+// class's static scores flat.
+
+// imageColumn returns the ImageLocality scores of p's images on every
+// node, or nil when they are 0 on every node.
+func (s *Solver) imageColumn(p *index.Pod) []uint8 {
+	c := s.c
+	if c.Images.ID == nil || len(p.Images) == 0 {
+		return nil
+	}
+	key := imageKey(p)
+	if col, ok := s.imageCols[key]; ok {
+		return col
+	}
+	if s.imageCols == nil {
+		s.imageCols = map[string][]uint8{}
+	}
+	sum := s.imageSum
+	if sum == nil {
+		sum = make([]int64, c.NumNodes())
+		s.imageSum = sum
+	}
+	touched := s.imageTouched[:0]
+	for _, name := range p.Images { // a repeated image counts each time
+		id, ok := c.Images.ID[name]
+		if !ok {
+			continue
+		}
+		sc := c.ScaledImageScore(id)
+		for it := c.Images.Nodes[id].Iterator(); it.HasNext(); {
+			n := it.Next()
+			if sum[n] == 0 {
+				touched = append(touched, index.NodeID(n))
+			}
+			sum[n] += sc
+		}
+	}
+	var col []uint8
+	for _, n := range touched {
+		if v := index.ImageScore(sum[n], p.ImageContainers); v > 0 {
+			if col == nil {
+				col = make([]uint8, c.NumNodes())
+			}
+			col[n] = uint8(v)
+		}
+		sum[n] = 0
+	}
+	s.imageTouched = touched[:0]
+	s.imageCols[key] = col
+	return col
+}
+
+// imageKey names what p's ImageLocality scores depend on.
+func imageKey(p *index.Pod) string {
+	b := binary.AppendUvarint(nil, uint64(p.ImageContainers))
+	for _, name := range p.Images {
+		b = binary.AppendUvarint(b, uint64(len(name)))
+		b = append(b, name...)
+	}
+	return string(b)
+}
+
+// noImageScores returns the column of zeros of the classes without
+// ImageLocality scores.
+func (s *Solver) noImageScores() []uint8 {
+	if s.noImages == nil {
+		s.noImages = make([]uint8, s.c.NumNodes())
+	}
+	return s.noImages
+}
+
+// imageEncoder returns a key encoder that writes pods' images when the
+// cluster's nodes list any.
+func (s *Solver) imageEncoder() keyEncoder {
+	return keyEncoder{images: s.c.Images.ID != nil}
+}

@@ -1,0 +1,64 @@
+package solver
+
+import (
+	"testing"
+
+	"github.com/kplace/kplace/index"
+)
+
+// TestImageLocality: of three equal nodes, two hold the pod's 800 MiB
+// image (spread 2/3: 533 MiB scaled, score 100*(533-23)/977 = 52), so the
+// pod lands on one of them, with 52 more than the third would score; the
+// pods of two workloads with that image share one column of scores.
+func TestImageLocality(t *testing.T) {
+	img := []index.NodeImage{{Names: []string{"registry/big:1"}, Size: 800 << 20}}
+	n1, n3 := makeNode("n1").obj(), makeNode("n3").obj()
+	n1.Images, n3.Images = img, img
+	nodes := []index.Node{n1, makeNode("n2").obj(), n3}
+	var pods []index.Pod
+	for _, name := range []string{"a", "b"} {
+		p := makePod(name).req("cpu", 100).obj()
+		p.Images, p.ImageContainers = []string{"registry/big:1"}, 1
+		pods = append(pods, p)
+	}
+	other := makePod("c").req("cpu", 100).obj()
+	other.Images, other.ImageContainers = []string{"registry/small:1"}, 1
+	pods = append(pods, other)
+	c := cluster(t, nodes, pods)
+	s := newSolver(c, Config{Seed: 1})
+	queue := Queue(c)
+	classOf := s.classify(queue)
+	s.awaitGroups()
+	a, b, o := s.classes[classOf[0]], s.classes[classOf[1]], s.classes[classOf[2]]
+	if a != b || !a.hasImg || o.hasImg || len(s.imageCols) != 2 {
+		t.Fatalf("classes: a==b %v, a scored %v, c scored %v, %d columns", a == b, a.hasImg, o.hasImg, len(s.imageCols))
+	}
+	if got := []uint8{a.img[0], a.img[1], a.img[2]}; got[0] != 52 || got[1] != 0 || got[2] != 52 {
+		t.Fatalf("image scores %v, want [52 0 52]", got)
+	}
+	c = cluster(t, nodes, pods)
+	res := Solve(c, Config{Seed: 1})
+	got := outcomes(c, res)
+	if got["a"] == "n2" || got["b"] == "n2" {
+		t.Errorf("a on %s, b on %s: want the nodes holding the image", got["a"], got["b"])
+	}
+}
+
+// TestImagesWithoutNodeImages: when no node lists images, the pods'
+// images do not split classes (ImageLocality is 0 everywhere).
+func TestImagesWithoutNodeImages(t *testing.T) {
+	nodes := []index.Node{makeNode("n1").obj(), makeNode("n2").obj()}
+	var pods []index.Pod
+	for _, im := range []string{"x:1", "y:1"} {
+		p := makePod(im).req("cpu", 100).obj()
+		p.Images, p.ImageContainers = []string{im}, 1
+		pods = append(pods, p)
+	}
+	c := cluster(t, nodes, pods)
+	s := newSolver(c, Config{Seed: 1})
+	classOf := s.classify(Queue(c))
+	s.awaitGroups()
+	if classOf[0] != classOf[1] || s.classes[classOf[0]].hasImg {
+		t.Errorf("classes %v, scored %v: want one class without image scores", classOf, s.classes[classOf[0]].hasImg)
+	}
+}

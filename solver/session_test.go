@@ -1,0 +1,128 @@
+package solver
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kplace/kplace/index"
+)
+
+// sessionRun plays batches over one cluster: the pending pods split into
+// four batches, with changes between them (pods deleted, copies created,
+// taints, cordons, start times), all drawn from seed. fresh makes a new
+// Session for every batch (node records made from scratch); rebuild also
+// builds the cluster anew from its nodes and pods before every batch. It
+// returns each batch's commits and pending reasons as text.
+func sessionRun(t *testing.T, seed uint64, rel, fresh, rebuild bool, minNodes int) []string {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 5))
+	var nodes []index.Node
+	var pods []index.Pod
+	if rel {
+		nodes, pods = randomRelCluster(r)
+	} else {
+		nodes, pods = randomCluster(r)
+	}
+	for i := 0; len(nodes) < minNodes; i++ { // copies, for builds on several goroutines
+		n := nodes[i]
+		n.Name = fmt.Sprintf("%s-copy%d", n.Name, i)
+		nodes = append(nodes, n)
+	}
+	c := cluster(t, slices.Clone(nodes), slices.Clone(pods))
+	pending := slices.Clone(c.Pending)
+	c.Pending = nil
+	ops := rand.New(rand.NewPCG(seed, 6)) // the same changes whatever the mode
+	cfg := Config{Seed: seed}
+	var ss *Session
+	var out []string
+	for b := range 4 {
+		if b > 0 {
+			for range 6 {
+				switch k := ops.IntN(5); k {
+				case 0: // a bound pod deleted
+					p := index.PodID(ops.IntN(len(c.Pods)))
+					if c.PodNode[p] != index.NoNode {
+						d := c.DemandOf(&c.Pods[p])
+						c.Unbind(p, &d)
+					}
+				case 1: // a copy of a pod created, pending
+					q := c.Pods[ops.IntN(len(c.Pods))]
+					q.Name, q.NodeName, q.StartUnix = fmt.Sprintf("copy%d", len(c.Pods)), "", 0
+					pending = append(pending, c.AddPod(q))
+				case 2:
+					n := index.NodeID(ops.IntN(c.NumNodes()))
+					ts := slices.Clone(c.Nodes[n].Taints)
+					if len(ts) > 0 && ops.IntN(2) == 0 {
+						ts = ts[1:]
+					} else {
+						ts = append(ts, index.Taint{Key: "dedicated", Value: "x", Effect: []string{NS, NE, PN}[ops.IntN(3)]})
+					}
+					c.SetTaints(n, ts)
+				case 3:
+					n := index.NodeID(ops.IntN(c.NumNodes()))
+					c.SetUnschedulable(n, !c.Nodes[n].Unschedulable)
+				case 4:
+					p := index.PodID(ops.IntN(len(c.Pods)))
+					c.SetStart(p, int64(ops.IntN(10)))
+				}
+			}
+		}
+		// This batch: a quarter of the original pending pods, plus every
+		// pod created since and every pod left pending before.
+		var batch []index.PodID
+		for i, p := range pending {
+			if c.PodNode[p] == index.NoNode && (i%4 <= b || int(p) >= len(pods)) {
+				batch = append(batch, p)
+			}
+		}
+		if rebuild {
+			in := &index.Input{Nodes: slices.Clone(c.Nodes), Pods: slices.Clone(c.Pods)}
+			for i := range in.Pods {
+				in.Pods[i].NodeName = ""
+				if n := c.PodNode[i]; n != index.NoNode {
+					in.Pods[i].NodeName = c.Nodes[n].Name
+				}
+			}
+			c = cluster(t, in.Nodes, in.Pods)
+		}
+		c.Pending = batch
+		if ss == nil || fresh || rebuild {
+			ss = NewSession(c, cfg)
+		}
+		res := ss.Solve()
+		var lines []string
+		for _, cm := range res.Commits {
+			lines = append(lines, fmt.Sprintf("%d %s %s", cm.Action, c.Pods[cm.Pod].Name, c.Nodes[cm.Node].Name))
+		}
+		for _, pd := range res.Pending {
+			lines = append(lines, c.Pods[pd.Pod].Name+": "+pd.Reason)
+		}
+		out = append(out, strings.Join(lines, "\n"))
+	}
+	return out
+}
+
+// TestSessionMatchesFreshSolves: a session's batches place exactly as
+// solves over the same cluster with node records made anew each time, and
+// as solves over a cluster built anew from the same nodes and pods.
+func TestSessionMatchesFreshSolves(t *testing.T) {
+	for seed := range uint64(34) {
+		minNodes := 0
+		if seed >= 30 {
+			minNodes = 3000 // builds on every processor
+		}
+		for _, rel := range []bool{false, true} {
+			kept := sessionRun(t, seed, rel, false, false, minNodes)
+			for mode, got := range map[string][]string{"fresh": sessionRun(t, seed, rel, true, false, minNodes), "rebuilt": sessionRun(t, seed, rel, false, true, minNodes)} {
+				for b := range kept {
+					if kept[b] != got[b] {
+						t.Fatalf("seed %d (pod-relative %v), batch %d: the session differs from the %s one:\n%s\n---\n%s", seed, rel, b, mode, kept[b], got[b])
+					}
+				}
+			}
+		}
+	}
+}
