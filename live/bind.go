@@ -431,7 +431,9 @@ func (b *binder) resolveLocked(deps []int32, failed int) {
 		b.pending[d]--
 		if b.pending[d] == 0 && b.parked[d] && b.state[d] == stTodo {
 			b.released = append(b.released, d)
-			b.cond.Signal()
+			// Broadcast: run waits on cond too, and a Signal that woke it
+			// instead of a worker would leave d unapplied for ever.
+			b.cond.Broadcast()
 		}
 	}
 }

@@ -169,6 +169,52 @@ func TestBindBudgetRefuses(t *testing.T) {
 	}
 }
 
+// TestBindWaitTimeout: a victim still there when WaitTimeout has passed
+// after its accepted Eviction (it terminates, and no kubelet ends it) is
+// reported "victim not gone"; the Binding that needed its room is not
+// sent ("blocked"), while one on another node is.
+func TestBindWaitTimeout(t *testing.T) {
+	e := newEnv(t)
+	k := e.s.Client(t)
+	ns, A, B := e.ns, e.node("a"), e.node("b")
+	pods := livetest.Create(t, k, livetest.Namespace(ns), livetest.Node(A, 2000, "4Gi", nil), livetest.Node(B, 2000, "4Gi", nil),
+		livetest.Pod(ns, "v", 1500, A, 600, nil), // terminating for ten minutes
+		livetest.Pod(ns, "p", 1000, "", 0, nil), livetest.Pod(ns, "q", 1000, "", 0, nil))
+	_, plan := e.writeResult(t, "result.json",
+		eviction(ns, "v", uid(pods["v"]), A, "p"),
+		binding(ns, "p", uid(pods["p"]), A),
+		binding(ns, "q", uid(pods["q"]), B),
+	)
+	t0 := time.Now()
+	rep, err := Bind(context.Background(), e.client(t, 100), plan, BindOptions{WaitTimeout: 1500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(t0)
+	got := map[string]string{}
+	for _, f := range rep.Failures {
+		got[f.Name] = f.Reason
+	}
+	if len(got) != 2 || got["v"] != ReasonVictimStays || got["p"] != ReasonBlocked || rep.Counts.Bound != 1 || rep.Applied() {
+		t.Fatalf("failures %v, want v %q and p %q; counts %+v", got, ReasonVictimStays, ReasonBlocked, rep.Counts)
+	}
+	if took < 1500*time.Millisecond || took > 10*time.Second {
+		t.Errorf("the run took %v: want the wait timeout (1.5s) and a last look at most 5s later", took)
+	}
+	evs := e.audit(t)
+	if len(requests(evs, "eviction", "v", 201)) != 1 || len(requests(evs, "binding", "p", 0)) != 0 {
+		t.Errorf("want v's eviction accepted and no binding sent for p: %+v", evs)
+	}
+	for pod, node := range map[string]string{"p": "", "q": B} {
+		if n, err := livetest.NodeOf(k, ns, pod); err != nil || n != node {
+			t.Errorf("%s on %q (%v), want %q", pod, n, err, node)
+		}
+	}
+	if v, err := k.CoreV1().Pods(ns).Get(context.Background(), "v", metav1.GetOptions{}); err != nil || v.DeletionTimestamp == nil {
+		t.Errorf("v should be terminating: %v", err)
+	}
+}
+
 // TestBindPerPodFailures: each per-pod failure is reported with its
 // reason and stops nothing else: a pod deleted between plan and bind, a
 // pod replaced by another of the same name (uid mismatch: the new one is
