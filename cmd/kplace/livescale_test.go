@@ -71,13 +71,15 @@ func TestLiveScale(t *testing.T) {
 		t.Logf("%s: %.2fs\n%s", name, d.Seconds(), errs)
 		return d
 	}
+	// The binder's rate limit: KPLACE_LIVE_SCALE_QPS (500 requests a
+	// second), burst 100.
 	qps := os.Getenv("KPLACE_LIVE_SCALE_QPS")
 	if qps == "" {
 		qps = "500"
 	}
 	dSnap := phase("snapshot", "snapshot", kc, "-o", snap)
 	dPlace := phase("place", "place", "-f", snap, "-o", result)
-	dBind := phase("bind", "bind", "-f", result, kc, "--qps", qps, "--burst", qps, "--concurrency", "32", "--report", report)
+	dBind := phase("bind", "bind", "-f", result, kc, "--qps", qps, "--burst", "100", "--concurrency", "32", "--report", report)
 
 	want := resultBindings(t, result)
 	var rep struct {
@@ -92,6 +94,14 @@ func TestLiveScale(t *testing.T) {
 	}
 	if len(rep.Failures) != 0 || rep.Counts["bound"] != len(want) {
 		t.Fatalf("bind: %d of %d Bindings accepted, failures %v", rep.Counts["bound"], len(want), rep.Failures)
+	}
+	// The limiter: no second above the rate plus the burst; without
+	// Evictions, one request a Binding and the node list's pages.
+	if limit, _ := strconv.Atoi(qps); rep.PeakQPS > limit+100 {
+		t.Errorf("bind: %d requests in one second, over %d qps and burst 100", rep.PeakQPS, limit)
+	}
+	if rep.Counts["evictions"] == 0 && rep.Requests != len(want)+(cfg.Nodes+499)/500 {
+		t.Errorf("bind: %d requests for %d Bindings and %d nodes", rep.Requests, len(want), cfg.Nodes)
 	}
 	got := map[string]string{}
 	cont := ""
@@ -117,7 +127,7 @@ func TestLiveScale(t *testing.T) {
 		}
 	}
 	t.Logf("TIMED RUN: %d nodes, %d running + %d pending pods created through the API in %.1fs; snapshot %.2fs, place %.2fs, bind %.2fs "+
-		"(%d Bindings, %d Evictions; %d requests, %.0f/s, peak %d in one second, limit %s qps); %d pods' spec.nodeName checked, %d wrong",
+		"(%d Bindings, %d Evictions; %d requests, %.0f/s, peak %d in one second, limit %s qps, burst 100); %d pods' spec.nodeName checked, %d wrong",
 		cfg.Nodes, cfg.Running, cfg.Pods, tCreate.Seconds(), dSnap.Seconds(), dPlace.Seconds(), dBind.Seconds(),
 		len(want), rep.Counts["evictions"], rep.Requests, rep.QPS, rep.PeakQPS, qps, len(want), wrong)
 }
@@ -240,7 +250,8 @@ func createOne(k kubernetes.Interface, obj runtime.Object) error {
 		err = livetest.CreateNode(ctx, k, o)
 	case *corev1.Service:
 		// Headless: the test server's service range holds 254 addresses.
-		o.Spec.Type, o.Spec.ClusterIP, o.Spec.ClusterIPs = corev1.ServiceTypeClusterIP, corev1.ClusterIPNone, nil
+		// Scheduling reads only a Service's selector.
+		o.Spec = corev1.ServiceSpec{Selector: o.Spec.Selector, Ports: o.Spec.Ports, ClusterIP: corev1.ClusterIPNone}
 		for i := range o.Spec.Ports {
 			o.Spec.Ports[i].NodePort = 0
 		}
