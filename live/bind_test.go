@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kplace/kplace/live/livetest"
 )
@@ -169,6 +170,13 @@ func TestBindBudgetRefuses(t *testing.T) {
 	}
 }
 
+// dying is a pending pod that a finalizer keeps once deleted.
+func dying(ns string) *corev1.Pod {
+	p := livetest.Pod(ns, "dying", 100, "", 0, nil)
+	p.Finalizers = []string{"kplace.io/test"}
+	return p
+}
+
 // TestBindWaitTimeout: a victim still there when WaitTimeout has passed
 // after its accepted Eviction (it terminates, and no kubelet ends it) is
 // reported "victim not gone"; the Binding that needed its room is not
@@ -218,8 +226,8 @@ func TestBindWaitTimeout(t *testing.T) {
 // TestBindPerPodFailures: each per-pod failure is reported with its
 // reason and stops nothing else: a pod deleted between plan and bind, a
 // pod replaced by another of the same name (uid mismatch: the new one is
-// not bound), a pod bound elsewhere, a node that is gone, a victim
-// replaced (its Eviction's uid precondition fails, and the Binding that
+// not bound), a pod bound elsewhere, a node that is gone, a pod being
+// deleted (a finalizer holds it), a victim replaced (its Eviction's uid precondition fails, and the Binding that
 // needed it is not applied); a pod already bound where the result wants
 // it counts as applied.
 func TestBindPerPodFailures(t *testing.T) {
@@ -231,7 +239,7 @@ func TestBindPerPodFailures(t *testing.T) {
 		livetest.Pod(ns, "gone", 100, "", 0, nil), livetest.Pod(ns, "swapped", 100, "", 0, nil),
 		livetest.Pod(ns, "elsewhere", 100, "", 0, nil), livetest.Pod(ns, "here", 100, "", 0, nil),
 		livetest.Pod(ns, "nonode", 100, "", 0, nil), livetest.Pod(ns, "vswap", 100, A, 0, nil),
-		livetest.Pod(ns, "after", 100, "", 0, nil), livetest.Pod(ns, "ok", 100, "", 0, nil))
+		livetest.Pod(ns, "after", 100, "", 0, nil), livetest.Pod(ns, "ok", 100, "", 0, nil), dying(ns))
 	_, plan := e.writeResult(t, "result.json",
 		binding(ns, "gone", uid(pods["gone"]), A),
 		binding(ns, "swapped", uid(pods["swapped"]), A),
@@ -241,6 +249,7 @@ func TestBindPerPodFailures(t *testing.T) {
 		eviction(ns, "vswap", uid(pods["vswap"]), A, "after"),
 		binding(ns, "after", uid(pods["after"]), A),
 		binding(ns, "ok", uid(pods["ok"]), B),
+		binding(ns, "dying", uid(pods["dying"]), B),
 	)
 	// Between plan and bind, the cluster moves on.
 	del := func(name string) {
@@ -249,6 +258,10 @@ func TestBindPerPodFailures(t *testing.T) {
 		}
 	}
 	del("gone")
+	del("dying") // its finalizer keeps it, terminating
+	t.Cleanup(func() {
+		k.CoreV1().Pods(ns).Patch(ctx, "dying", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+	})
 	del("swapped")
 	del("vswap")
 	livetest.Create(t, k, livetest.Pod(ns, "swapped", 100, "", 0, nil), livetest.Pod(ns, "vswap", 100, A, 0, nil))
@@ -267,7 +280,7 @@ func TestBindPerPodFailures(t *testing.T) {
 		got[f.Name] = f.Reason
 	}
 	want := map[string]string{"gone": ReasonPodGone, "swapped": ReasonUIDChanged, "elsewhere": ReasonBoundElse,
-		"nonode": ReasonNodeGone, "vswap": ReasonUIDChanged, "after": ReasonBlocked}
+		"nonode": ReasonNodeGone, "vswap": ReasonUIDChanged, "after": ReasonBlocked, "dying": ReasonTerminating}
 	if len(got) != len(want) || rep.Counts.Bound != 1 || rep.Counts.AlreadyBound != 1 || rep.Applied() {
 		t.Fatalf("failures %v, want %v; counts %+v", got, want, rep.Counts)
 	}
@@ -276,7 +289,7 @@ func TestBindPerPodFailures(t *testing.T) {
 			t.Errorf("%s: %q, want %q", pod, got[pod], reason)
 		}
 	}
-	for pod, node := range map[string]string{"swapped": "", "elsewhere": B, "here": A, "nonode": "", "vswap": A, "after": "", "ok": B} {
+	for pod, node := range map[string]string{"swapped": "", "elsewhere": B, "here": A, "nonode": "", "vswap": A, "after": "", "ok": B, "dying": ""} {
 		if n, err := livetest.NodeOf(k, ns, pod); err != nil || n != node {
 			t.Errorf("%s on %q (%v), want %q", pod, n, err, node)
 		}
