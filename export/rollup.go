@@ -171,9 +171,14 @@ func Rollup(pending []PodReason, nodes []map[string]int, numNodes int) Rollups {
 	byReason, byPattern := map[string]int{}, map[string]int{}
 	type ownerKey struct{ ns, owner string }
 	owners := map[ownerKey]map[string]int{}
+	patterns := map[string]string{} // by reason: pods share a few hundred reasons
 	for i := range pending {
 		p := &pending[i]
-		pat := ReasonPattern(p.Reason)
+		pat, ok := patterns[p.Reason]
+		if !ok {
+			pat = ReasonPattern(p.Reason)
+			patterns[p.Reason] = pat
+		}
 		byReason[p.Reason]++
 		byPattern[pat]++
 		k := ownerKey{p.Namespace, p.Owner}

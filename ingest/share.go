@@ -9,8 +9,8 @@ import (
 )
 
 // sharer lets the pods of one workload share what they have in common: a
-// ReplicaSet's thousand pods carry the same labels, node selector,
-// tolerations, owner, requests and images, and at a million pods separate copies of them were
+// ReplicaSet's thousand pods carry the same node selector, tolerations,
+// owner, requests and images, and at a million pods separate copies of them were
 // a third of the loaded heap. Pods are never changed in place after load
 // (what changes a pod, expansion or a scenario, builds a new one), so a
 // shared value is safe; slices are shared with their capacity cut to
@@ -22,6 +22,8 @@ type sharer struct {
 	owners map[index.OwnerRef]*index.OwnerRef
 	reqs   map[uint64]index.ResourceList
 	images map[uint64][]string
+	// last holds the values the previous pod got.
+	last index.Pod
 }
 
 func newSharer() *sharer {
@@ -39,27 +41,42 @@ func newSharer() *sharer {
 // (an input of all-distinct pods gains nothing from the tables).
 const maxShared = 1 << 20
 
-// share replaces p's fields by equal values seen before.
+// share replaces p's fields by equal values seen before. Labels are
+// not its business: the parsers share equal label maps already. The pods
+// of a workload usually follow each other, so each field is first
+// compared with the previous pod's.
 func (s *sharer) share(p *index.Pod) {
 	p.Tolerations = s.tolerations(p.Tolerations)
-	if len(p.Labels) > 0 {
-		p.Labels = shareValue(s.labels, s.hashLabels(p.Labels), p.Labels, maps.Equal)
-	}
 	if len(p.NodeSelector) > 0 {
-		p.NodeSelector = shareValue(s.labels, s.hashLabels(p.NodeSelector), p.NodeSelector, maps.Equal)
+		if !maps.Equal(s.last.NodeSelector, p.NodeSelector) {
+			s.last.NodeSelector = shareValue(s.labels, s.hashLabels(p.NodeSelector), p.NodeSelector, maps.Equal)
+		}
+		p.NodeSelector = s.last.NodeSelector
 	}
 	if len(p.Requests) > 0 {
-		p.Requests = shareValue(s.reqs, s.hashRequests(p.Requests), p.Requests, slices.Equal)
+		if !slices.Equal(s.last.Requests, p.Requests) {
+			s.last.Requests = shareValue(s.reqs, s.hashRequests(p.Requests), p.Requests, slices.Equal)
+		}
+		p.Requests = s.last.Requests
 	}
 	if len(p.Images) > 0 {
-		p.Images = shareValue(s.images, s.hashStrings(p.Images), p.Images, slices.Equal)
+		if !slices.Equal(s.last.Images, p.Images) {
+			s.last.Images = shareValue(s.images, s.hashStrings(p.Images), p.Images, slices.Equal)
+		}
+		p.Images = s.last.Images
 	}
 	if p.Owner != nil {
-		if o, ok := s.owners[*p.Owner]; ok {
-			p.Owner = o
-		} else if len(s.owners) < maxShared {
-			s.owners[*p.Owner] = p.Owner
+		if s.last.Owner == nil || *s.last.Owner != *p.Owner {
+			if o, ok := s.owners[*p.Owner]; ok {
+				s.last.Owner = o
+			} else {
+				if len(s.owners) < maxShared {
+					s.owners[*p.Owner] = p.Owner
+				}
+				s.last.Owner = p.Owner
+			}
 		}
+		p.Owner = s.last.Owner
 	}
 }
 
@@ -68,7 +85,10 @@ func (s *sharer) tolerations(ts []index.Toleration) []index.Toleration {
 	if len(ts) == 0 {
 		return ts
 	}
-	return shareValue(s.tols, s.hashTolerations(ts), ts, tolerationsEqual)
+	if !tolerationsEqual(s.last.Tolerations, ts) {
+		s.last.Tolerations = shareValue(s.tols, s.hashTolerations(ts), ts, tolerationsEqual)
+	}
+	return s.last.Tolerations
 }
 
 // shareValue returns the value stored under h when it equals v, else
@@ -113,58 +133,44 @@ func tolerationsEqual(a, b []index.Toleration) bool {
 }
 
 func (s *sharer) hashTolerations(ts []index.Toleration) uint64 {
-	var h maphash.Hash
-	h.SetSeed(s.seed)
+	h := uint64(len(ts))
 	for i := range ts {
 		t := &ts[i]
-		h.WriteString(t.Key)
-		h.WriteByte(0)
-		h.WriteString(t.Operator)
-		h.WriteByte(0)
-		h.WriteString(t.Value)
-		h.WriteByte(0)
-		h.WriteString(t.Effect)
-		h.WriteByte(0)
+		h = h*prime + maphash.String(s.seed, t.Key)
+		h = h*prime + maphash.String(s.seed, t.Value)
+		h = h*prime + uint64(len(t.Operator))<<8 + uint64(len(t.Effect)) // both are enumerations
 		if t.TolerationSeconds != nil {
-			maphash.WriteComparable(&h, *t.TolerationSeconds)
+			h = h*prime + uint64(*t.TolerationSeconds) + 1
 		}
-		h.WriteByte(1)
 	}
-	return h.Sum64()
+	return h
 }
 
-// hashLabels is independent of the map's iteration order: the sum of the
-// entries' hashes.
+// prime mixes the parts of a hash.
+const prime = 0x100000001b3
+
+// hashLabels is independent of the map's iteration order: a sum over the
+// entries.
 func (s *sharer) hashLabels(m map[string]string) uint64 {
 	var sum uint64
 	for k, v := range m {
-		var h maphash.Hash
-		h.SetSeed(s.seed)
-		h.WriteString(k)
-		h.WriteByte(0)
-		h.WriteString(v)
-		sum += h.Sum64()
+		sum += maphash.String(s.seed, k)*31 + maphash.String(s.seed, v)
 	}
 	return sum + uint64(len(m))
 }
 
 func (s *sharer) hashRequests(l index.ResourceList) uint64 {
-	var h maphash.Hash
-	h.SetSeed(s.seed)
+	h := uint64(len(l))
 	for _, q := range l {
-		h.WriteString(q.Name)
-		h.WriteByte(0)
-		maphash.WriteComparable(&h, q.Value)
+		h = (h*prime+maphash.String(s.seed, q.Name))*prime + uint64(q.Value)
 	}
-	return h.Sum64()
+	return h
 }
 
 func (s *sharer) hashStrings(ss []string) uint64 {
-	var h maphash.Hash
-	h.SetSeed(s.seed)
+	h := uint64(len(ss))
 	for _, x := range ss {
-		h.WriteString(x)
-		h.WriteByte(0)
+		h = h*prime + maphash.String(s.seed, x)
 	}
-	return h.Sum64()
+	return h
 }
