@@ -35,7 +35,7 @@ func checkOutputs(inputs []string, outs ...output) error {
 			}
 		}
 	}
-	files, err := ingest.InputFiles(inputs)
+	files, err := ingest.InputFiles(inputs, false)
 	if err != nil {
 		return nil
 	}
