@@ -41,7 +41,7 @@ func checkOutputs(inputs []string, outs ...output) error {
 	}
 	for _, o := range set {
 		for _, in := range files {
-			if export.SameFile(o.path, in) {
+			if in != ingest.Stdin && export.SameFile(o.path, in) {
 				return fmt.Errorf("%s %s is an input of this run (%s): it would be overwritten", o.flag, o.path, in)
 			}
 		}

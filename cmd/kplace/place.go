@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,7 +18,7 @@ import (
 	"github.com/kplace/kplace/index"
 	"github.com/kplace/kplace/ingest"
 	"github.com/kplace/kplace/solver"
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 )
 
 // placeConfig is everything one placement run needs.
@@ -53,10 +52,42 @@ type placeStats struct {
 	mallocs uint64 // heap allocations during the solve phase
 }
 
-func cmdPlace(args []string) int {
-	fs := pflag.NewFlagSet("place", pflag.ContinueOnError)
+func newPlaceCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "place -f FILE|DIR|- [-o result.json] [--report report.json] [flags]",
+		Short: "Place every pending pod of a cluster in one batch",
+		Long: `Places every pending pod (no spec.nodeName) of the input on its nodes, highest
+priority first, with kube-scheduler's filters, scores and preemption, and writes the
+Bindings (and Evictions) in commit order, or with --format arrow|parquet a table of
+every pod's outcome. Pods left pending get kube-scheduler's reason in the report.
+A summary goes to stderr unless -q.
+
+The input is kubectl get -o json|yaml output (a List, typed lists, single objects or
+multi-document YAML, optionally .gz or .zst), or one snapshot from kplace convert;
+--kubeconfig reads a live cluster instead.`,
+		Example: `  # Place the pending pods of an exported cluster; the summary goes to stderr
+  kplace place -f cluster.json -o result.json --report report.json
+
+  # Read stdin; several files at once; a directory and its subdirectories
+  kubectl get nodes,pods -A -o json | kplace place -f - -o result.json
+  kplace place -f nodes.yaml,pods.yaml -o result.json
+  kplace place -f export/ -R -o result.json
+
+  # Bin packing instead of spreading (KubeSchedulerConfiguration's spelling)
+  kplace place -f cluster.json --strategy MostAllocated -o result.json
+
+  # The result as YAML, or every pod's outcome as a Parquet table
+  kplace place -f cluster.json -o result.yaml
+  kplace place -f cluster.json -o placements.parquet
+
+  # The bundled sample cluster
+  kplace place --sample`,
+		Args: cobra.NoArgs,
+	}
+	fs := cmd.Flags()
 	fs.SortFlags = false
-	paths := fs.StringArrayP("filename", "f", nil, "input file or directory (repeatable): JSON or YAML, List/typed list/objects/multi-doc, optionally .gz or .zst; or one snapshot from kplace convert")
+	input := addInputFlags(fs, "input file or directory: JSON or YAML, List/typed list/objects/multi-doc, optionally .gz or .zst;\n"+
+		"or one snapshot from kplace convert")
 	sample := fs.Bool("sample", false, "place the bundled sample cluster (generated deterministically) instead of -f")
 	out := fs.StringP("output", "o", "", `result file: Bindings in commit order, or the placement table with --format arrow|parquet ("-" for stdout; default: none)`)
 	report := fs.String("report", "", "JSON report: counts, timings, reason for every pod left pending")
@@ -79,107 +110,99 @@ func cmdPlace(args []string) int {
 	lf := addLiveFlags(fs, 20, 40) // --kubeconfig or --context without -f: read the live cluster (as kplace snapshot)
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
 	memprofile := fs.String("memprofile", "", "write a heap profile to this file at the end")
-	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "Usage: kplace place -f FILE|DIR [-f ...] [-o result.json] [--report report.json] [flags]\n"+
-			"       kplace place --kubeconfig FILE [--context C] [-o result.json] [flags]   (a live cluster)\n\n"+
-			"Places every pending pod (no spec.nodeName) of the input on its nodes, highest priority first,\n"+
-			"and writes the Bindings in commit order (or, with --format arrow|parquet, a table of every pod's\n"+
-			"outcome). Pods left pending get kube-scheduler's reason.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintln(os.Stderr, "kplace place:", err)
-		return 2
-	}
-	if *tries < 1 || *tries > 1000 {
-		fmt.Fprintf(os.Stderr, "kplace place: --tries %d: want 1 to 1000\n", *tries)
-		return 2
-	}
-	if (*requeue || *solveFlags.crossNode) && !*solveFlags.preempt {
-		fmt.Fprintln(os.Stderr, "kplace place: --requeue-evicted and --cross-node-preemption need --preemption")
-		return 2
-	}
-	solve, err := solveFlags.config(*quiet)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "kplace place:", err)
-		return 2
-	}
-	cfg := placeConfig{paths: *paths, admission: *solveFlags.admission, admissionSet: fs.Changed("admission-defaults"),
-		out: *out, report: *report, quiet: *quiet, solve: solve, tries: *tries, noExpand: !*expand, split: *split}
-	cfg.solve.RequeueEvicted = *requeue
-	if err := limits.apply(&cfg.load); err != nil {
-		fmt.Fprintln(os.Stderr, "kplace place:", err)
-		return 2
-	}
-	f, err := export.ParseFormat(*format)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "kplace place:", err)
-		return 2
-	}
-	cfg.format = f
-	if err := checkOutputs(cfg.paths, output{"-o", cfg.out}, output{"--report", cfg.report},
-		output{"--cpuprofile", *cpuprofile}, output{"--memprofile", *memprofile}); err != nil {
-		fmt.Fprintln(os.Stderr, "kplace place:", err)
-		return 2
-	}
-	if *split && (*out == "" || *out == "-" || (f != export.FormatList && f != export.FormatJSONL)) {
-		fmt.Fprintln(os.Stderr, "kplace place: --split needs -o FILE and --format list or jsonl")
-		return 2
-	}
-	if (fs.Changed("kubeconfig") || fs.Changed("context")) && (len(cfg.paths) > 0 || *sample) {
-		fmt.Fprintln(os.Stderr, "kplace place: --kubeconfig and --context read a live cluster: not with -f or --sample")
-		return 2
-	}
-	if *sample {
-		if len(cfg.paths) > 0 {
-			fmt.Fprintln(os.Stderr, "kplace place: --sample and -f are exclusive")
+	run := func() int {
+		if *tries < 1 || *tries > 1000 {
+			fmt.Fprintf(os.Stderr, "kplace place: --tries %d: want 1 to 1000\n", *tries)
 			return 2
 		}
-		dir, err := os.MkdirTemp("", "kplace-sample")
+		if (*requeue || *solveFlags.crossNode) && !*solveFlags.preempt {
+			fmt.Fprintln(os.Stderr, "kplace place: --requeue-evicted and --cross-node-preemption need --preemption")
+			return 2
+		}
+		solve, err := solveFlags.config(*quiet)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "kplace place:", err)
+			return 2
+		}
+		paths, err := input.files()
 		if err != nil {
 			return fail(err)
 		}
-		defer export.TrackTemp(dir)()
-		path := filepath.Join(dir, "sample.json")
-		if err := writeGenerated(path, sampleConfig); err != nil {
-			return fail(err)
+		cfg := placeConfig{paths: paths, admission: *solveFlags.admission, admissionSet: fs.Changed("admission-defaults"),
+			out: *out, report: *report, quiet: *quiet, solve: solve, tries: *tries, noExpand: !*expand, split: *split}
+		cfg.solve.RequeueEvicted = *requeue
+		if err := limits.apply(&cfg.load); err != nil {
+			fmt.Fprintln(os.Stderr, "kplace place:", err)
+			return 2
 		}
-		cfg.paths = []string{path}
-	}
-	if len(cfg.paths) == 0 && !*sample && (fs.Changed("kubeconfig") || fs.Changed("context")) {
-		path, dir, err := liveInput(lf, *quiet)
+		f, err := export.ParseFormat(*format)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "kplace place:", err)
+			return 2
+		}
+		cfg.format = f
+		if err := checkOutputs(cfg.paths, output{"-o", cfg.out}, output{"--report", cfg.report},
+			output{"--cpuprofile", *cpuprofile}, output{"--memprofile", *memprofile}); err != nil {
+			fmt.Fprintln(os.Stderr, "kplace place:", err)
+			return 2
+		}
+		if *split && (*out == "" || *out == "-" || (f != export.FormatList && f != export.FormatJSONL)) {
+			fmt.Fprintln(os.Stderr, "kplace place: --split needs -o FILE and --format list or jsonl")
+			return 2
+		}
+		if (fs.Changed("kubeconfig") || fs.Changed("context")) && (len(cfg.paths) > 0 || *sample) {
+			fmt.Fprintln(os.Stderr, "kplace place: --kubeconfig and --context read a live cluster: not with -f or --sample")
+			return 2
+		}
+		if *sample {
+			if len(cfg.paths) > 0 {
+				fmt.Fprintln(os.Stderr, "kplace place: --sample and -f are exclusive")
+				return 2
+			}
+			dir, err := os.MkdirTemp("", "kplace-sample")
+			if err != nil {
+				return fail(err)
+			}
+			defer export.TrackTemp(dir)()
+			path := filepath.Join(dir, "sample.json")
+			if err := writeGenerated(path, sampleConfig); err != nil {
+				return fail(err)
+			}
+			cfg.paths = []string{path}
+		}
+		if len(cfg.paths) == 0 && !*sample && (fs.Changed("kubeconfig") || fs.Changed("context")) {
+			path, dir, err := liveInput(lf, *quiet)
+			if err != nil {
+				return fail(err)
+			}
+			defer os.RemoveAll(dir)
+			cfg.paths = []string{path}
+		}
+		if len(cfg.paths) == 0 {
+			fmt.Fprintln(os.Stderr, "kplace place: no input: give -f FILE|DIR, --sample or --kubeconfig")
+			return 2
+		}
+		stop, err := cpuProfile(*cpuprofile)
 		if err != nil {
 			return fail(err)
 		}
-		defer os.RemoveAll(dir)
-		cfg.paths = []string{path}
-	}
-	if len(cfg.paths) == 0 {
-		fmt.Fprintln(os.Stderr, "kplace place: no input: give -f FILE|DIR, --sample or --kubeconfig")
-		fs.Usage()
-		return 2
-	}
-	stop, err := cpuProfile(*cpuprofile)
-	if err != nil {
-		return fail(err)
-	}
-	defer stop()
-	st, err := place(cfg)
-	if err != nil {
-		return fail(err)
-	}
-	if *memprofile != "" {
-		if err := export.WriteFileAtomic(*memprofile, func(w io.Writer) error { return pprof.WriteHeapProfile(w) }); err != nil {
+		defer stop()
+		st, err := place(cfg)
+		if err != nil {
 			return fail(err)
 		}
+		if *memprofile != "" {
+			if err := export.WriteFileAtomic(*memprofile, func(w io.Writer) error { return pprof.WriteHeapProfile(w) }); err != nil {
+				return fail(err)
+			}
+		}
+		if !cfg.quiet {
+			printSummary(os.Stderr, st.report)
+		}
+		return 0
 	}
-	if !cfg.quiet {
-		printSummary(os.Stderr, st.report)
-	}
-	return 0
+	cmd.RunE = func(*cobra.Command, []string) error { return codeErr(run()) }
+	return cmd
 }
 
 // sampleConfig is the bundled sample: a mixed cluster small enough to place

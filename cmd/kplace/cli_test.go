@@ -1,0 +1,206 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"testing"
+
+	"github.com/kplace/kplace/bench"
+	"github.com/kplace/kplace/ingest"
+)
+
+// runAll runs the CLI with args and returns the exit code, stdout and
+// stderr.
+func runAll(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	capture := func(f **os.File) (func() string, error) {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		old := *f
+		*f = w
+		done := make(chan string)
+		go func() {
+			b, _ := io.ReadAll(r)
+			done <- string(b)
+		}()
+		return func() string { w.Close(); *f = old; return <-done }, nil
+	}
+	out, err := capture(&os.Stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errOut, err := capture(&os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code = run(args)
+	return code, out(), errOut()
+}
+
+// TestHelp: every command's help goes to stdout with a description and
+// examples, and "kplace help CMD" prints the same as "kplace CMD --help".
+func TestHelp(t *testing.T) {
+	for _, cmd := range []string{"place", "simulate", "convert", "expand", "gen", "bench", "version"} {
+		code, stdout, stderr := runAll(t, cmd, "--help")
+		if code != 0 || stderr != "" {
+			t.Errorf("%s --help: exit %d, stderr %q", cmd, code, stderr)
+		}
+		for _, want := range []string{"Usage:\n  kplace " + cmd, "Examples:\n  ", "Flags:\n"} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("%s --help: no %q on stdout:\n%s", cmd, want, stdout)
+			}
+		}
+		_, viaHelp, _ := runAll(t, "help", cmd)
+		if viaHelp != stdout {
+			t.Errorf("kplace help %s differs from kplace %s --help", cmd, cmd)
+		}
+	}
+	_, stdout, _ := runAll(t, "place", "--help")
+	for _, f := range []string{"list", "jsonl", "yaml", "arrow", "parquet", "--requeue-evicted", "--cross-node-preemption", "-R, --recursive"} {
+		if !strings.Contains(stdout, f) {
+			t.Errorf("place --help does not name %s", f)
+		}
+	}
+	// kplace alone: the command list, on stdout, as kubectl.
+	code, stdout, _ := runAll(t)
+	if code != 0 || !strings.Contains(stdout, "Available Commands:") || !strings.Contains(stdout, "completion") {
+		t.Errorf("kplace: exit %d, stdout %q", code, stdout)
+	}
+}
+
+// TestCompletion: kplace completion bash prints a script that bash loads
+// and that registers the kplace completion; zsh and fish print theirs.
+func TestCompletion(t *testing.T) {
+	code, script, _ := runAll(t, "completion", "bash")
+	if code != 0 || !strings.Contains(script, "__start_kplace") {
+		t.Fatalf("completion bash: exit %d, %d bytes", code, len(script))
+	}
+	for _, sh := range []string{"zsh", "fish"} {
+		if code, out, _ := runAll(t, "completion", sh); code != 0 || !strings.Contains(out, "kplace") {
+			t.Errorf("completion %s: exit %d", sh, code)
+		}
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	f := filepath.Join(t.TempDir(), "kplace.bash")
+	os.WriteFile(f, []byte(script), 0o644)
+	out, err := exec.Command(bash, "-c", "source "+f+" && complete -p kplace").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "-F __start_kplace kplace") {
+		t.Errorf("bash: %v: %s", err, out)
+	}
+}
+
+// TestVersion: the Kubernetes version comes from the k8s.io/api module
+// of the build, v0.X.Y being Kubernetes v1.X.Y.
+func TestVersion(t *testing.T) {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		t.Skip("no build info")
+	}
+	api := ""
+	for _, d := range bi.Deps {
+		if d.Path == "k8s.io/api" {
+			api = d.Version
+		}
+	}
+	if api == "" {
+		t.Skip("the test binary records no dependencies")
+	}
+	code, stdout, _ := runAll(t, "version", "-o", "json")
+	var v versionInfo
+	if err := json.Unmarshal([]byte(stdout), &v); code != 0 || err != nil {
+		t.Fatalf("version -o json: exit %d, %v: %s", code, err, stdout)
+	}
+	if want := "v1." + strings.TrimPrefix(api, "v0."); v.Kubernetes != want {
+		t.Errorf("kubernetes %q, want %q (k8s.io/api %s)", v.Kubernetes, want, api)
+	}
+	_, text, _ := runAll(t, "version")
+	if !strings.Contains(text, "kubernetes "+v.Kubernetes+"\n") || !strings.HasPrefix(text, "kplace "+v.Version+"\n") {
+		t.Errorf("version:\n%s", text)
+	}
+	f := func(mod string, settings map[string]string, wantCommit string) {
+		t.Helper()
+		bi := &debug.BuildInfo{Main: debug.Module{Version: mod}, Deps: []*debug.Module{{Path: "k8s.io/api", Version: "v0.37.0-alpha.1"}}}
+		for k, v := range settings {
+			bi.Settings = append(bi.Settings, debug.BuildSetting{Key: k, Value: v})
+		}
+		v := buildVersion(bi, true)
+		if v.Version != mod || v.Commit != wantCommit || v.Kubernetes != "v1.37.0-alpha.1" {
+			t.Errorf("%+v", v)
+		}
+	}
+	f("(devel)", map[string]string{"vcs.revision": "abc", "vcs.modified": "true"}, "abc-dirty")
+	f("v1.2.3", map[string]string{"vcs.revision": "abc", "vcs.modified": "false"}, "abc")
+	f("v1.2.3", nil, "")
+}
+
+// TestInputFlags: -f - reads stdin, -f a,b is two files (kubectl's
+// StringSlice), and a directory is read without its subdirectories unless
+// -R. Each input places the same as the plain file.
+func TestInputFlags(t *testing.T) {
+	dir := t.TempDir()
+	path := func(name string) string { return filepath.Join(dir, name) }
+	cluster := path("cluster.json")
+	if err := writeGenerated(cluster, bench.GenConfig{Profile: "mixed", Nodes: 20, Pods: 100, Running: -1, Seed: 2}); err != nil {
+		t.Fatal(err)
+	}
+	placeTo := func(out string, args ...string) []byte {
+		t.Helper()
+		if code, _, stderr := runAll(t, append([]string{"place", "-q", "-o", out}, args...)...); code != 0 {
+			t.Fatalf("place %v: exit %d: %s", args, code, stderr)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	want := placeTo(path("want.json"), "-f", cluster)
+	if !bytes.Contains(want, []byte(`"kind":"Binding"`)) {
+		t.Fatal("the cluster places nothing")
+	}
+
+	data, _ := os.ReadFile(cluster)
+	old := ingest.StdinReader
+	ingest.StdinReader = bytes.NewReader(data)
+	got := placeTo(path("stdin.json"), "-f", "-")
+	ingest.StdinReader = old
+	if !bytes.Equal(got, want) {
+		t.Error("-f -: result differs")
+	}
+
+	// The same cluster in two files: its nodes, then the rest.
+	var nodes, rest []string
+	for _, line := range strings.Split(string(data), "\n") {
+		switch {
+		case strings.Contains(line, `"kind":"Node"`):
+			nodes = append(nodes, strings.TrimSuffix(line, ","))
+		case strings.HasPrefix(line, `{"apiVersion"`) && !strings.Contains(line, `"kind":"List"`):
+			rest = append(rest, strings.TrimSuffix(line, ","))
+		}
+	}
+	os.Mkdir(path("split"), 0o755)
+	os.Mkdir(path("split/sub"), 0o755)
+	os.WriteFile(path("split/a-nodes.json"), []byte(strings.Join(nodes, "\n")), 0o644)
+	os.WriteFile(path("split/sub/b-rest.json"), []byte(strings.Join(rest, "\n")), 0o644)
+	if got := placeTo(path("comma.json"), "-f", path("split/a-nodes.json")+","+path("split/sub/b-rest.json")); !bytes.Equal(got, want) {
+		t.Error("-f a,b: result differs")
+	}
+	if got := placeTo(path("rec.json"), "-f", path("split"), "-R"); !bytes.Equal(got, want) {
+		t.Error("-f DIR -R: result differs")
+	}
+	// Without -R the pods in split/sub are not read: nothing to place.
+	if got := placeTo(path("flat.json"), "-f", path("split")); bytes.Contains(got, []byte("Binding")) {
+		t.Error("-f DIR without -R read the subdirectory")
+	}
+}
