@@ -204,3 +204,33 @@ func TestInputFlags(t *testing.T) {
 		t.Error("-f DIR without -R read the subdirectory")
 	}
 }
+
+// TestConfigSpellings: flags that mirror KubeSchedulerConfiguration fields
+// take its spellings too, with the same result as kplace's own.
+func TestConfigSpellings(t *testing.T) {
+	dir := t.TempDir()
+	cluster := filepath.Join(dir, "cluster.json")
+	if err := writeGenerated(cluster, bench.GenConfig{Profile: "mixed", Nodes: 30, Pods: 200, Running: -1, Seed: 4}); err != nil {
+		t.Fatal(err)
+	}
+	result := func(args ...string) string {
+		t.Helper()
+		out := filepath.Join(dir, strings.Join(args, "_")+".json")
+		if code, _, stderr := runAll(t, append([]string{"place", "-q", "-f", cluster, "-o", out}, args...)...); code != 0 {
+			t.Fatalf("place %v: exit %d: %s", args, code, stderr)
+		}
+		b, _ := os.ReadFile(out)
+		return string(b)
+	}
+	most, least := result("--strategy", "most-allocated"), result("--strategy", "least-allocated")
+	if most == least {
+		t.Fatal("the strategies place the same: the test cannot tell them apart")
+	}
+	if result("--strategy", "MostAllocated") != most || result("--strategy", "LeastAllocated") != least {
+		t.Error("--strategy MostAllocated|LeastAllocated differ from most-allocated|least-allocated")
+	}
+	builtin, none := result("--default-spread", "builtin"), result("--default-spread", "none")
+	if result("--default-spread", "System") != builtin || result("--default-spread", "List") != none {
+		t.Error("--default-spread System|List differ from builtin|none")
+	}
+}
