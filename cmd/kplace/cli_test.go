@@ -7,9 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kplace/kplace/bench"
 	"github.com/kplace/kplace/ingest"
@@ -232,5 +236,118 @@ func TestConfigSpellings(t *testing.T) {
 	builtin, none := result("--default-spread", "builtin"), result("--default-spread", "none")
 	if result("--default-spread", "System") != builtin || result("--default-spread", "List") != none {
 		t.Error("--default-spread System|List differ from builtin|none")
+	}
+}
+
+// TestExitCodes: a bad flag or value is a usage error everywhere: exit 2,
+// the message prefixed by the command; a failed run exits 1.
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	cluster := filepath.Join(dir, "cluster.json")
+	if err := writeGenerated(cluster, bench.GenConfig{Profile: "mixed", Nodes: 5, Pods: 10, Running: -1, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.json")
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"place", "--bogus"}, 2},
+		{[]string{"place", "-f", cluster, "--strategy", "random"}, 2},
+		{[]string{"place", "-f", cluster, "-o", "yaml"}, 2},
+		{[]string{"place", "-f", cluster, "--format", "arrow"}, 2},
+		{[]string{"place", "-f", cluster, "-o", out, "--format", "xml"}, 2},
+		{[]string{"place", "-f", cluster, "-o", filepath.Join(dir, "t.arrow.gz")}, 2},
+		{[]string{"place", "extra-argument"}, 2},
+		{[]string{"place", "-f", filepath.Join(dir, "missing.json")}, 1},
+		{[]string{"simulate", "-f", cluster, "--drain", "x", "--node-monitor-period", "0s"}, 2},
+		{[]string{"simulate", "-f", cluster, "--drain", "x", "-o", "json"}, 2},
+		{[]string{"simulate", "--bogus"}, 2},
+		{[]string{"convert", "-f", cluster}, 2},
+		{[]string{"convert", "-f", cluster, "-o", filepath.Join(dir, "c.json")}, 2},
+		{[]string{"convert", "-f", cluster, "-o", "arrow"}, 2},
+		{[]string{"expand", "-f", cluster, "-o", filepath.Join(dir, "e.parquet")}, 2},
+		{[]string{"expand", "--seed", "x"}, 2},
+		{[]string{"gen", "--profile", "nope", "-o", out}, 2},
+		{[]string{"gen", "--nodes", "-1", "-o", out}, 2},
+		{[]string{"gen", "-o", "json"}, 2},
+		{[]string{"bench", "--suite", "nope"}, 2},
+		{[]string{"version", "-o", "xml"}, 2},
+		{[]string{"completion", "tcsh"}, 2},
+	} {
+		code, _, stderr := runAll(t, tc.args...)
+		prefix := "kplace " + tc.args[0] + ": "
+		if tc.code == 1 {
+			prefix = "kplace: "
+		}
+		if code != tc.code || !strings.HasPrefix(stderr, prefix) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d, prefix %q", tc.args, code, stderr, tc.code, prefix)
+		}
+	}
+	if _, err := os.Stat("yaml"); err == nil {
+		t.Error("-o yaml wrote a file named yaml")
+	}
+}
+
+// TestOutputFormats: -o FILE takes the format from its suffix, --format
+// overrides it, and the YAML List holds the JSON List's items.
+func TestOutputFormats(t *testing.T) {
+	dir := t.TempDir()
+	path := func(name string) string { return filepath.Join(dir, name) }
+	cluster := path("cluster.json")
+	if err := writeGenerated(cluster, bench.GenConfig{Profile: "mixed", Nodes: 20, Pods: 100, Running: -1, Seed: 5}); err != nil {
+		t.Fatal(err)
+	}
+	place := func(args ...string) {
+		t.Helper()
+		if code, _, stderr := runAll(t, append([]string{"place", "-q", "-f", cluster}, args...)...); code != 0 {
+			t.Fatalf("place %v: exit %d: %s", args, code, stderr)
+		}
+	}
+	read := func(name string) []byte {
+		t.Helper()
+		b, err := os.ReadFile(path(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	place("-o", path("r.json"))
+	place("-o", path("r.yaml"))
+	place("-o", path("r2.yaml"))
+	place("-o", path("r.jsonl"))
+	place("-o", path("r.parquet"))
+	place("-o", path("r.arrow"))
+	place("-o", path("r.json.zst"))
+	place("-o", path("r.yaml.out"), "--format", "yaml")
+	list := read("r.json")
+	var fromJSON, fromYAML map[string]any
+	if err := json.Unmarshal(list, &fromJSON); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(read("r.yaml"), &fromYAML); err != nil {
+		t.Fatal(err)
+	}
+	if items := fromJSON["items"].([]any); len(items) == 0 || !reflect.DeepEqual(fromJSON, fromYAML) {
+		t.Errorf("the YAML List differs from the JSON List (%d items)", len(items))
+	}
+	if !bytes.Equal(read("r.yaml"), read("r2.yaml")) || !bytes.Equal(read("r.yaml"), read("r.yaml.out")) {
+		t.Error("YAML output is not byte-deterministic, or --format yaml differs from .yaml")
+	}
+	if lines := bytes.Count(read("r.jsonl"), []byte("\n")); lines != len(fromJSON["items"].([]any)) {
+		t.Errorf(".jsonl: %d lines", lines)
+	}
+	if b := read("r.parquet"); !bytes.HasPrefix(b, []byte("PAR1")) {
+		t.Errorf(".parquet starts %q", b[:4])
+	}
+	if b := read("r.arrow"); !bytes.HasPrefix(b, []byte("ARROW1")) {
+		t.Errorf(".arrow starts %q", b[:6])
+	}
+	zr, err := zstd.NewReader(bytes.NewReader(read("r.json.zst")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := io.ReadAll(zr); err != nil || !bytes.Equal(b, list) {
+		t.Errorf(".json.zst: %v, %d bytes, want the list's %d", err, len(b), len(list))
 	}
 }

@@ -38,6 +38,12 @@ read with -f like any other input, much faster than JSON (see docs/formats.md).`
 		if code != 0 {
 			return code
 		}
+		if f, _, named := export.FormatOf(*out); named && f != export.FormatArrow {
+			return usagef(cmd, "-o %s: convert writes a kplace snapshot (Arrow IPC): name it .arrow", *out)
+		}
+		if *out == "-" && isTerminal(os.Stdout) {
+			return usagef(cmd, "-o -: stdout is a terminal: redirect it to a file or a pipe, or give -o FILE")
+		}
 		opts := ingest.Options{AdmissionDefaults: *admission, AdmissionDefaultsSet: fs.Changed("admission-defaults")}
 		if err := limits.apply(&opts); err != nil {
 			fmt.Fprintln(os.Stderr, "kplace convert:", err)

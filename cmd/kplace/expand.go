@@ -40,6 +40,9 @@ do other tools that read Pods.`,
 		if code != 0 {
 			return code
 		}
+		if err := checkWrites("-o", *out, export.FormatList, false); err != nil {
+			return usagef(cmd, "%v", err)
+		}
 		t0 := time.Now()
 		in, info, err := ingest.LoadWithInfo(paths, ingest.Options{AdmissionDefaults: *admission, AdmissionDefaultsSet: fs.Changed("admission-defaults")})
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/kplace/kplace/bench"
+	"github.com/kplace/kplace/export"
 	"github.com/spf13/cobra"
 )
 
@@ -36,6 +37,9 @@ pending pods of a profile, deterministic for a seed. Profiles: ` + strings.Join(
 	run := func() int {
 		if *out == "" {
 			return usagef(cmd, "-o FILE is required")
+		}
+		if err := checkWrites("-o", *out, export.FormatList, false); err != nil {
+			return usagef(cmd, "%v", err)
 		}
 		cfg := bench.GenConfig{Profile: *profile, Nodes: *nodes, Pods: *pods, Running: *running, Seed: *seed, Zones: *zones, PendingAs: *pendingAs}
 		if err := cfg.Validate(); err != nil {

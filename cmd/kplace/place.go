@@ -32,7 +32,9 @@ type placeConfig struct {
 	out          string
 	report       string
 	format       export.Format
-	quiet        bool
+	// compressed: out's name ends in .gz or .zst, which compress it.
+	compressed bool
+	quiet      bool
 	// tries is how many solves to run, with seeds solve.Seed, +1, ...; the
 	// result is the one that places the most pods (see solveTries).
 	tries int
@@ -89,10 +91,13 @@ multi-document YAML, optionally .gz or .zst), or one snapshot from kplace conver
 	input := addInputFlags(fs, "input file or directory: JSON or YAML, List/typed list/objects/multi-doc, optionally .gz or .zst;\n"+
 		"or one snapshot from kplace convert")
 	sample := fs.Bool("sample", false, "place the bundled sample cluster (generated deterministically) instead of -f")
-	out := fs.StringP("output", "o", "", `result file: Bindings in commit order, or the placement table with --format arrow|parquet ("-" for stdout; default: none)`)
+	out := fs.StringP("output", "o", "", "result file, its format from its name: .json (a v1 List of Bindings and Evictions in commit\n"+
+		"order), .jsonl, .yaml, .arrow or .parquet (the placement table); .json, .jsonl and .yaml may end in .gz or .zst.\n"+
+		"\"-\" is stdout (default: no result file; the summary only)")
 	report := fs.String("report", "", "JSON report: counts, timings, reason for every pod left pending")
-	format := fs.String("format", "list", "result format: list (a JSON v1 List of Bindings), jsonl (one object per line),\n"+
-		"arrow (the placement table, one row per pod outcome: Arrow IPC file, zstd) or parquet (the same table)")
+	format := fs.String("format", "", "result format, instead of -o's suffix: list (a JSON v1 List of Bindings), jsonl (one object per\n"+
+		"line), yaml (the List in YAML), arrow (the placement table, one row per pod outcome: Arrow IPC file, zstd) or\n"+
+		"parquet (the same table); the default for -o - or a name without a known suffix is list")
 	solveFlags := addSolveFlags(fs)
 	tries := fs.Int("tries", 1, "solve the batch this many times, with seeds --seed, --seed+1, ..., and keep the result that places\n"+
 		"the most pods (then: fewest evictions, first seed); each is a valid kube-scheduler outcome, as it breaks ties\n"+
@@ -135,19 +140,19 @@ multi-document YAML, optionally .gz or .zst), or one snapshot from kplace conver
 			fmt.Fprintln(os.Stderr, "kplace place:", err)
 			return 2
 		}
-		f, err := export.ParseFormat(*format)
+		f, compressed, err := resultFormat(*out, *format)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "kplace place:", err)
 			return 2
 		}
-		cfg.format = f
+		cfg.format, cfg.compressed = f, compressed != ""
 		if err := checkOutputs(cfg.paths, output{"-o", cfg.out}, output{"--report", cfg.report},
 			output{"--cpuprofile", *cpuprofile}, output{"--memprofile", *memprofile}); err != nil {
 			fmt.Fprintln(os.Stderr, "kplace place:", err)
 			return 2
 		}
-		if *split && (*out == "" || *out == "-" || (f != export.FormatList && f != export.FormatJSONL)) {
-			fmt.Fprintln(os.Stderr, "kplace place: --split needs -o FILE and --format list or jsonl")
+		if *split && (*out == "" || *out == "-" || f.Binary() || compressed != "") {
+			fmt.Fprintln(os.Stderr, "kplace place: --split needs -o FILE, uncompressed, in format list, jsonl or yaml")
 			return 2
 		}
 		if (fs.Changed("kubeconfig") || fs.Changed("context")) && (len(cfg.paths) > 0 || *sample) {
@@ -262,7 +267,17 @@ func place(cfg placeConfig) (*placeStats, error) {
 		}
 	} else if cfg.out != "" {
 		err := export.WriteFileAtomic(cfg.out, func(w io.Writer) error {
-			return export.WriteResult(w, c, res, cfg.format)
+			if !cfg.compressed {
+				return export.WriteResult(w, c, res, cfg.format)
+			}
+			cw, closeFn, err := compressTo(w, cfg.out)
+			if err != nil {
+				return err
+			}
+			if err := export.WriteResult(cw, c, res, cfg.format); err != nil {
+				return err
+			}
+			return closeFn()
 		})
 		if err != nil {
 			return nil, fmt.Errorf("write %s: %w", cfg.out, err)

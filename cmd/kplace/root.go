@@ -56,6 +56,18 @@ explains every pod left pending in kube-scheduler's words.`,
 		legacyCmd("bind", "Apply a result to a live cluster, Evictions before the Bindings that need them", cmdBind),
 		newGenCmd(), newBenchCmd(), newVersionCmd())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return err })
+	// cobra's completion command prints its help for a shell it does not
+	// know, and exits 0: make that a usage error.
+	root.InitDefaultCompletionCmd()
+	if c, _, err := root.Find([]string{"completion"}); err == nil && c.Name() == "completion" {
+		c.Args = cobra.MaximumNArgs(1)
+		c.RunE = func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return c.Help()
+			}
+			return fmt.Errorf("unknown shell %q (want bash, zsh, fish or powershell)", args[0])
+		}
+	}
 	return root
 }
 

@@ -90,6 +90,14 @@ stderr and the final state. The scenario format is in docs/scenarios.md.`,
 		if len(*input.paths) == 0 {
 			return usage("no input: give -f FILE|DIR")
 		}
+		if err := checkWrites("-o", *out, export.FormatList, true); err != nil {
+			return usage("%v", err)
+		}
+		for _, o := range []output{{"--timeline", *timeline}, {"--report", *report}, {"--placements", *placements}, {"--placements-state", *placementsState}} {
+			if err := checkOutputName(o.flag, o.path); err != nil {
+				return usage("%v", err)
+			}
+		}
 		paths, err := input.files()
 		if err != nil {
 			return fail(err)
