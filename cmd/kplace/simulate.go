@@ -55,7 +55,7 @@ stderr and the final state. The scenario format is in docs/scenarios.md.`,
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	input := addInputFlags(fs, "input file or directory, as for place, or one snapshot")
-	scenarioFile := fs.String("scenario", "", "the scenario: YAML with kind: Scenario and steps: (see README.md)")
+	scenarioFile := fs.String("scenario", "", "the scenario: YAML with kind: Scenario and steps: (see docs/scenarios.md)")
 	timeline := fs.String("timeline", "", "timeline file: JSON lines in time order (t, event, pod, node, reason)")
 	out := fs.StringP("output", "o", "", "the final state as a cluster: a kplace snapshot when the name ends in .arrow, else\n"+
 		"a kubectl-style JSON List (.gz, .zst compressed by suffix); place and simulate read it back")
