@@ -351,3 +351,64 @@ func TestOutputFormats(t *testing.T) {
 		t.Errorf(".json.zst: %v, %d bytes, want the list's %d", err, len(b), len(list))
 	}
 }
+
+// TestWarnings: an input without nodes or without pending pods, nodes
+// without allocatable or capacity, and fields of --scheduler-config that
+// KubeSchedulerConfiguration v1 does not define or kplace does not apply
+// are warnings in the report and the summary, not silent.
+func TestWarnings(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	node := func(name, status string) string {
+		return `{"apiVersion":"v1","kind":"Node","metadata":{"name":"` + name + `"}` + status + "}\n"
+	}
+	const capacity = `,"status":{"capacity":{"cpu":"4","memory":"8Gi","pods":"110"}}`
+	pod := `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"default"},"spec":{"containers":[{"name":"c"}]}}` + "\n"
+	f := func(input string, extra []string, want ...string) {
+		t.Helper()
+		rep := filepath.Join(dir, "report.json")
+		args := append([]string{"place", "-f", input, "--report", rep}, extra...)
+		code, _, stderr := runAll(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		got := readReport(t, rep).Warnings
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%v: warnings\n%q\nwant\n%q", args, got, want)
+		}
+		for _, w := range want {
+			if !strings.Contains(stderr, "  warning: "+w+"\n") {
+				t.Errorf("%v: the summary lacks %q", args, w)
+			}
+		}
+	}
+	f(write("empty.json", `{"apiVersion":"v1","kind":"List","items":[]}`), nil,
+		"the input holds no nodes: no pod can be placed")
+	f(write("nopending.json", node("a", capacity)), nil,
+		"the input holds no pending pods (and its controllers want none): nothing to place")
+	f(write("bare.json", node("a", capacity)+node("bare-1", "")+node("bare-2", `,"status":{}`)+pod), nil,
+		"2 node(s) have neither status.allocatable nor status.capacity (the first: bare-1): no pod fits on them")
+	sc := write("sc.yaml", `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+percentageOfNodesToScore: 50
+leaderElection: {leaderElect: false}
+profiles:
+- schedulerName: default-scheduler
+  pluginConfg: []
+  pluginConfig:
+  - name: NodeResourcesFit
+    args:
+      scoringStrategy: {type: MostAllocated}
+      scoringStrategyy: {}
+`)
+	f(write("ok.json", node("a", capacity)+pod), []string{"--scheduler-config", sc},
+		sc+": unknown field profiles[0].pluginConfg (not a KubeSchedulerConfiguration v1 field): ignored",
+		sc+": unknown field profiles[0].pluginConfig[0].args.scoringStrategyy (not a KubeSchedulerConfiguration v1 field): ignored",
+		sc+": percentageOfNodesToScore (kplace scores every feasible node): not applied")
+}

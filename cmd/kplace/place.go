@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,6 +44,8 @@ type placeConfig struct {
 	// load holds the input limits (the rest of ingest.Options is set
 	// from the fields above).
 	load ingest.Options
+	// warnings go into the report (and the summary) before the run's own.
+	warnings []string
 	// split writes the Evictions and the Bindings to two files beside out
 	// (see splitPaths).
 	split bool
@@ -124,7 +127,7 @@ multi-document YAML, optionally .gz or .zst), or one snapshot from kplace conver
 			fmt.Fprintln(os.Stderr, "kplace place: --requeue-evicted and --cross-node-preemption need --preemption")
 			return 2
 		}
-		solve, err := solveFlags.config(*quiet)
+		solve, warnings, err := solveFlags.config()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "kplace place:", err)
 			return 2
@@ -134,7 +137,7 @@ multi-document YAML, optionally .gz or .zst), or one snapshot from kplace conver
 			return fail(err)
 		}
 		cfg := placeConfig{paths: paths, admission: *solveFlags.admission, admissionSet: fs.Changed("admission-defaults"),
-			out: *out, report: *report, quiet: *quiet, solve: solve, tries: *tries, noExpand: !*expand, split: *split}
+			out: *out, report: *report, quiet: *quiet, warnings: warnings, solve: solve, tries: *tries, noExpand: !*expand, split: *split}
 		cfg.solve.RequeueEvicted = *requeue
 		if err := limits.apply(&cfg.load); err != nil {
 			fmt.Fprintln(os.Stderr, "kplace place:", err)
@@ -289,7 +292,10 @@ func place(cfg placeConfig) (*placeStats, error) {
 	})
 	rep.Tries = tries
 	rep.AddWorkloads(c, res, exp.Workloads)
-	rep.Warnings = append(rep.Warnings, exp.Warnings...)
+	rep.Warnings = slices.Concat(cfg.warnings, rep.Warnings, exp.Warnings)
+	if len(c.Nodes) > 0 && rep.Counts.Pending == 0 {
+		rep.Warnings = append(rep.Warnings, "the input holds no pending pods (and its controllers want none): nothing to place")
+	}
 	rep.Counts.Created = exp.Pods
 	if cfg.report != "" {
 		if err := export.WriteFileAtomic(cfg.report, rep.Write); err != nil {

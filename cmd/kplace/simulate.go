@@ -31,6 +31,8 @@ type simulateConfig struct {
 	// Outputs ("" for none).
 	timeline, state, report, placements, placementsState string
 	quiet                                                bool
+	// warnings go into the report (and the story) before the run's own.
+	warnings []string
 }
 
 func newSimulateCmd() *cobra.Command {
@@ -102,7 +104,7 @@ stderr and the final state. The scenario format is in docs/scenarios.md.`,
 		if err != nil {
 			return fail(err)
 		}
-		solve, err := solveFlags.config(*quiet)
+		solve, warnings, err := solveFlags.config()
 		if err != nil {
 			return usage("%v", err)
 		}
@@ -110,7 +112,7 @@ stderr and the final state. The scenario format is in docs/scenarios.md.`,
 			return usage("node lifecycle settings must not be negative (and --node-monitor-period must be positive)")
 		}
 		cfg := simulateConfig{paths: paths, admission: *solveFlags.admission, admissionSet: fs.Changed("admission-defaults"),
-			timeline: *timeline, state: *out, report: *report, placements: *placements, placementsState: *placementsState, quiet: *quiet,
+			timeline: *timeline, state: *out, report: *report, placements: *placements, placementsState: *placementsState, quiet: *quiet, warnings: warnings,
 			engine: scenario.Config{Solve: solve, Lifecycle: lc, DrainTimeout: *drainTimeout}}
 		shorthand := map[string]string{scenario.ActFailNodes: *failNodes, scenario.ActDrain: *drainNodes, scenario.ActCordon: *cordonNodes,
 			scenario.ActRemoveNodes: *removeNodes, scenario.ActTaint: *taintNodes}
@@ -251,6 +253,7 @@ func simulate(cfg simulateConfig) (*scenario.Report, error) {
 		}
 	}
 	rep := e.Report()
+	rep.Warnings = slices.Concat(cfg.warnings, rep.Warnings)
 	t3 := time.Now()
 	rep.Timings.Load, rep.Timings.Setup, rep.Timings.Simulate = ms(tLoaded.Sub(t0)), ms(t1.Sub(tLoaded)), ms(t2.Sub(t1))
 	rep.Timings.Write, rep.Timings.Total = ms(t3.Sub(t2)), ms(t3.Sub(t0))

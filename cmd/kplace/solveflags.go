@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/kplace/kplace/ingest"
 	"github.com/kplace/kplace/solver"
@@ -41,11 +40,11 @@ func addSolveFlags(fs *pflag.FlagSet) *solveFlags {
 }
 
 // config makes the scheduler's configuration from the flags; an error is
-// a usage error. Settings of --scheduler-config that are not applied get
-// a warning on stderr unless quiet.
-func (f *solveFlags) config(quiet bool) (solver.Config, error) {
+// a usage error. The warnings name the settings of --scheduler-config that
+// are not applied and the fields it holds that KubeSchedulerConfiguration
+// does not define; they belong in the run's report.
+func (f *solveFlags) config() (cfg solver.Config, warnings []string, err error) {
 	fs := f.fs
-	var cfg solver.Config
 	cfg.Seed = *f.seed
 	cfg.NoPreemption = !*f.preempt
 	cfg.CrossNodePreemption = *f.crossNode
@@ -54,12 +53,13 @@ func (f *solveFlags) config(quiet bool) (solver.Config, error) {
 	if *f.schedConfig != "" {
 		sc, err := ingest.ReadSchedulerConfig(*f.schedConfig)
 		if err != nil {
-			return cfg, fmt.Errorf("--scheduler-config: %w", err)
+			return cfg, nil, fmt.Errorf("--scheduler-config: %w", err)
 		}
-		if !quiet {
-			for _, what := range sc.Ignored {
-				fmt.Fprintf(os.Stderr, "kplace %s: warning: %s: %s: not applied\n", fs.Name(), *f.schedConfig, what)
-			}
+		for _, field := range sc.Unknown {
+			warnings = append(warnings, fmt.Sprintf("%s: unknown field %s (not a KubeSchedulerConfiguration v1 field): ignored", *f.schedConfig, field))
+		}
+		for _, what := range sc.Ignored {
+			warnings = append(warnings, fmt.Sprintf("%s: %s: not applied", *f.schedConfig, what))
 		}
 		cfg.HardPodAffinityWeight = sc.HardPodAffinityWeight
 		cfg.IgnorePreferredTermsOfExistingPods = sc.IgnorePreferredTermsOfExistingPods
@@ -87,7 +87,7 @@ func (f *solveFlags) config(quiet bool) (solver.Config, error) {
 	default:
 		cs, system, err := ingest.ReadDefaultSpread(*f.defaultSpread)
 		if err != nil {
-			return cfg, fmt.Errorf("--default-spread: %w", err)
+			return cfg, nil, fmt.Errorf("--default-spread: %w", err)
 		}
 		if system {
 			cs = solver.BuiltinDefaultSpread()
@@ -100,7 +100,7 @@ func (f *solveFlags) config(quiet bool) (solver.Config, error) {
 	case "most-allocated", "MostAllocated":
 		cfg.Strategy = solver.MostAllocated
 	default:
-		return cfg, errors.New("unknown --strategy \"" + strategy + "\" (want least-allocated or most-allocated, or LeastAllocated or MostAllocated)")
+		return cfg, nil, errors.New("unknown --strategy \"" + strategy + "\" (want least-allocated or most-allocated, or LeastAllocated or MostAllocated)")
 	}
-	return cfg, nil
+	return cfg, warnings, nil
 }
