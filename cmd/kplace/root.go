@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -56,6 +57,10 @@ explains every pod left pending in kube-scheduler's words.`,
 		legacyCmd("bind", "Apply a result to a live cluster, Evictions before the Bindings that need them", cmdBind),
 		newGenCmd(), newBenchCmd(), newVersionCmd())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return err })
+	// kplace --version: the first line of kplace version.
+	bi, ok := debug.ReadBuildInfo()
+	root.Version = buildVersion(bi, ok).Version
+	root.SetVersionTemplate("kplace {{.Version}}\n")
 	// cobra's completion command prints its help for a shell it does not
 	// know, and exits 0: make that a usage error.
 	root.InitDefaultCompletionCmd()

@@ -47,11 +47,11 @@ stderr and the final state. The scenario format is in docs/scenarios.md.`,
 		Example: `  # A scenario file
   kplace simulate -f cluster.json --scenario zone-failure.yaml --timeline timeline.jsonl --report report.json
 
-  # Shorthand: the nodes of zone-a fail at 60s
-  kplace simulate -f cluster.json --fail-nodes topology.kubernetes.io/zone=zone-a --at 60s
+  # Shorthand: the nodes of zone us-east-1a fail at 60s
+  kplace simulate -f cluster.json --fail-nodes topology.kubernetes.io/zone=us-east-1a --at 60s
 
-  # Drain two nodes and keep the final state
-  kplace simulate -f cluster.json --drain node-1,node-2 -o state.json`,
+  # Drain the gpu pool (a label selector) and keep the final state
+  kplace simulate -f cluster.json --drain 'pool in (gpu)' -o state.json`,
 		Args: cobra.NoArgs,
 	}
 	fs := cmd.Flags()
