@@ -54,8 +54,25 @@ pending pods of a profile, deterministic for a seed. Profiles: ` + strings.Join(
 	return cmd
 }
 
-// compressTo wraps w in the compressor that path's suffix names.
+// writeCompressed writes path atomically with write, through the
+// compressor its suffix names (none for other names).
+func writeCompressed(path string, write func(io.Writer) error) error {
+	return export.WriteFileAtomic(path, func(w io.Writer) error {
+		cw, closeFn, err := compressTo(w, path)
+		if err != nil {
+			return err
+		}
+		if err := write(cw); err != nil {
+			return err
+		}
+		return closeFn()
+	})
+}
+
+// compressTo wraps w in the compressor that path's suffix names (.gz or
+// .zst, in any case).
 func compressTo(w io.Writer, path string) (io.Writer, func() error, error) {
+	path = strings.ToLower(path)
 	switch {
 	case strings.HasSuffix(path, ".gz"):
 		zw := gzip.NewWriter(w)

@@ -33,9 +33,7 @@ type placeConfig struct {
 	out          string
 	report       string
 	format       export.Format
-	// compressed: out's name ends in .gz or .zst, which compress it.
-	compressed bool
-	quiet      bool
+	quiet        bool
 	// tries is how many solves to run, with seeds solve.Seed, +1, ...; the
 	// result is the one that places the most pods (see solveTries).
 	tries int
@@ -148,7 +146,7 @@ multi-document YAML, optionally .gz or .zst), or one snapshot from kplace conver
 			fmt.Fprintln(os.Stderr, "kplace place:", err)
 			return 2
 		}
-		cfg.format, cfg.compressed = f, compressed != ""
+		cfg.format = f
 		if err := checkOutputs(cfg.paths, output{"-o", cfg.out}, output{"--report", cfg.report},
 			output{"--cpuprofile", *cpuprofile}, output{"--memprofile", *memprofile}); err != nil {
 			fmt.Fprintln(os.Stderr, "kplace place:", err)
@@ -269,19 +267,7 @@ func place(cfg placeConfig) (*placeStats, error) {
 			return nil, err
 		}
 	} else if cfg.out != "" {
-		err := export.WriteFileAtomic(cfg.out, func(w io.Writer) error {
-			if !cfg.compressed {
-				return export.WriteResult(w, c, res, cfg.format)
-			}
-			cw, closeFn, err := compressTo(w, cfg.out)
-			if err != nil {
-				return err
-			}
-			if err := export.WriteResult(cw, c, res, cfg.format); err != nil {
-				return err
-			}
-			return closeFn()
-		})
+		err := writeCompressed(cfg.out, func(w io.Writer) error { return export.WriteResult(w, c, res, cfg.format) })
 		if err != nil {
 			return nil, fmt.Errorf("write %s: %w", cfg.out, err)
 		}
@@ -488,14 +474,5 @@ func truncate(s string, n int) string {
 
 // writeGenerated generates a cluster into path, compressed by its suffix.
 func writeGenerated(path string, cfg bench.GenConfig) error {
-	return export.WriteFileAtomic(path, func(w io.Writer) error {
-		cw, closeFn, err := compressTo(w, path)
-		if err != nil {
-			return err
-		}
-		if err := bench.Generate(cfg, cw); err != nil {
-			return err
-		}
-		return closeFn()
-	})
+	return writeCompressed(path, func(w io.Writer) error { return bench.Generate(cfg, w) })
 }

@@ -92,10 +92,15 @@ stderr and the final state. The scenario format is in docs/scenarios.md.`,
 		if len(*input.paths) == 0 {
 			return usage("no input: give -f FILE|DIR")
 		}
-		if err := checkWrites("-o", *out, export.FormatList, true); err != nil {
+		for _, o := range []output{{"-o", *out}, {"--placements-state", *placementsState}} {
+			if err := checkWrites(o.flag, o.path, export.FormatList, true); err != nil {
+				return usage("%v", err)
+			}
+		}
+		if err := checkWrites("--placements", *placements, export.FormatList, false); err != nil {
 			return usage("%v", err)
 		}
-		for _, o := range []output{{"--timeline", *timeline}, {"--report", *report}, {"--placements", *placements}, {"--placements-state", *placementsState}} {
+		for _, o := range []output{{"--timeline", *timeline}, {"--report", *report}} {
 			if err := checkOutputName(o.flag, o.path); err != nil {
 				return usage("%v", err)
 			}
@@ -246,7 +251,7 @@ func simulate(cfg simulateConfig) (*scenario.Report, error) {
 			}
 		}
 		if cfg.placements != "" {
-			err := export.WriteFileAtomic(cfg.placements, func(w io.Writer) error { return export.WriteCommits(w, c, res, export.FormatList) })
+			err := writeCompressed(cfg.placements, func(w io.Writer) error { return export.WriteCommits(w, c, res, export.FormatList) })
 			if err != nil {
 				return nil, fmt.Errorf("write %s: %w", cfg.placements, err)
 			}
