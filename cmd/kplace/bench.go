@@ -100,6 +100,8 @@ RSS and solve-phase allocations. Without --nodes it runs a fixed suite.`,
 		"or zone-failure (simulate: a zone of the mixed profile fails, 10k nodes/100k running pods, then 100k/1M; with --nodes, the cases up to that many nodes)")
 	asJSON := fs.Bool("json", false, "print the table as JSON")
 	keep := fs.String("keep", "", "keep the generated inputs and results in this directory")
+	completeValues(cmd, "profile", bench.Profiles()...)
+	completeValues(cmd, "suite", "quick", "full", "workloads", "zone-failure")
 	run := func() int {
 		var suite []benchInput
 		switch {

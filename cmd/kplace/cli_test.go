@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 
@@ -91,6 +92,15 @@ func TestCompletion(t *testing.T) {
 		if code, out, _ := runAll(t, "completion", sh); code != 0 || !strings.Contains(out, "kplace") {
 			t.Errorf("completion %s: exit %d", sh, code)
 		}
+	}
+	// Flag values complete too.
+	_, values, _ := runAll(t, "__complete", "gen", "--profile", "")
+	if got := strings.Fields(values); !slices.Equal(got[:len(got)-1], bench.Profiles()) {
+		t.Errorf("gen --profile completes %q, want the profiles", got)
+	}
+	_, values, _ = runAll(t, "__complete", "place", "--format", "")
+	if !strings.HasPrefix(values, "list\njsonl\nyaml\narrow\nparquet\n") {
+		t.Errorf("place --format completes %q", values)
 	}
 	bash, err := exec.LookPath("bash")
 	if err != nil {

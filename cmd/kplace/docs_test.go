@@ -104,3 +104,26 @@ func TestDocLinks(t *testing.T) {
 		t.Error("no links found: the test reads nothing")
 	}
 }
+
+// history finds the development diary in a page: issue numbers, sessions,
+// earlier or later binaries, before and after a change.
+var history = regexp.MustCompile(`(?i)\bissue \d|\bissue's\b|(this|last|previous|earlier|next|mid-)[ -]?session|(earlier|last|previous|older|old|new|newer|mid-session) binary|binary of the|before this change|after this change|than before\b|sessions? ago|\(was \d|\bEarlier:|\bcommit [0-9a-f]{7}`)
+
+// TestDocsDescribeTheProduct: README.md and docs/*.md describe kplace as
+// it is, without its development history.
+func TestDocsDescribeTheProduct(t *testing.T) {
+	root := filepath.Join("..", "..")
+	pages, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	pages = append(pages, filepath.Join(root, "README.md"))
+	for _, page := range pages {
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if m := history.FindString(line); m != "" {
+				t.Errorf("%s:%d: %q reads as history: %s", page, i+1, m, line)
+			}
+		}
+	}
+}

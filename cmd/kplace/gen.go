@@ -34,6 +34,8 @@ pending pods of a profile, deterministic for a seed. Profiles: ` + strings.Join(
 	zones := fs.Int("zones", 0, "number of zones; 0 for the profile's default (5). Honoured by spread, anti-affinity, spread-bench and realistic")
 	pendingAs := fs.String("pending-as", bench.PendingAsPods, "realistic profile: what the pods controllers created and the scheduler has not bound are written as: pods, or workloads (the controllers' objects only, wanting more pods than exist)")
 	out := fs.StringP("output", "o", "", "output file: .json, .json.gz or .json.zst (\"-\" for stdout)")
+	completeValues(cmd, "profile", bench.Profiles()...)
+	completeValues(cmd, "pending-as", bench.PendingAsPods, bench.PendingAsWorkloads)
 	run := func() int {
 		if *out == "" {
 			return usagef(cmd, "-o FILE is required")

@@ -116,6 +116,8 @@ multi-document YAML, optionally .gz or .zst), or one snapshot from kplace conver
 	lf := addLiveFlags(fs, 20, 40) // --kubeconfig or --context without -f: read the live cluster (as kplace snapshot)
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
 	memprofile := fs.String("memprofile", "", "write a heap profile to this file at the end")
+	completeValues(cmd, "format", "list", "jsonl", "yaml", "arrow", "parquet")
+	completeSolveFlags(cmd)
 	run := func() int {
 		if *tries < 1 || *tries > 1000 {
 			fmt.Fprintf(os.Stderr, "kplace place: --tries %d: want 1 to 1000\n", *tries)

@@ -151,3 +151,18 @@ func (f inputFlags) withOutput(cmd *cobra.Command, out string) (files []string, 
 	}
 	return files, 0
 }
+
+// completeValues makes the shell complete flag's value from values.
+func completeValues(cmd *cobra.Command, flag string, values ...string) {
+	err := cmd.RegisterFlagCompletionFunc(flag, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return values, cobra.ShellCompDirectiveNoFileComp
+	})
+	if err != nil {
+		panic(err) // a flag name misspelt here
+	}
+}
+
+// completeSolveFlags completes the values of the scheduler's flags.
+func completeSolveFlags(cmd *cobra.Command) {
+	completeValues(cmd, "strategy", "least-allocated", "most-allocated", "LeastAllocated", "MostAllocated")
+}

@@ -88,6 +88,7 @@ stderr and the final state. The scenario format is in docs/scenarios.md.`,
 		fmt.Fprintf(os.Stderr, "kplace simulate: "+format+"\n", a...)
 		return 2
 	}
+	completeSolveFlags(cmd)
 	run := func() int {
 		if len(*input.paths) == 0 {
 			return usage("no input: give -f FILE|DIR")

@@ -79,6 +79,7 @@ with.`,
 		Args: cobra.NoArgs,
 	}
 	format := cmd.Flags().StringP("output", "o", "", "json or yaml (default: text)")
+	completeValues(cmd, "output", "json", "yaml")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		bi, ok := debug.ReadBuildInfo()
 		v := buildVersion(bi, ok)
