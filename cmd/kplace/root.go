@@ -19,6 +19,15 @@ import (
 // suggestions come with it. Each command is a func newXCmd() *cobra.Command
 // in its own file; its flags are defined on cmd.Flags() (a pflag.FlagSet)
 // and its RunE returns exitCode(code) once it has printed its message.
+//
+// A command written as func cmdX(args []string) int with its own FlagSet
+// runs unchanged as legacyCmd("x", short, cmdX) in newRootCmd. To convert
+// it: replace pflag.NewFlagSet by a cobra.Command (Use, Short, Long,
+// Example, Args: cobra.NoArgs) and fs := cmd.Flags(); keep the flag
+// definitions; drop fs.Usage and fs.Parse; put the rest in run := func()
+// int { ... } with cmd.RunE = func(*cobra.Command, []string) error {
+// return codeErr(run()) }; take -f and -R from addInputFlags and
+// input.files(), and check output names with checkOutputs or checkWrites.
 
 // exitCode is the error of a command that printed its own message and
 // exits with this code (1: the run failed, 2: a usage error).
