@@ -684,19 +684,3 @@ func ExampleGenerate_realistic() {
 	fmt.Println(strings.HasPrefix(b.String(), `{"apiVersion":"v1","items":[`))
 	// Output: true
 }
-
-// TestRealisticLoadsSeeds: the export of every seed loads (a template's
-// node selector rendered for one pod must not change it for the next).
-func TestRealisticLoadsSeeds(t *testing.T) {
-	for seed := uint64(1); seed <= 4; seed++ {
-		cfg := smallRealistic
-		cfg.Seed = seed
-		path := filepath.Join(t.TempDir(), "cluster.json")
-		if err := os.WriteFile(path, generate(t, cfg), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := ingest.Load([]string{path}, ingest.Options{AdmissionDefaults: true}); err != nil {
-			t.Errorf("seed %d: %v", seed, err)
-		}
-	}
-}
