@@ -6,7 +6,7 @@ SCEN    := .scenarios
 # The oracle checker lives beside the project (../shared/oracle).
 ORACLE_SRC ?= ../shared/oracle
 
-.PHONY: build run test apiserver live-scale bench lint fuzz conformance preemption-compare taint-evict-compare clean
+.PHONY: build run test apiserver live-scale bench lint fuzz conformance preemption-compare taint-evict-compare zone-failure-validate clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/kplace
@@ -99,6 +99,24 @@ taint-evict-compare:
 	@mkdir -p bin
 	$(GO) build -C $(ORACLE_SRC) -o $(CURDIR)/$(ORACLE) .
 	KPLACE_ORACLE=$(CURDIR)/$(ORACLE) $(GO) test ./scenario -run 'TestTaintEvictCases|TestAgainstOracle' -count=1 -v -timeout 20m
+
+# A zone failure at 10,000 nodes (mixed: 100,000 running pods without
+# their controllers, replacements copy the deleted pods; realistic: with
+# its controllers, replacements from their templates; about 3 min more):
+# the scheduler's placements of the run, replayed through the real filters
+# against the state after the failure (oracle validate -strict).
+ZONE_CASES ?= mixed realistic
+zone-failure-validate: build
+	@mkdir -p bin $(SCEN)
+	$(GO) build -C $(ORACLE_SRC) -o $(CURDIR)/$(ORACLE) .
+	@set -e; for p in $(ZONE_CASES); do \
+	  f=$(SCEN)/zone-$$p-10000.json.zst; running=-1; test $$p != mixed || running=100000; \
+	  echo "== zone failure, $$p: 10000 nodes"; \
+	  ./$(BIN) gen --profile $$p --nodes 10000 --pods 0 --running $$running --seed 1 -o $$f; \
+	  ./$(BIN) simulate -f $$f --fail-nodes topology.kubernetes.io/zone=us-east-1e --at 60s --seed 1 \
+	    --timeline $$f.timeline.jsonl --report $$f.report.json --placements $$f.placements.json --placements-state $$f.replay.json.zst; \
+	  ./$(ORACLE) validate -in $$f.replay.json.zst -result $$f.placements.json -json $$f.validate.json -strict -score-sample 200; \
+	done
 
 clean:
 	rm -rf bin $(SCEN) sample-result.json sample-report.json

@@ -373,7 +373,7 @@ func (rg *rgen) appendSpec(b []byte, t *rTpl, p *specPod, ctrs [][]byte) []byte 
 	}
 	if len(tt.nodeSelector) > 0 {
 		b = append(b, `,"nodeSelector":`...)
-		b = appendKVs(b, sortedKVs(tt.nodeSelector))
+		b = appendKVs(b, tt.nodeSelector) // sorted by finishTpl
 	}
 	if len(tt.overhead) > 0 && p.admitted { // the RuntimeClass admission sets it
 		b = append(b, `,"overhead":`...)

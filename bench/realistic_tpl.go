@@ -5,6 +5,7 @@ package bench
 // volumes, tolerations, node selectors), drawn from the seeded stream.
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -107,6 +108,10 @@ func (rg *rgen) finishTpl(t *rTpl) {
 	t.labels = sortedKVs(t.labels)
 	t.annots = sortedKVs(t.annots)
 	t.sel = sortedKVs(t.sel)
+	// A map in the object: one value per key, in key order. The clone
+	// keeps a template drawn from another (a rollout's) from sorting and
+	// compacting the array the other still renders.
+	t.t.nodeSelector = sortedKVs(slices.Clone(t.t.nodeSelector))
 	t.podTols, t.ctlTols = t.podTolerations()
 	canonical := func(rs []res) {
 		for i := range rs {

@@ -581,6 +581,10 @@ type interner struct {
 	labels map[string]map[string]string
 	pairs  []string
 	lblKey []byte
+	// images shares image names, whatever their length (a digest
+	// reference runs past maxInternedLen): every node lists the images it
+	// holds, the same few thousand names across a cluster.
+	images map[string]string
 }
 
 const (
@@ -601,6 +605,29 @@ func (p *jp) internBytes(b []byte) string {
 	s := string(b)
 	if len(p.in.m) < maxInterned {
 		p.in.m[s] = s
+	}
+	return s
+}
+
+// imageStr parses an image name (or null, as ""), interned with the
+// other image names.
+func (p *jp) imageStr() string {
+	if p.isNull() {
+		return ""
+	}
+	b := p.strBytes()
+	if p.in == nil {
+		return string(b)
+	}
+	if s, ok := p.in.images[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if p.in.images == nil {
+		p.in.images = map[string]string{}
+	}
+	if len(p.in.images) < maxInterned {
+		p.in.images[s] = s
 	}
 	return s
 }

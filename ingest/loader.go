@@ -38,6 +38,7 @@ type loader struct {
 	npods       int
 	hasPriority []bool          // by pod index: spec.priority was set
 	namespaces  map[string]bool // Namespace objects read
+	share       *sharer         // what pods have in common, stored once
 
 	globalDefault string // name of the globalDefault PriorityClass read
 
@@ -59,6 +60,7 @@ func newLoader(opts Options) *loader {
 		seed:       maphash.MakeSeed(),
 		seen:       map[uint64]int32{},
 		collide:    map[string]int32{},
+		share:      newSharer(),
 		namespaces: map[string]bool{},
 	}
 }
@@ -435,6 +437,7 @@ func (l *loader) addPod(p index.Pod) {
 		l.pods = append(l.pods, make([]index.Pod, 0, size))
 		l.podStart = append(l.podStart, int32(l.npods))
 	}
+	l.share.share(&p)
 	c := &l.pods[len(l.pods)-1]
 	*c = append(*c, p)
 	l.npods++
@@ -567,6 +570,7 @@ func (l *loader) finish() error {
 		}
 	}
 	adm := newAdmitter(in.PriorityClasses, l.opts.AdmissionDefaults)
+	adm.share = l.share
 
 	var missingNS []string
 	kept := make([]index.Pod, 0, l.npods)
@@ -604,6 +608,11 @@ type admitter struct {
 	classes      map[string]*index.PriorityClass
 	defaultClass *index.PriorityClass
 	tolerations  bool
+	// share, when set, makes the pods whose tolerations were equal share
+	// the defaulted list too; defaulted remembers it by the shared list's
+	// first element (nil: no tolerations).
+	share     *sharer
+	defaulted map[*index.Toleration][]index.Toleration
 }
 
 // newAdmitter admits with classes (the system classes among them).
@@ -643,9 +652,32 @@ func (a *admitter) admit(p *index.Pod, hasPriority bool) bool {
 		return false
 	}
 	if pending && a.tolerations {
-		p.Tolerations = addDefaultTolerations(p.Tolerations)
+		p.Tolerations = a.defaultTolerations(p.Tolerations)
 	}
 	return true
+}
+
+func (a *admitter) defaultTolerations(ts []index.Toleration) []index.Toleration {
+	if a.share == nil {
+		return addDefaultTolerations(ts)
+	}
+	var key *index.Toleration
+	if len(ts) > 0 {
+		key = &ts[0]
+	}
+	if d, ok := a.defaulted[key]; ok {
+		return d
+	}
+	d := a.share.tolerations(addDefaultTolerations(ts))
+	if a.defaulted == nil {
+		a.defaulted = map[*index.Toleration][]index.Toleration{}
+	}
+	if key == nil || key == &a.share.tolerations(ts)[0] {
+		// ts is the list the sharer keeps (alive, never changed): its
+		// address stands for its contents.
+		a.defaulted[key] = d
+	}
+	return d
 }
 
 // resolvePriority mirrors the Priority admission plugin for pod p, given

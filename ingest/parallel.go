@@ -82,8 +82,50 @@ func (r *reader) open() {
 	if r.arena < batchBytes {
 		r.arena = max(64<<10, 2*r.arena)
 	}
-	r.cur = &batch{seq: r.seq, arena: make([]byte, 0, r.arena)}
+	r.cur = &batch{seq: r.seq, arena: getArena(r.arena), ev: getEvents()}
 	r.seq++
+}
+
+// Batches' arenas and event slices are recycled: a large export cuts
+// gigabytes of items into arenas that are garbage as soon as the items are
+// parsed (every string is copied out), and collecting them dominated the
+// memory traffic of ingest.
+var (
+	arenaPool  sync.Pool // *[]byte of capacity batchBytes
+	eventsPool sync.Pool // *[]event, empty
+)
+
+func getArena(size int) []byte {
+	if size == batchBytes {
+		if b, ok := arenaPool.Get().(*[]byte); ok {
+			return (*b)[:0]
+		}
+	}
+	return make([]byte, 0, size)
+}
+
+func putArena(b []byte) {
+	if cap(b) == batchBytes {
+		arenaPool.Put(&b)
+	}
+}
+
+func getEvents() []event {
+	if e, ok := eventsPool.Get().(*[]event); ok {
+		return *e
+	}
+	return nil
+}
+
+// putEvents recycles a batch's events once they are applied; what they
+// point to is dropped.
+func putEvents(e []event) {
+	if cap(e) < batchEvents {
+		return
+	}
+	clear(e)
+	e = e[:0]
+	eventsPool.Put(&e)
 }
 
 func (r *reader) flush() {
@@ -156,6 +198,7 @@ func work(b *batch, in *interner, filters *resourceFilter, opts Options) {
 		ev.conv = new(converted)
 		convert(ev.conv, obj, apiVersion, kind, ev.src, filters, opts)
 	}
+	putArena(b.arena) // nothing parsed points into it
 	b.arena = nil
 }
 
@@ -267,6 +310,8 @@ func (l *loader) readJSONParallel(path string, r io.Reader, n int) error {
 			if firstErr != nil {
 				break
 			}
+			putEvents(nb.ev)
+			nb.ev = nil
 		}
 	}
 	return firstErr

@@ -480,7 +480,7 @@ func (p *jp) containers() []wireContainer {
 				case "name":
 					c.Name = p.istr()
 				case "image":
-					c.Image = p.istr()
+					c.Image = p.imageStr()
 				case "restartPolicy":
 					c.RestartPolicy = p.istr()
 				case "resources":
@@ -701,7 +701,7 @@ func (p *jp) volumes() (claims bool, images []string) {
 						break
 					}
 					if string(k) == "reference" {
-						images = append(images, p.istr())
+						images = append(images, p.imageStr())
 					} else {
 						p.skip()
 					}
@@ -1133,7 +1133,11 @@ func (p *jp) images() []wireImage {
 				}
 				switch string(k) {
 				case "names":
-					im.Names = p.strSlice()
+					if p.arrStart() {
+						for first := true; p.more(&first); {
+							im.Names = append(im.Names, p.imageStr())
+						}
+					}
 				case "sizeBytes":
 					im.Size = p.integer(math.MinInt64, math.MaxInt64, "an int64")
 				default:

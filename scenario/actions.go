@@ -3,11 +3,12 @@ package scenario
 import (
 	"cmp"
 	"fmt"
-	"maps"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kplace/kplace/index"
 	"github.com/kplace/kplace/ingest"
@@ -244,14 +245,20 @@ func (e *Engine) addNodes(fresh []index.Node, cause int32) ([]*nodeInfo, error) 
 	}
 	e.changes++
 	e.changed = true
+	if err := e.daemonPods(fresh, cause); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
-// scale sets a workload's replicas: new pods copy its newest pod (until
-// workloads are read, a workload without a live pod cannot grow); the
-// pods removed are those its controller would pick.
+// scale sets a workload's replicas. New pods come from its template
+// (ingest.Expand over the workload and its live pods: a Deployment's
+// current ReplicaSet, made when none matches; a StatefulSet's missing
+// ordinals); a workload the cluster lacks grows by copies of its newest
+// pod. The pods removed are those its controller picks (rankForDeletion).
 func (e *Engine) scale(st *Step) error {
 	cause := int32(st.Index)
+	reason := "SuccessfulCreate: scale " + st.Kind + " " + st.Name + " to " + strconv.Itoa(st.Replicas)
 	var pods []index.PodID
 	for pid := range e.c.Pods {
 		p := &e.c.Pods[pid]
@@ -259,10 +266,37 @@ func (e *Engine) scale(st *Step) error {
 			pods = append(pods, index.PodID(pid))
 		}
 	}
+	wi := e.workload(st.Kind, st.Namespace, st.Name)
+	if wi >= 0 {
+		e.c.Workloads[wi].Replicas = int32(st.Replicas)
+		defer e.syncReplicaSets(st)
+	}
 	switch n := len(pods); {
+	case st.Replicas > n && wi >= 0 && e.c.Workloads[wi].Template != nil:
+		ws := []index.Workload{e.c.Workloads[wi]}
+		if st.Kind == index.KindDeployment {
+			for i := range e.c.Workloads {
+				if w := &e.c.Workloads[i]; w.Kind == index.KindReplicaSet && w.Namespace == st.Namespace && w.Owner != nil &&
+					w.Owner.Kind == index.KindDeployment && w.Owner.Name == st.Name {
+					ws = append(ws, *w)
+				}
+			}
+		}
+		live := make([]index.Pod, 0, n)
+		for _, pid := range pods {
+			live = append(live, e.livePod(pid))
+		}
+		made, rss, err := e.expand(ws, live, nil)
+		if err != nil {
+			return err
+		}
+		e.addWorkloads(rss)
+		for k := range made {
+			e.create(e.controllerPod(&made[k]), cause, -1, reason)
+		}
 	case st.Replicas > n:
 		if n == 0 {
-			return fmt.Errorf("%s %s/%s has no pod to copy (workloads are not read yet: scale grows a workload from one of its pods)", st.Kind, st.Namespace, st.Name)
+			return fmt.Errorf("%s %s/%s is not in the cluster and has no pod to copy", st.Kind, st.Namespace, st.Name)
 		}
 		newest := slices.MaxFunc(pods, func(a, b index.PodID) int {
 			return cmp.Or(cmp.Compare(e.c.Pods[a].CreationUnix, e.c.Pods[b].CreationUnix), cmp.Compare(a, b))
@@ -275,7 +309,7 @@ func (e *Engine) scale(st *Step) error {
 		next := 0
 		for range st.Replicas - n {
 			q := e.newPod(&tmpl)
-			if st.Kind == "StatefulSet" {
+			if st.Kind == index.KindStatefulSet {
 				for ordinals[st.Name+"-"+strconv.Itoa(next)] {
 					next++
 				}
@@ -284,7 +318,7 @@ func (e *Engine) scale(st *Step) error {
 			} else {
 				q.Name = e.newName(st.Namespace, tmpl.Owner.Name+"-")
 			}
-			e.create(q, cause, -1, "SuccessfulCreate: scale "+st.Kind+" "+st.Name+" to "+strconv.Itoa(st.Replicas))
+			e.create(q, cause, -1, reason)
 		}
 	case st.Replicas < n:
 		e.rankForDeletion(st.Kind, pods)
@@ -295,6 +329,21 @@ func (e *Engine) scale(st *Step) error {
 	return nil
 }
 
+// syncReplicaSets sets the replicas of a scaled Deployment's ReplicaSets
+// to the pods each has now (what the deployment controller converges to).
+func (e *Engine) syncReplicaSets(st *Step) {
+	if st.Kind != index.KindDeployment {
+		return
+	}
+	for i := range e.c.Workloads {
+		w := &e.c.Workloads[i]
+		if w.Kind == index.KindReplicaSet && w.Namespace == st.Namespace && w.Owner != nil &&
+			w.Owner.Kind == index.KindDeployment && w.Owner.Name == st.Name {
+			w.Replicas = int32(len(e.ownedPods(w.Kind, w.Namespace, w.Name)))
+		}
+	}
+}
+
 // ownedBy reports whether a workload of kind and name controls p (a
 // Deployment through its ReplicaSets, named name-HASH).
 func ownedBy(p *index.Pod, kind, name string) bool {
@@ -302,21 +351,20 @@ func ownedBy(p *index.Pod, kind, name string) bool {
 	if o == nil {
 		return false
 	}
-	if kind == "Deployment" {
+	if kind == index.KindDeployment {
 		hash, ok := strings.CutPrefix(o.Name, name+"-")
-		return o.Kind == "ReplicaSet" && ok && hash != "" && !strings.Contains(hash, "-")
+		return o.Kind == index.KindReplicaSet && ok && hash != "" && !strings.Contains(hash, "-")
 	}
 	return o.Kind == kind && o.Name == name
 }
 
 // rankForDeletion orders a workload's pods, the first to delete first:
 // a StatefulSet's highest ordinal first; otherwise as the ReplicaSet
-// controller ranks them (getPodsToDelete): unscheduled, then on a node
-// not Ready, then on a node with more of the workload's pods, then the
-// newest.
+// controller picks them (getPodsToDelete: activePodsLess, each pod ranked
+// by how many of the workload's pods share its node).
 func (e *Engine) rankForDeletion(kind string, pods []index.PodID) {
 	c := e.c
-	if kind == "StatefulSet" {
+	if kind == index.KindStatefulSet {
 		ord := func(p index.PodID) int {
 			s := c.Pods[p].Name
 			n, _ := strconv.Atoi(s[strings.LastIndexByte(s, '-')+1:])
@@ -327,30 +375,114 @@ func (e *Engine) rankForDeletion(kind string, pods []index.PodID) {
 	}
 	onNode := map[int32]int{}
 	for _, p := range pods {
-		onNode[c.PodNode[p]]++
-	}
-	key := func(p index.PodID) (int, int, int, int64) {
-		n := c.PodNode[p]
-		if n == index.NoNode {
-			return 0, 0, 0, 0
+		if n := c.PodNode[p]; n != index.NoNode {
+			onNode[n]++
 		}
-		ready := 1
-		if !e.ready(c.Nodes[n].Name) {
-			ready = 0
-		}
-		return 1, ready, -onNode[n], -c.Pods[p].CreationUnix
 	}
-	slices.SortStableFunc(pods, func(a, b index.PodID) int {
-		a1, a2, a3, a4 := key(a)
-		b1, b2, b3, b4 := key(b)
-		return cmp.Or(cmp.Compare(a1, b1), cmp.Compare(a2, b2), cmp.Compare(a3, b3), cmp.Compare(a4, b4), cmp.Compare(b, a))
+	rs := make([]rankedPod, len(pods))
+	for i, pid := range pods {
+		p := &c.Pods[pid]
+		r := rankedPod{id: pid, created: p.CreationUnix, uid: p.UID}
+		if n := c.PodNode[pid]; n != index.NoNode {
+			// Bound pods run; they are ready while their node is (the node
+			// lifecycle controller marks a not-ready node's pods not ready),
+			// since they started.
+			r.assigned, r.ready, r.rank, r.readySince = true, e.ready(c.Nodes[n].Name), onNode[n], p.StartUnix
+		}
+		rs[i] = r
+	}
+	now := e.base + int64(e.now/time.Second)
+	slices.SortStableFunc(rs, func(a, b rankedPod) int {
+		switch {
+		case activePodsLess(&a, &b, now):
+			return -1
+		case activePodsLess(&b, &a, now):
+			return 1
+		}
+		return 0
 	})
+	for i := range rs {
+		pods[i] = rs[i].id
+	}
+}
+
+// rankedPod is what the ReplicaSet controller ranks a pod by when it
+// scales down (times in Unix seconds, 0: unset).
+type rankedPod struct {
+	id              index.PodID
+	assigned, ready bool
+	// rank is how many of the controller's pods are on the pod's node.
+	rank                int
+	readySince, created int64
+	uid                 string
+}
+
+// activePodsLess is controller.ActivePodsWithRanks.Less (v1.36), the pod
+// to delete first being the lesser: unassigned before assigned (every
+// assigned pod is Running here), not ready before ready, more of the
+// controller's pods on its node first, then, between ready pods, ready
+// for less time, then created later, where times compare by their
+// base-2 logarithmic age bucket (LogarithmicScaleDown, on since v1.22)
+// and the uid breaks ties. The pod-deletion-cost annotation and restart
+// counts are not read (every pod counts 0).
+func activePodsLess(a, b *rankedPod, now int64) bool {
+	if a.assigned != b.assigned {
+		return !a.assigned
+	}
+	if a.ready != b.ready {
+		return !a.ready
+	}
+	if a.rank != b.rank {
+		return a.rank > b.rank
+	}
+	if a.ready && b.ready && a.readySince != b.readySince {
+		if d, ok := logRankDiff(a.readySince, b.readySince, now); ok {
+			if d == 0 {
+				return a.uid < b.uid
+			}
+			return d < 0
+		}
+		return afterOrZero(a.readySince, b.readySince)
+	}
+	if a.created != b.created {
+		if d, ok := logRankDiff(a.created, b.created, now); ok {
+			if d == 0 {
+				return a.uid < b.uid
+			}
+			return d < 0
+		}
+		return afterOrZero(a.created, b.created)
+	}
+	return false
+}
+
+// afterOrZero: t1 is after t2, an unset time being after any.
+func afterOrZero(t1, t2 int64) bool {
+	if t1 == 0 || t2 == 0 {
+		return t1 == 0
+	}
+	return t1 > t2
+}
+
+// logRankDiff is logarithmicRankDiff: the difference of the base-2
+// logarithms of the ages (in nanoseconds, -1 for an age not above 0) of
+// two times at now; false when a time or now is unset.
+func logRankDiff(t1, t2, now int64) (int64, bool) {
+	if t1 == 0 || t2 == 0 || now == 0 {
+		return 0, false
+	}
+	r := func(t int64) int64 {
+		if d := time.Duration(now-t) * time.Second; d > 0 {
+			return int64(math.Log2(float64(d)))
+		}
+		return -1
+	}
+	return r(t1) - r(t2), true
 }
 
 // apply adds a file's objects: pods (pending, or bound when they name a
-// node), nodes, PodDisruptionBudgets, PriorityClasses, namespaces, and the
-// selectors of Services and controllers. The controllers' missing pods are
-// not created: a warning counts the controllers.
+// node), nodes, PodDisruptionBudgets, PriorityClasses, namespaces,
+// Services, and controllers, with the pods they create now.
 func (e *Engine) apply(st *Step) ([]*nodeInfo, error) {
 	cause := int32(st.Index)
 	path := st.File
@@ -363,15 +495,6 @@ func (e *Engine) apply(st *Step) ([]*nodeInfo, error) {
 	}
 	for kind, n := range in.SkippedKinds {
 		e.warn("apply "+path+kind, fmt.Sprintf("%s: %d object(s) of kind %s not applied", path, n, kind))
-	}
-	controllers := map[string]int{}
-	for i := range in.Workloads {
-		if k := in.Workloads[i].Kind; k != index.KindService {
-			controllers[k]++
-		}
-	}
-	for _, kind := range slices.Sorted(maps.Keys(controllers)) {
-		e.warn("apply "+path+kind, fmt.Sprintf("%s: %d %s(s) not applied (an applied file's controllers are not expanded: apply their pods)", path, controllers[kind], kind))
 	}
 	if in.OtherScheduler > 0 {
 		e.warn("apply "+path+" other", fmt.Sprintf("%s: %d pending pod(s) for another scheduler skipped", path, in.OtherScheduler))
@@ -388,11 +511,16 @@ func (e *Engine) apply(st *Step) ([]*nodeInfo, error) {
 			e.c.Namespaces = append(e.c.Namespaces, ns)
 		}
 	}
-	e.c.Workloads = append(e.c.Workloads, in.Workloads...)
 	var added []*nodeInfo
-	if len(in.Nodes) > 0 {
+	if len(in.Nodes) > 0 { // the cluster's DaemonSets get pods there
 		if added, err = e.addNodes(in.Nodes, cause); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	for i := range in.Workloads {
+		w := &in.Workloads[i]
+		if w.Kind != index.KindService && e.workload(w.Kind, w.Namespace, w.Name) >= 0 {
+			return nil, fmt.Errorf("%s: %s %s/%s exists already", path, w.Kind, w.Namespace, w.Name)
 		}
 	}
 	for _, b := range in.PDBs {
@@ -424,5 +552,43 @@ func (e *Engine) apply(st *Step) ([]*nodeInfo, error) {
 		}
 		e.create(p, cause, -1, "apply "+st.File)
 	}
-	return added, nil
+	return added, e.applyControllers(in.Workloads, path, cause)
+}
+
+// applyControllers adds an applied file's controllers (and Services) and
+// creates the pods they create now (ingest.Expand over the cluster's live
+// pods and nodes: a ReplicaSet adopts the orphans its selector matches, a
+// DaemonSet gets a pod for each node it selects).
+func (e *Engine) applyControllers(ws []index.Workload, path string, cause int32) error {
+	if !slices.ContainsFunc(ws, func(w index.Workload) bool { return w.Kind != index.KindService }) {
+		e.addWorkloads(ws)
+		return nil
+	}
+	// Controllers claim pods of their namespace only; DaemonSets need the
+	// nodes.
+	nss := map[string]bool{}
+	var nodes []index.Node
+	for i := range ws {
+		nss[ws[i].Namespace] = true
+		if ws[i].Kind == index.KindDaemonSet && nodes == nil {
+			nodes = slices.Clone(e.c.Nodes)
+		}
+	}
+	var live []index.Pod
+	for pid := range e.c.Pods {
+		if !e.pods[pid].deleted && nss[e.c.Pods[pid].Namespace] {
+			live = append(live, e.livePod(index.PodID(pid)))
+		}
+	}
+	made, rss, err := e.expand(slices.Clone(ws), live, nodes)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	e.addWorkloads(ws)
+	e.addWorkloads(rss)
+	for k := range made {
+		q := &made[k]
+		e.create(e.controllerPod(q), cause, -1, "SuccessfulCreate: "+q.Owner.Kind+" "+q.Owner.Name)
+	}
+	return nil
 }

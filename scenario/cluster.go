@@ -166,12 +166,21 @@ func (e *Engine) gone(pid index.PodID, node string, how delKind, detail string, 
 		return
 	}
 	e.rep.displaced(pid, how, cause)
-	q, ok := e.replacementOf(&p)
-	if !ok {
+	// The buffer is taken while in use: a replacement bound at once can be
+	// deleted (and replaced) inside create.
+	qs := e.replacementsOf(e.repl[:0], &p)
+	e.repl = nil
+	if len(qs) == 0 {
 		e.rep.lost(cause)
-		return
 	}
-	e.create(q, cause, pid, "SuccessfulCreate: replaces "+podKey(&p))
+	for i, q := range qs {
+		if i == 0 {
+			e.create(q, cause, pid, "SuccessfulCreate: replaces "+podKey(&p))
+		} else { // a Job short of its parallelism makes up the rest too
+			e.create(q, cause, -1, "SuccessfulCreate: Job "+p.Owner.Name+" below its parallelism")
+		}
+	}
+	e.repl = qs[:0]
 }
 
 // create adds a pod made during the run (pending, or bound when it names
@@ -181,6 +190,7 @@ func (e *Engine) create(q index.Pod, cause int32, replaces index.PodID, reason s
 	q.NodeName = ""
 	pid := e.c.AddPod(q)
 	e.pods = append(e.pods, podInfo{cause: cause, replaces: replaces})
+	e.own(pid)
 	if e.names != nil {
 		e.names[podKey(&q)] = true
 	}

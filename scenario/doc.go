@@ -22,11 +22,24 @@
 //     timeout (none by default, as kubectl).
 //   - The pod garbage collector: pods bound to a removed node are deleted
 //     at its first pass (every 20 s) 40 s after it found them orphaned.
-//   - Controllers of deleted pods: a deleted pod with a controller gets a
-//     replacement at once (replacementOf: until workloads are read, a copy
-//     of the deleted pod's spec under a new name; a StatefulSet's keeps
-//     the name), except DaemonSet and mirror pods. A standalone pod is
-//     gone.
+//   - Controllers of deleted pods: a deleted pod with a controller gets
+//     replacements at once, made by ingest.Expand from the controller's
+//     template (workloads.go): a ReplicaSet's or ReplicationController's
+//     one pod named generateName and five characters of the seeded
+//     generator; a StatefulSet's pod of the same ordinal name; a Job's new
+//     pods while its active pods are fewer than its parallelism and its
+//     completions unmet. A controller not in the input gets a copy of the
+//     deleted pod's spec. DaemonSet and mirror pods get none; a standalone
+//     pod is gone.
+//   - DaemonSets: an added node gets a pod of each DaemonSet that selects
+//     it, pinned to it by node affinity and placed by the scheduler, with
+//     the tolerations the DaemonSet controller adds (not-ready and
+//     unreachable NoExecute for ever, among others). kubectl drain leaves
+//     DaemonSet pods.
+//   - scale and apply: a scaled workload grows from its template and
+//     shrinks as the ReplicaSet controller picks pods to delete (a
+//     StatefulSet from its highest ordinal); an applied file's controllers
+//     create their pods.
 //   - kube-scheduler: at every instant when pods are pending and something
 //     happened, solver.Session places every pending pod as Solve would
 //     (priority, preemption, spread, affinity); preemption victims are

@@ -91,6 +91,10 @@ type Engine struct {
 	stepErr error
 	// workerCause is the step behind each scheduled taint-manager deletion.
 	workerCause map[index.PodID]int32
+	// ctl is what the engine keeps of the controllers.
+	ctl controllers
+	// repl is the replacements' buffer.
+	repl []index.Pod
 }
 
 // podInfo is what the engine knows of a pod beyond the index.

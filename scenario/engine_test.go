@@ -77,7 +77,7 @@ func play(t *testing.T, cluster, scenarioText string, tune func(*Config)) (*Engi
 // generated matches the five characters of a name made during a run.
 var generated = regexp.MustCompile(`-[bcdfghjklmnpqrstvwxz2456789]{5}\b`)
 
-func load(t *testing.T, cluster string) *index.Input {
+func load(t testing.TB, cluster string) *index.Input {
 	t.Helper()
 	in, err := ingest.Load([]string{cluster}, ingest.Options{AdmissionDefaults: true})
 	if err != nil {
@@ -458,10 +458,27 @@ steps:
 	if !bytes.Equal(a, b) || len(a) == 0 {
 		t.Error("two runs gave different timelines")
 	}
+	// Pods made from templates: names from the seeded generator.
+	const tsc = `
+kind: Scenario
+steps:
+- at: 5s
+  addNodes: {count: 2, namePrefix: c-, template: {status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}}}
+- at: 10s
+  taint: {nodes: a1, add: [{key: maint, effect: NoExecute}]}
+- at: 20s
+  scale: {kind: Deployment, namespace: shop, name: web, replicas: 5}
+`
+	_, _, a = play(t, "testdata/workloads.yaml", tsc, nil)
+	_, _, b = play(t, "testdata/workloads.yaml", tsc, nil)
+	if !bytes.Equal(a, b) || !bytes.Contains(a, []byte(`"pod-created"`)) {
+		t.Error("two runs with templates gave different timelines")
+	}
 }
 
 // TestApply: an applied file's pods are admitted against the cluster's
-// classes, created and placed; workloads are counted in a warning.
+// classes, created and placed; a Deployment without a template creates
+// nothing and says so.
 func TestApply(t *testing.T) {
 	e, tl, _ := play(t, "testdata/small.yaml", `
 kind: Scenario
@@ -484,7 +501,7 @@ steps:
 	if prio != 1000 {
 		t.Errorf("extra-1 priority %d, want high's 1000", prio)
 	}
-	if w := e.Report().Warnings; len(w) != 1 || !strings.Contains(w[0], "Deployment(s) not applied") {
+	if w := e.Report().Warnings; len(w) != 1 || w[0] != "Deployment shop/web: no spec.template: creates no pods" {
 		t.Errorf("warnings %q", w)
 	}
 	if s := e.Report().Steps[0]; s.Created != 2 || s.Placed != 2 {

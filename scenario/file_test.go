@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"strings"
 	"testing"
 	"time"
@@ -88,14 +89,16 @@ func TestParseErrors(t *testing.T) {
 // TestRunErrors: a step that cannot run stops the run with an error that
 // names the file and the step.
 func TestRunErrors(t *testing.T) {
-	for _, c := range []struct{ step, want string }{
-		{"cordon: {nodes: nope}", `test.yaml: steps[0] (cordon at 1s): no node named "nope"`},
-		{"drain: {nodes: zone=mars}", `test.yaml: steps[0] (drain at 1s): no node matches "zone=mars"`},
-		{"scale: {kind: ReplicaSet, namespace: shop, name: gone, replicas: 2}", "test.yaml: steps[0] (scale at 1s): ReplicaSet shop/gone has no pod to copy"},
-		{"addNodes: {count: 2, namePrefix: \"n\", template: {status: {allocatable: {cpu: 2}}}}", `test.yaml: steps[0] (addNodes at 1s): node "n1" exists already`},
-		{"apply: {file: testdata/missing.yaml}", "test.yaml: steps[0] (apply at 1s): stat testdata/missing.yaml"},
+	for _, c := range []struct{ step, want, cluster string }{
+		{"cordon: {nodes: nope}", `test.yaml: steps[0] (cordon at 1s): no node named "nope"`, ""},
+		{"drain: {nodes: zone=mars}", `test.yaml: steps[0] (drain at 1s): no node matches "zone=mars"`, ""},
+		{"scale: {kind: ReplicaSet, namespace: shop, name: gone, replicas: 2}", "test.yaml: steps[0] (scale at 1s): ReplicaSet shop/gone is not in the cluster and has no pod to copy", ""},
+		{"addNodes: {count: 2, namePrefix: \"n\", template: {status: {allocatable: {cpu: 2}}}}", `test.yaml: steps[0] (addNodes at 1s): node "n1" exists already`, ""},
+		{"apply: {file: testdata/missing.yaml}", "test.yaml: steps[0] (apply at 1s): stat testdata/missing.yaml", ""},
+		{"apply: {file: testdata/apply-controllers.yaml}\n- at: 2s\n  apply: {file: testdata/apply-controllers.yaml}",
+			"test.yaml: steps[1] (apply at 2s): testdata/apply-controllers.yaml: Deployment shop/api exists already", "testdata/workloads.yaml"},
 	} {
-		in := load(t, "testdata/small.yaml")
+		in := load(t, cmp.Or(c.cluster, "testdata/small.yaml"))
 		sc, err := Parse("test.yaml", []byte("kind: Scenario\nsteps:\n- at: 1s\n  "+c.step))
 		if err != nil {
 			t.Fatal(err)

@@ -9,29 +9,31 @@ import (
 	"github.com/kplace/kplace/ingest"
 )
 
-// replacementOf is the pod p's controller creates when p is deleted, and
-// whether there is one: none for a standalone pod, a DaemonSet's (its
-// controller does not put it back on a node that rejects it) or a mirror
-// pod (owned by its Node: the kubelet makes those).
+// replacementsOf are the pods p's controller creates when p is deleted:
+// none for a standalone pod, a DaemonSet's (its controller does not put it
+// back on a node that rejects it) or a mirror pod (owned by its Node: the
+// kubelet makes those).
 //
-// Workloads are not read yet (ingest keeps only the selectors of
-// ReplicaSets and StatefulSets, not their templates): until they are, the
-// replacement is a copy of p's spec, as the workload's template would
-// give it, under a new name from the owner's name (kube's generateName:
-// the owner's name, '-', five characters); a StatefulSet's replacement
-// keeps p's name, as its controller does. This function is the one to
-// switch to the workload's template.
-func (e *Engine) replacementOf(p *index.Pod) (index.Pod, bool) {
-	if p.Owner == nil || p.Owner.Kind == "DaemonSet" || p.Owner.Kind == "Node" {
-		return index.Pod{}, false
+// A controller of the cluster with a template makes them from it (see
+// fromTemplate). One that is not in the cluster (its pods came without
+// it) gets a copy of p's spec, as its template would give it, under a new
+// name from the owner's name (kube's generateName: the owner's name, '-',
+// five characters); a StatefulSet's replacement keeps p's name, as its
+// controller does. They are appended to dst.
+func (e *Engine) replacementsOf(dst []index.Pod, p *index.Pod) []index.Pod {
+	if p.Owner == nil || p.Owner.Kind == index.KindDaemonSet || p.Owner.Kind == "Node" {
+		return dst
+	}
+	if out, ok := e.fromTemplate(dst, p); ok {
+		return out
 	}
 	q := e.newPod(p)
-	if p.Owner.Kind == "StatefulSet" {
+	if p.Owner.Kind == index.KindStatefulSet {
 		q.Name = p.Name
 	} else {
 		q.Name = e.newName(p.Namespace, p.Owner.Name+"-")
 	}
-	return q, true
+	return append(dst, q)
 }
 
 // newPod is a pod made now from template's spec: pending, not started,

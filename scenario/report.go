@@ -87,7 +87,8 @@ type StepStats struct {
 	Displaced   int            `json:"displaced"`
 	DisplacedBy map[string]int `json:"displaced_by,omitempty"`
 	// Replaced counts the replacements bound; Lost the displaced pods
-	// without a controller (or whose controller makes none).
+	// not replaced: without a controller, a DaemonSet's or mirror pod, or
+	// one whose controller makes none.
 	Replaced int `json:"replaced"`
 	Lost     int `json:"lost"`
 	// Created and Placed count the pods the step created (scale, apply)

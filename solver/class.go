@@ -509,13 +509,17 @@ func (g *group) initNamed(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncod
 	if len(p.NodeSelector) > 0 || p.HasRequired {
 		before := feas
 		if lo > 0 || hi < len(all) {
-			req := requiredNodes(c, p, m, enc)
-			g.affNodes = req
+			// The few named nodes are tested one by one: a bitset of
+			// every node the terms select, per group, is quadratic
+			// memory when every node has its group (DaemonSets).
+			g.affNodes = roaring.New()
 			feas = 0
 			for i := range win {
 				for word := win[i]; word != 0; word &= word - 1 {
 					n := uint32((lo+i)*64 + bits.TrailingZeros64(word))
-					if !req.Contains(n) {
+					if rules.RequiredAffinity(p, &c.Nodes[n]) {
+						g.affNodes.Add(n)
+					} else {
 						win[i] &^= 1 << (n & 63)
 					}
 				}

@@ -33,6 +33,9 @@ type simulateConfig struct {
 	quiet                                                bool
 	// warnings go into the report (and the story) before the run's own.
 	warnings []string
+	// expand adds the pods the input's controllers would create now and
+	// that it lacks, pending at t = 0 (--expand).
+	expand bool
 }
 
 func newSimulateCmd() *cobra.Command {
@@ -82,6 +85,8 @@ stderr and the final state. The scenario format is in docs/scenarios.md.`,
 	fs.Int32Var(&lc.LargeClusterSizeThreshold, "large-cluster-size-threshold", lc.LargeClusterSizeThreshold, "node lifecycle controller: a partially disrupted zone of at most this many nodes is not tainted at all")
 	fs.Float32Var(&lc.UnhealthyZoneThreshold, "unhealthy-zone-threshold", lc.UnhealthyZoneThreshold, "node lifecycle controller: the share of not-Ready nodes (more than 2) that makes a zone partially disrupted")
 	drainTimeout := fs.Duration("drain-timeout", 0, "kubectl drain --timeout for each node (0: none, kubectl's default); a drain step's timeout wins")
+	expand := fs.Bool("expand", true, "start with the pods the input's Deployments, ReplicaSets, StatefulSets, DaemonSets, Jobs and\n"+
+		"ReplicationControllers would create now and that the input lacks, pending at t = 0, as place adds them")
 	quiet := fs.BoolP("quiet", "q", false, "no story on stderr")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
 	usage := func(format string, a ...any) int {
@@ -118,7 +123,7 @@ stderr and the final state. The scenario format is in docs/scenarios.md.`,
 			return usage("node lifecycle settings must not be negative (and --node-monitor-period must be positive)")
 		}
 		cfg := simulateConfig{paths: paths, admission: *solveFlags.admission, admissionSet: fs.Changed("admission-defaults"),
-			timeline: *timeline, state: *out, report: *report, placements: *placements, placementsState: *placementsState, quiet: *quiet, warnings: warnings,
+			timeline: *timeline, state: *out, report: *report, placements: *placements, placementsState: *placementsState, quiet: *quiet, warnings: warnings, expand: *expand,
 			engine: scenario.Config{Solve: solve, Lifecycle: lc, DrainTimeout: *drainTimeout}}
 		shorthand := map[string]string{scenario.ActFailNodes: *failNodes, scenario.ActDrain: *drainNodes, scenario.ActCordon: *cordonNodes,
 			scenario.ActRemoveNodes: *removeNodes, scenario.ActTaint: *taintNodes}
@@ -220,6 +225,12 @@ func simulate(cfg simulateConfig) (*scenario.Report, error) {
 	}
 	cfg.engine.Admission = info.AdmissionDefaults
 	tLoaded := time.Now()
+	exp := &ingest.Expansion{}
+	if cfg.expand {
+		if exp, err = ingest.Expand(in, ingest.ExpandOptions{Seed: cfg.engine.Solve.Seed, AdmissionDefaults: info.AdmissionDefaults}); err != nil {
+			return nil, err
+		}
+	}
 	e, err := scenario.New(in, cfg.sc, cfg.engine)
 	if err != nil {
 		return nil, err
@@ -259,7 +270,7 @@ func simulate(cfg simulateConfig) (*scenario.Report, error) {
 		}
 	}
 	rep := e.Report()
-	rep.Warnings = slices.Concat(cfg.warnings, rep.Warnings)
+	rep.Warnings = slices.Concat(cfg.warnings, exp.Warnings, rep.Warnings)
 	t3 := time.Now()
 	rep.Timings.Load, rep.Timings.Setup, rep.Timings.Simulate = ms(tLoaded.Sub(t0)), ms(t1.Sub(tLoaded)), ms(t2.Sub(t1))
 	rep.Timings.Write, rep.Timings.Total = ms(t3.Sub(t2)), ms(t3.Sub(t0))
@@ -309,7 +320,7 @@ func printStory(w io.Writer, r *scenario.Report, sc *scenario.Scenario) {
 			for _, k := range slices.Sorted(maps.Keys(s.DisplacedBy)) {
 				by = append(by, fmt.Sprintf("%s %d", k, s.DisplacedBy[k]))
 			}
-			line := fmt.Sprintf("displaced %d (%s), placed again %d, without a controller %d", s.Displaced, strings.Join(by, ", "), s.Replaced, s.Lost)
+			line := fmt.Sprintf("displaced %d (%s), placed again %d, not replaced %d", s.Displaced, strings.Join(by, ", "), s.Replaced, s.Lost)
 			if s.Created > 0 {
 				line += fmt.Sprintf("; created %d, placed %d", s.Created, s.Placed)
 			}

@@ -106,3 +106,54 @@ func TestSimulateUsage(t *testing.T) {
 		t.Errorf("--help: exit %d", code)
 	}
 }
+
+// TestSimulateExpand: with --expand (the default) a cluster of manifests
+// starts with its controllers' pods, placed at t = 0 (the Deployment's two,
+// the DaemonSet's one per node); when n1 is tainted NoExecute at 30 s, the
+// Deployment's pod there is replaced from its template and placed on n2 at
+// 30 s, the DaemonSet's is not. Without --expand nothing runs.
+func TestSimulateExpand(t *testing.T) {
+	dir := t.TempDir()
+	tlPath := filepath.Join(dir, "timeline.jsonl")
+	events := func(args ...string) []map[string]any {
+		args = append([]string{"simulate", "-q", "-f", "testdata/simulate-manifests.yaml", "--taint-nodes", "n1", "--taint", "maint:NoExecute",
+			"--at", "30s", "--timeline", tlPath}, args...)
+		if code, stderr := runCapture(t, args...); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		raw, _ := os.ReadFile(tlPath)
+		var out []map[string]any
+		for _, l := range bytes.Split(bytes.TrimSpace(raw), []byte("\n")) {
+			var ev map[string]any
+			if err := json.Unmarshal(l, &ev); err != nil {
+				t.Fatalf("timeline line %q: %v", l, err)
+			}
+			out = append(out, ev)
+		}
+		return out
+	}
+	count := func(evs []map[string]any, tm float64, event, podPrefix, node string) int {
+		n := 0
+		for _, ev := range evs {
+			pod, _ := ev["pod"].(string)
+			if ev["t"] == tm && ev["event"] == event && strings.HasPrefix(pod, podPrefix) && (node == "" || ev["node"] == node) {
+				n++
+			}
+		}
+		return n
+	}
+	evs := events()
+	if api, logs := count(evs, 0, "pod-bound", "shop/api-", ""), count(evs, 0, "pod-bound", "kube-system/logs-", ""); api != 2 || logs != 2 {
+		t.Errorf("bound at 0: %d api pods, %d logs pods; want 2 and 2", api, logs)
+	}
+	gone := count(evs, 30, "pod-deleted", "shop/api-", "n1")
+	if gone == 0 || count(evs, 30, "pod-created", "shop/api-", "") != gone || count(evs, 30, "pod-bound", "shop/api-", "n2") != gone {
+		t.Errorf("at 30 s: %d api pods deleted on n1; want each replaced and bound to n2 at 30 s: %v", gone, evs)
+	}
+	if count(evs, 30, "pod-deleted", "kube-system/logs-", "n1") != 1 || count(evs, 30, "pod-created", "kube-system/", "") != 0 {
+		t.Errorf("the DaemonSet pod on n1: want deleted at 30 s, not replaced: %v", evs)
+	}
+	if evs := events("--expand=false"); count(evs, 0, "pod-bound", "", "") != 0 || count(evs, 30, "pod-deleted", "", "") != 0 {
+		t.Errorf("--expand=false: %v", evs)
+	}
+}
