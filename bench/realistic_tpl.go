@@ -151,6 +151,8 @@ func toleratesTaint(tl *toleration, tn *taint) bool {
 // ---------------------------------------------------------------------------
 // Application templates (Deployments, StatefulSets, Jobs, bare pods).
 
+// dataStores are the StatefulSets' images and ports; a port's name is
+// "tcp-" and the store's (an IANA service name: 15 characters at most).
 var dataStores = []struct {
 	name, image string
 	port        int32
@@ -159,7 +161,7 @@ var dataStores = []struct {
 	{"redis", "docker.io/library/redis:7.2.5", 6379},
 	{"kafka", "docker.io/bitnami/kafka:3.7.0", 9092},
 	{"zookeeper", "docker.io/bitnami/zookeeper:3.9.2", 2181},
-	{"elasticsearch", "docker.elastic.co/elasticsearch/elasticsearch:8.14.1", 9200},
+	{"elastic", "docker.elastic.co/elasticsearch/elasticsearch:8.14.1", 9200},
 	{"rabbitmq", "docker.io/library/rabbitmq:3.13.3-management", 5672},
 	{"etcd", "quay.io/coreos/etcd:v3.5.14", 2379},
 	{"mongodb", "docker.io/library/mongo:7.0.11", 27017},

@@ -3,7 +3,6 @@ package export
 import (
 	"encoding/json"
 	"io"
-	"sort"
 
 	"github.com/kplace/kplace/index"
 	"github.com/kplace/kplace/solver"
@@ -26,10 +25,6 @@ type Counts struct {
 	// controllers' missing pods).
 	Created  int `json:"created"`
 	Finished int `json:"finished"`
-	Classes  int `json:"classes"`
-	Groups   int `json:"groups"`
-	Rebuilds int `json:"heap_rebuilds"`
-	Builds   int `json:"heap_builds"`
 	// CrossNode counts the preemptions that evicted pods on other nodes
 	// (--cross-node-preemption); Requeued the evicted pods put back in the
 	// queue (--requeue-evicted), Replaced those of them placed again (also
@@ -38,6 +33,21 @@ type Counts struct {
 	CrossNode int `json:"cross_node,omitempty"`
 	Requeued  int `json:"requeued,omitempty"`
 	Replaced  int `json:"replaced,omitempty"`
+}
+
+// Engine are the solver's internal counters (place --verbose): the
+// equivalence classes formed, their distinct static parts (feasible sets),
+// the class heaps built and rebuilt.
+type Engine struct {
+	Classes  int `json:"classes"`
+	Groups   int `json:"groups"`
+	Rebuilds int `json:"heap_rebuilds"`
+	Builds   int `json:"heap_builds"`
+}
+
+// EngineOf returns res's internal counters.
+func EngineOf(res *solver.Result) *Engine {
+	return &Engine{Classes: res.Classes, Groups: res.Groups, Rebuilds: res.Rebuilds, Builds: res.Builds}
 }
 
 // EvictedPod is one preemption victim and, with --requeue-evicted, what
@@ -67,16 +77,29 @@ type Timings struct {
 type PodReason struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
-	Kind      string `json:"kind"`
-	Reason    string `json:"reason"`
+	// Owner is the pod's controller as Kind/name, a ReplicaSet replaced
+	// by its Deployment when the input holds the ReplicaSet; omitted
+	// without one.
+	Owner    string `json:"owner,omitempty"`
+	Priority int32  `json:"priority"`
+	// Requests are the pod's effective requests (init containers and
+	// overhead counted) as quantities, by resource name.
+	Requests map[string]string `json:"requests,omitempty"`
+	Kind     string            `json:"kind"`
+	// Reason is kube-scheduler's whole message.
+	Reason string `json:"reason"`
 }
 
 // Report is the JSON report of a run.
 type Report struct {
-	Counts   Counts      `json:"counts"`
-	Timings  Timings     `json:"timings"`
+	Counts  Counts  `json:"counts"`
+	Timings Timings `json:"timings"`
+	// Engine holds the solver's internal counters; only with --verbose.
+	Engine   *Engine     `json:"engine,omitempty"`
 	Pending  []PodReason `json:"pending"`
 	Rejected []PodReason `json:"rejected"`
+	// Rollups count the pending pods by plugin, owner and reason.
+	Rollups Rollups `json:"rollups"`
 	// Evicted lists every eviction, in commit order, when evicted pods were
 	// put back in the queue (--requeue-evicted); omitted otherwise.
 	Evicted      []EvictedPod   `json:"evicted,omitempty"`
@@ -109,10 +132,6 @@ func NewReport(c *index.Cluster, res *solver.Result, bound int, t Timings) *Repo
 			Rejected:       len(c.Rejected),
 			OtherScheduler: c.OtherScheduler,
 			Finished:       c.FinishedPods,
-			Classes:        res.Classes,
-			Groups:         res.Groups,
-			Rebuilds:       res.Rebuilds,
-			Builds:         res.Builds,
 			Preemptors:     res.Preemptions,
 			CrossNode:      res.CrossNode,
 			Requeued:       res.Requeued,
@@ -123,6 +142,12 @@ func NewReport(c *index.Cluster, res *solver.Result, bound int, t Timings) *Repo
 		Rejected:     make([]PodReason, 0, len(c.Rejected)),
 		SkippedKinds: c.SkippedKinds,
 		Warnings:     c.Warnings,
+	}
+	rsOwner := ownerNames(c)
+	entry := func(pid index.PodID, kind, reason string) PodReason {
+		p := &c.Pods[pid]
+		return PodReason{Namespace: p.Namespace, Name: p.Name, Owner: controllerOf(p, rsOwner), Priority: p.Priority,
+			Requests: requestsOf(p), Kind: kind, Reason: reason}
 	}
 	var evictedAt map[index.PodID]int // index in r.Evicted
 	if res.Requeued > 0 {
@@ -146,7 +171,6 @@ func NewReport(c *index.Cluster, res *solver.Result, bound int, t Timings) *Repo
 		}
 	}
 	for _, pd := range res.Pending {
-		p := &c.Pods[pd.Pod]
 		switch pd.Kind {
 		case solver.Unschedulable:
 			r.Counts.Unschedulable++
@@ -155,42 +179,27 @@ func NewReport(c *index.Cluster, res *solver.Result, bound int, t Timings) *Repo
 		case solver.Gated:
 			r.Counts.Gated++
 		}
-		r.Pending = append(r.Pending, PodReason{Namespace: p.Namespace, Name: p.Name, Kind: pd.Kind.String(), Reason: pd.Reason})
+		r.Pending = append(r.Pending, entry(pd.Pod, pd.Kind.String(), pd.Reason))
 	}
 	for _, pid := range c.Rejected {
-		p := &c.Pods[pid]
-		r.Rejected = append(r.Rejected, PodReason{Namespace: p.Namespace, Name: p.Name, Kind: "rejected", Reason: p.Rejected})
+		r.Rejected = append(r.Rejected, entry(pid, "rejected", c.Pods[pid].Rejected))
 	}
+	nodes := make([]map[string]int, len(res.Pending))
+	for i, pd := range res.Pending {
+		nodes[i] = pd.Nodes
+	}
+	r.Rollups = Rollup(r.Pending, nodes, c.NumNodes())
 	return r
 }
 
 // TopReasons returns the most frequent pending reasons, most frequent first
 // (ties by text), at most k.
 func (r *Report) TopReasons(k int) []ReasonCount {
-	m := map[string]int{}
-	for _, p := range r.Pending {
-		m[p.Reason]++
-	}
-	out := make([]ReasonCount, 0, len(m))
-	for reason, n := range m {
-		out = append(out, ReasonCount{Reason: reason, Pods: n})
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Pods != out[j].Pods {
-			return out[i].Pods > out[j].Pods
-		}
-		return out[i].Reason < out[j].Reason
-	})
+	out := r.Rollups.ByReason
 	if len(out) > k {
 		out = out[:k]
 	}
 	return out
-}
-
-// ReasonCount is a reason and how many pods it holds back.
-type ReasonCount struct {
-	Reason string
-	Pods   int
 }
 
 // Write writes the report as indented JSON.

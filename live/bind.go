@@ -214,8 +214,12 @@ func Bind(ctx context.Context, c *Client, plan *Plan, opts BindOptions) (*BindRe
 			b.rep.Failures = append(b.rep.Failures, f)
 		} else if b.state[i] != stDone {
 			it := &plan.Items[i]
-			b.rep.Failures = append(b.rep.Failures, BindFailure{Seq: i, Kind: it.Op.String(), Namespace: it.Namespace, Name: it.Name,
-				Node: it.Node, Reason: ReasonNotAttempted, Message: "the run stopped first"})
+			f := BindFailure{Seq: i, Kind: it.Op.String(), Namespace: it.Namespace, Name: it.Name,
+				Node: it.Node, Reason: ReasonNotAttempted, Message: "the run stopped first"}
+			if b.state[i] == stWaiting {
+				f.Reason, f.Message = ReasonVictimStays, "the run stopped before the victim was gone (its Eviction was accepted)"
+			}
+			b.rep.Failures = append(b.rep.Failures, f)
 		}
 	}
 	b.rep.Counts.Failed = len(b.rep.Failures)
@@ -427,7 +431,9 @@ func (b *binder) resolveLocked(deps []int32, failed int) {
 		b.pending[d]--
 		if b.pending[d] == 0 && b.parked[d] && b.state[d] == stTodo {
 			b.released = append(b.released, d)
-			b.cond.Signal()
+			// Broadcast: run waits on cond too, and a Signal that woke it
+			// instead of a worker would leave d unapplied for ever.
+			b.cond.Broadcast()
 		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kplace/kplace/live/livetest"
 )
@@ -169,11 +170,64 @@ func TestBindBudgetRefuses(t *testing.T) {
 	}
 }
 
+// dying is a pending pod that a finalizer keeps once deleted.
+func dying(ns string) *corev1.Pod {
+	p := livetest.Pod(ns, "dying", 100, "", 0, nil)
+	p.Finalizers = []string{"kplace.io/test"}
+	return p
+}
+
+// TestBindWaitTimeout: a victim still there when WaitTimeout has passed
+// after its accepted Eviction (it terminates, and no kubelet ends it) is
+// reported "victim not gone"; the Binding that needed its room is not
+// sent ("blocked"), while one on another node is.
+func TestBindWaitTimeout(t *testing.T) {
+	e := newEnv(t)
+	k := e.s.Client(t)
+	ns, A, B := e.ns, e.node("a"), e.node("b")
+	pods := livetest.Create(t, k, livetest.Namespace(ns), livetest.Node(A, 2000, "4Gi", nil), livetest.Node(B, 2000, "4Gi", nil),
+		livetest.Pod(ns, "v", 1500, A, 600, nil), // terminating for ten minutes
+		livetest.Pod(ns, "p", 1000, "", 0, nil), livetest.Pod(ns, "q", 1000, "", 0, nil))
+	_, plan := e.writeResult(t, "result.json",
+		eviction(ns, "v", uid(pods["v"]), A, "p"),
+		binding(ns, "p", uid(pods["p"]), A),
+		binding(ns, "q", uid(pods["q"]), B),
+	)
+	t0 := time.Now()
+	rep, err := Bind(context.Background(), e.client(t, 100), plan, BindOptions{WaitTimeout: 1500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(t0)
+	got := map[string]string{}
+	for _, f := range rep.Failures {
+		got[f.Name] = f.Reason
+	}
+	if len(got) != 2 || got["v"] != ReasonVictimStays || got["p"] != ReasonBlocked || rep.Counts.Bound != 1 || rep.Applied() {
+		t.Fatalf("failures %v, want v %q and p %q; counts %+v", got, ReasonVictimStays, ReasonBlocked, rep.Counts)
+	}
+	if took < 1500*time.Millisecond || took > 10*time.Second {
+		t.Errorf("the run took %v: want the wait timeout (1.5s) and a last look at most 5s later", took)
+	}
+	evs := e.audit(t)
+	if len(requests(evs, "eviction", "v", 201)) != 1 || len(requests(evs, "binding", "p", 0)) != 0 {
+		t.Errorf("want v's eviction accepted and no binding sent for p: %+v", evs)
+	}
+	for pod, node := range map[string]string{"p": "", "q": B} {
+		if n, err := livetest.NodeOf(k, ns, pod); err != nil || n != node {
+			t.Errorf("%s on %q (%v), want %q", pod, n, err, node)
+		}
+	}
+	if v, err := k.CoreV1().Pods(ns).Get(context.Background(), "v", metav1.GetOptions{}); err != nil || v.DeletionTimestamp == nil {
+		t.Errorf("v should be terminating: %v", err)
+	}
+}
+
 // TestBindPerPodFailures: each per-pod failure is reported with its
 // reason and stops nothing else: a pod deleted between plan and bind, a
 // pod replaced by another of the same name (uid mismatch: the new one is
-// not bound), a pod bound elsewhere, a node that is gone, a victim
-// replaced (its Eviction's uid precondition fails, and the Binding that
+// not bound), a pod bound elsewhere, a node that is gone, a pod being
+// deleted (a finalizer holds it), a victim replaced (its Eviction's uid precondition fails, and the Binding that
 // needed it is not applied); a pod already bound where the result wants
 // it counts as applied.
 func TestBindPerPodFailures(t *testing.T) {
@@ -185,7 +239,7 @@ func TestBindPerPodFailures(t *testing.T) {
 		livetest.Pod(ns, "gone", 100, "", 0, nil), livetest.Pod(ns, "swapped", 100, "", 0, nil),
 		livetest.Pod(ns, "elsewhere", 100, "", 0, nil), livetest.Pod(ns, "here", 100, "", 0, nil),
 		livetest.Pod(ns, "nonode", 100, "", 0, nil), livetest.Pod(ns, "vswap", 100, A, 0, nil),
-		livetest.Pod(ns, "after", 100, "", 0, nil), livetest.Pod(ns, "ok", 100, "", 0, nil))
+		livetest.Pod(ns, "after", 100, "", 0, nil), livetest.Pod(ns, "ok", 100, "", 0, nil), dying(ns))
 	_, plan := e.writeResult(t, "result.json",
 		binding(ns, "gone", uid(pods["gone"]), A),
 		binding(ns, "swapped", uid(pods["swapped"]), A),
@@ -195,6 +249,7 @@ func TestBindPerPodFailures(t *testing.T) {
 		eviction(ns, "vswap", uid(pods["vswap"]), A, "after"),
 		binding(ns, "after", uid(pods["after"]), A),
 		binding(ns, "ok", uid(pods["ok"]), B),
+		binding(ns, "dying", uid(pods["dying"]), B),
 	)
 	// Between plan and bind, the cluster moves on.
 	del := func(name string) {
@@ -203,6 +258,10 @@ func TestBindPerPodFailures(t *testing.T) {
 		}
 	}
 	del("gone")
+	del("dying") // its finalizer keeps it, terminating
+	t.Cleanup(func() {
+		k.CoreV1().Pods(ns).Patch(ctx, "dying", types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+	})
 	del("swapped")
 	del("vswap")
 	livetest.Create(t, k, livetest.Pod(ns, "swapped", 100, "", 0, nil), livetest.Pod(ns, "vswap", 100, A, 0, nil))
@@ -221,7 +280,7 @@ func TestBindPerPodFailures(t *testing.T) {
 		got[f.Name] = f.Reason
 	}
 	want := map[string]string{"gone": ReasonPodGone, "swapped": ReasonUIDChanged, "elsewhere": ReasonBoundElse,
-		"nonode": ReasonNodeGone, "vswap": ReasonUIDChanged, "after": ReasonBlocked}
+		"nonode": ReasonNodeGone, "vswap": ReasonUIDChanged, "after": ReasonBlocked, "dying": ReasonTerminating}
 	if len(got) != len(want) || rep.Counts.Bound != 1 || rep.Counts.AlreadyBound != 1 || rep.Applied() {
 		t.Fatalf("failures %v, want %v; counts %+v", got, want, rep.Counts)
 	}
@@ -230,7 +289,7 @@ func TestBindPerPodFailures(t *testing.T) {
 			t.Errorf("%s: %q, want %q", pod, got[pod], reason)
 		}
 	}
-	for pod, node := range map[string]string{"swapped": "", "elsewhere": B, "here": A, "nonode": "", "vswap": A, "after": "", "ok": B} {
+	for pod, node := range map[string]string{"swapped": "", "elsewhere": B, "here": A, "nonode": "", "vswap": A, "after": "", "ok": B, "dying": ""} {
 		if n, err := livetest.NodeOf(k, ns, pod); err != nil || n != node {
 			t.Errorf("%s on %q (%v), want %q", pod, n, err, node)
 		}

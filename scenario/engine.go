@@ -377,7 +377,7 @@ func (e *Engine) commit(res *solver.Result) {
 		switch cm.Action {
 		case solver.Evict:
 			pre := &c.Pods[cm.Preemptor]
-			e.commits = append(e.commits, commit{evict: true, pod: cm.Pod, node: c.Nodes[cm.Node].Name})
+			e.commits = append(e.commits, commit{evict: true, pod: cm.Pod, node: c.Nodes[cm.Node].Name, preemptor: cm.Preemptor})
 			e.pods[cm.Pod].preempted = true
 			e.deleteUnbound(cm.Pod, c.Nodes[cm.Node].Name, delPreempted, "preempted by "+pre.Namespace+"/"+pre.Name, e.pods[cm.Preemptor].cause)
 		case solver.Bind:

@@ -12,6 +12,8 @@ type commit struct {
 	evict bool
 	pod   index.PodID
 	node  string
+	// preemptor is an eviction's preemptor.
+	preemptor index.PodID
 }
 
 // State returns the cluster now as a model (what ingest would read from a
@@ -68,7 +70,7 @@ func (e *Engine) Replay() (state *index.Input, c *index.Cluster, res *solver.Res
 		if cm.evict {
 			action = solver.Evict
 		}
-		res.Commits = append(res.Commits, solver.Commit{Action: action, Pod: cm.pod, Node: n})
+		res.Commits = append(res.Commits, solver.Commit{Action: action, Pod: cm.pod, Node: n, Preemptor: cm.preemptor})
 	}
 	state = e.base0()
 	for pid := range c.Pods {
@@ -89,3 +91,7 @@ func (e *Engine) Replay() (state *index.Input, c *index.Cluster, res *solver.Res
 	}
 	return state, c, res
 }
+
+// Cluster returns the engine's cluster as it is now (read only): before
+// Run, the state at the start.
+func (e *Engine) Cluster() *index.Cluster { return e.c }

@@ -121,6 +121,8 @@ type class struct {
 	scanOnly bool
 	built    bool
 	reason   string // unschedulable message
+	// nodes is the filter part of reason as counts: message -> nodes.
+	nodes    map[string]int
 	failures int
 	// pre is the preemption state, made on the class's first preemption.
 	pre *preState

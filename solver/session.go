@@ -108,7 +108,7 @@ func (s *Solver) nextBatch() {
 	s.reclaims = reclaimState{hopeful: s.reclaims.hopeful[:0]}
 	for _, cl := range s.classes {
 		if cl != nil { // nil: dropped (followStatic)
-			cl.pods, cl.failures, cl.failedAfter, cl.retryFailed, cl.reason, cl.pre = 0, 0, 0, false, "", nil
+			cl.pods, cl.failures, cl.failedAfter, cl.retryFailed, cl.reason, cl.nodes, cl.pre = 0, 0, 0, false, "", nil, nil
 			cl.listed, cl.waiting, cl.evSeen = false, cl.waiting[:0], 0
 		}
 	}

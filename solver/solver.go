@@ -122,6 +122,12 @@ type Pending struct {
 	Pod    index.PodID
 	Kind   PendingKind
 	Reason string
+	// Nodes is, for an Unschedulable pod, the filter part of Reason as
+	// counts: each filter message and how many nodes failed with it (the
+	// "0/N nodes are available: ..." histogram). Nil for the other kinds
+	// and for a pod every node rejects at PreFilter. Shared by the pods of
+	// one class: read only.
+	Nodes map[string]int
 }
 
 // Result is the outcome of a batch.
@@ -421,7 +427,7 @@ queue:
 		go func() {
 			defer wg.Done()
 			for i := w; i < len(failed); i += workers {
-				failed[i].reason = s.reason(failed[i])
+				failed[i].reason, failed[i].nodes = s.reason(failed[i])
 			}
 		}()
 	}
@@ -429,7 +435,8 @@ queue:
 	k := 0
 	for i := range res.Pending {
 		if pd := &res.Pending[i]; pd.Kind == Unschedulable {
-			pd.Reason = s.classes[failedAt[k]].reason
+			cl := s.classes[failedAt[k]]
+			pd.Reason, pd.Nodes = cl.reason, cl.nodes
 			k++
 		}
 	}
@@ -879,18 +886,19 @@ var (
 	msgNoVictims       = rules.NoPreemptionVictims.String()
 )
 
-// reason builds the FitError message for a class that fits nowhere now.
-func (s *Solver) reason(cl *class) string {
+// reason builds the FitError message for a class that fits nowhere now,
+// and its filter part as counts (nil when no node was filtered).
+func (s *Solver) reason(cl *class) (string, map[string]int) {
 	c := s.c
 	n := c.NumNodes()
 	if n == 0 {
-		return msgNoNodes
+		return msgNoNodes, nil
 	}
 	g := cl.g
 	if g.conflict {
 		// PreFilter rejected the pod: no preemption (and no PostFilter
 		// message we can vouch for).
-		return rules.ConflictMessage(n)
+		return rules.ConflictMessage(n), nil
 	}
 	counts := map[string]int{}
 	add := func(msg string, k int) {
@@ -943,7 +951,7 @@ func (s *Solver) reason(cl *class) string {
 	for r, k := range insufficient {
 		add(rules.InsufficientResource(c.ResNames[r]), k)
 	}
-	return FitMessage(n, counts) + " " + s.preemptionMessage(cl)
+	return FitMessage(n, counts) + " " + s.preemptionMessage(cl), counts
 }
 
 // countOver counts the nodes n of dense where req[n]+v > alloc[n].

@@ -53,7 +53,7 @@ func runAll(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // TestHelp: every command's help goes to stdout with a description and
 // examples, and "kplace help CMD" prints the same as "kplace CMD --help".
 func TestHelp(t *testing.T) {
-	for _, cmd := range []string{"place", "simulate", "convert", "expand", "gen", "bench", "version"} {
+	for _, cmd := range []string{"place", "simulate", "explain", "convert", "expand", "gen", "bench", "version"} {
 		code, stdout, stderr := runAll(t, cmd, "--help")
 		if code != 0 || stderr != "" {
 			t.Errorf("%s --help: exit %d, stderr %q", cmd, code, stderr)
@@ -268,6 +268,9 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"place", "-f", cluster, "--format", "arrow"}, 2},
 		{[]string{"place", "-f", cluster, "-o", out, "--format", "xml"}, 2},
 		{[]string{"place", "-f", cluster, "-o", filepath.Join(dir, "t.arrow.gz")}, 2},
+		{[]string{"place", "-f", cluster, "--html", "html"}, 2},
+		{[]string{"explain", "-f", cluster}, 2},
+		{[]string{"explain", "ns/pod", "-f", cluster, "-o", "xml"}, 2},
 		{[]string{"place", "extra-argument"}, 2},
 		{[]string{"place", "-f", filepath.Join(dir, "missing.json")}, 1},
 		{[]string{"simulate", "-f", cluster, "--drain", "x", "--node-monitor-period", "0s"}, 2},

@@ -220,29 +220,8 @@ func makeE2ECluster(t *testing.T, k kubernetes.Interface, ns string) {
 	}
 }
 
-// kubectl finds kubectl: $KPLACE_KUBECTL, PATH, or the shared apiserver
-// folder; "" when none.
-func kubectl() string {
-	if p := os.Getenv("KPLACE_KUBECTL"); p != "" {
-		return p
-	}
-	if p, err := exec.LookPath("kubectl"); err == nil {
-		return p
-	}
-	if root, err := livetest.ModuleRoot(); err == nil {
-		for dir := root; filepath.Dir(dir) != dir; dir = filepath.Dir(dir) {
-			if p := filepath.Join(dir, "shared", "apiserver", "bin", "kubectl"); livetestIsExec(p) {
-				return p
-			}
-		}
-	}
-	return ""
-}
-
-func livetestIsExec(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode()&0o111 != 0
-}
+// kubectl is the kubectl the tests compare with, "" when none.
+func kubectl() string { return livetest.Kubectl() }
 
 // runKubectl runs kubectl on the server and returns its stdout.
 func runKubectl(t *testing.T, s *livetest.Server, args ...string) []byte {

@@ -56,7 +56,7 @@ func checkOutputs(inputs []string, outs ...output) error {
 // formatNames are the words -o refuses as file names: a user who writes
 // -o yaml means a format, as kubectl's -o is; kplace's -o names a file.
 var formatNames = map[string]bool{"json": true, "jsonl": true, "ndjson": true, "yaml": true, "yml": true, "arrow": true,
-	"parquet": true, "list": true, "wide": true, "name": true}
+	"parquet": true, "list": true, "wide": true, "name": true, "html": true, "table": true}
 
 // checkOutputName refuses a format name given as a file name.
 func checkOutputName(flag, path string) error {

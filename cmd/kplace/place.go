@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/kplace/kplace/bench"
 	"github.com/kplace/kplace/export"
+	"github.com/kplace/kplace/htmlreport"
 	"github.com/kplace/kplace/index"
 	"github.com/kplace/kplace/ingest"
 	"github.com/kplace/kplace/solver"
@@ -42,11 +42,17 @@ type placeConfig struct {
 	// load holds the input limits (the rest of ingest.Options is set
 	// from the fields above).
 	load ingest.Options
-	// warnings go into the report (and the summary) before the run's own.
-	warnings []string
 	// split writes the Evictions and the Bindings to two files beside out
 	// (see splitPaths).
 	split bool
+	// verbose adds the solver's internal counters to the report and the
+	// summary.
+	verbose bool
+	// warnings are the flags' warnings (--scheduler-config's settings not
+	// applied), copied into the report.
+	warnings []string
+	// html is the HTML report's file (--html).
+	html string
 }
 
 // placeStats is what a run measured, beyond the report.
@@ -96,6 +102,8 @@ multi-document YAML, optionally .gz or .zst), or one snapshot from kplace conver
 		"order), .jsonl, .yaml, .arrow or .parquet (the placement table); .json, .jsonl and .yaml may end in .gz or .zst.\n"+
 		"\"-\" is stdout (default: no result file; the summary only)")
 	report := fs.String("report", "", "JSON report: counts, timings, reason for every pod left pending")
+	html := fs.String("html", "", "HTML report: one self-contained page with charts (utilisation per zone and pool, pending pods,\n"+
+		"preemptions, spread skew); see docs/report.md")
 	format := fs.String("format", "", "result format, instead of -o's suffix: list (a JSON v1 List of Bindings), jsonl (one object per\n"+
 		"line), yaml (the List in YAML), arrow (the placement table, one row per pod outcome: Arrow IPC file, zstd) or\n"+
 		"parquet (the same table); the default for -o - or a name without a known suffix is list")
@@ -112,6 +120,7 @@ multi-document YAML, optionally .gz or .zst), or one snapshot from kplace conver
 		".evictions and .bindings before its extension (result.json: result.evictions.json, result.bindings.json),\n"+
 		"for binders that apply every Eviction, then every Binding")
 	quiet := fs.BoolP("quiet", "q", false, "no summary or progress on stderr")
+	verbose := fs.BoolP("verbose", "v", false, "add the solver's internal counters (equivalence classes, static groups, heap builds) to the summary and the report")
 	limits := addLimitFlags(fs)
 	lf := addLiveFlags(fs, 20, 40) // --kubeconfig or --context without -f: read the live cluster (as kplace snapshot)
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
@@ -127,7 +136,7 @@ multi-document YAML, optionally .gz or .zst), or one snapshot from kplace conver
 			fmt.Fprintln(os.Stderr, "kplace place: --requeue-evicted and --cross-node-preemption need --preemption")
 			return 2
 		}
-		solve, warnings, err := solveFlags.config()
+		solve, err := solveFlags.config()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "kplace place:", err)
 			return 2
@@ -137,7 +146,8 @@ multi-document YAML, optionally .gz or .zst), or one snapshot from kplace conver
 			return fail(err)
 		}
 		cfg := placeConfig{paths: paths, admission: *solveFlags.admission, admissionSet: fs.Changed("admission-defaults"),
-			out: *out, report: *report, quiet: *quiet, warnings: warnings, solve: solve, tries: *tries, noExpand: !*expand, split: *split}
+			out: *out, report: *report, quiet: *quiet, solve: solve, tries: *tries, noExpand: !*expand, split: *split,
+			verbose: *verbose, warnings: solveFlags.warnings, html: *html}
 		cfg.solve.RequeueEvicted = *requeue
 		if err := limits.apply(&cfg.load); err != nil {
 			fmt.Fprintln(os.Stderr, "kplace place:", err)
@@ -149,7 +159,7 @@ multi-document YAML, optionally .gz or .zst), or one snapshot from kplace conver
 			return 2
 		}
 		cfg.format = f
-		if err := checkOutputs(cfg.paths, output{"-o", cfg.out}, output{"--report", cfg.report},
+		if err := checkOutputs(cfg.paths, output{"-o", cfg.out}, output{"--report", cfg.report}, output{"--html", cfg.html},
 			output{"--cpuprofile", *cpuprofile}, output{"--memprofile", *memprofile}); err != nil {
 			fmt.Fprintln(os.Stderr, "kplace place:", err)
 			return 2
@@ -250,6 +260,10 @@ func place(cfg placeConfig) (*placeStats, error) {
 		prog = newProgress(os.Stderr, "placing")
 		cfg.solve.Progress = prog.update
 	}
+	var before htmlreport.Usage
+	if cfg.html != "" {
+		before = htmlreport.Measure(c)
+	}
 	var ms0, ms1 runtime.MemStats
 	runtime.ReadMemStats(&ms0)
 	var tries []export.Try
@@ -280,17 +294,31 @@ func place(cfg placeConfig) (*placeStats, error) {
 	})
 	rep.Tries = tries
 	rep.AddWorkloads(c, res, exp.Workloads)
-	rep.Warnings = slices.Concat(cfg.warnings, rep.Warnings, exp.Warnings)
+	rep.Warnings = append(rep.Warnings, exp.Warnings...)
+	rep.Warnings = append(rep.Warnings, cfg.warnings...)
 	if len(c.Nodes) > 0 && rep.Counts.Pending == 0 {
 		rep.Warnings = append(rep.Warnings, "the input holds no pending pods (and its controllers want none): nothing to place")
 	}
 	rep.Counts.Created = exp.Pods
+	if cfg.verbose {
+		rep.Engine = export.EngineOf(res)
+	}
+	rep.Timings.Total = ms(time.Since(t0))
 	if cfg.report != "" {
 		if err := export.WriteFileAtomic(cfg.report, rep.Write); err != nil {
 			return nil, fmt.Errorf("write %s: %w", cfg.report, err)
 		}
 	}
-	rep.Timings.Total = ms(time.Since(t0))
+	if cfg.html != "" {
+		names := make([]string, len(cfg.paths))
+		for i, path := range cfg.paths {
+			names[i] = filepath.Base(path)
+		}
+		page := htmlreport.Build("kplace place: "+strings.Join(names, ", "), before, c, res, rep)
+		if err := export.WriteFileAtomic(cfg.html, page.Write); err != nil {
+			return nil, fmt.Errorf("write %s: %w", cfg.html, err)
+		}
+	}
 	return &placeStats{report: rep, mallocs: ms1.Mallocs - ms0.Mallocs}, nil
 }
 
@@ -416,7 +444,9 @@ func printSummary(w io.Writer, r *export.Report) {
 	if c.OtherScheduler > 0 {
 		fmt.Fprintf(w, "  other scheduler %8d  (skipped)\n", c.OtherScheduler)
 	}
-	fmt.Fprintf(w, "  classes         %8d  (%d static groups, %d heap builds)\n", c.Classes, c.Groups, c.Builds)
+	if e := r.Engine; e != nil {
+		fmt.Fprintf(w, "  classes         %8d  (%d static groups, %d heap builds, %d heap rebuilds)\n", e.Classes, e.Groups, e.Builds, e.Rebuilds)
+	}
 	rate := 0.0
 	if t.Solve > 0 {
 		rate = float64(c.Pending) / (t.Solve / 1000)
@@ -434,10 +464,29 @@ func printSummary(w io.Writer, r *export.Report) {
 		fmt.Fprintf(w, "  warning: %s\n", warn)
 	}
 	printWorkloads(w, r)
-	if top := r.TopReasons(5); len(top) > 0 {
-		fmt.Fprintln(w, "  pending reasons (most frequent):")
-		for _, rc := range top {
-			fmt.Fprintf(w, "    %7d  %s\n", rc.Pods, truncate(rc.Reason, 160))
+	printRollups(w, r)
+}
+
+// printRollups writes the pending pods' roll-ups: nodes rejected per
+// filter plugin, and the most frequent reasons with their counts written
+// N, each in full.
+func printRollups(w io.Writer, r *export.Report) {
+	ru := r.Rollups
+	if len(ru.ByPlugin) > 0 {
+		fmt.Fprintln(w, "  nodes rejected, per filter plugin (summed over the pending pods):")
+		for _, pc := range ru.ByPlugin {
+			fmt.Fprintf(w, "    %-18s %10d nodes  (%d pods)\n", pc.Plugin, pc.Nodes, pc.Pods)
+		}
+	}
+	if len(ru.ByPattern) > 0 {
+		fmt.Fprintf(w, "  pending reasons (%d distinct messages, %d with the counts written N; most frequent):\n",
+			len(ru.ByReason), len(ru.ByPattern))
+		for i, rc := range ru.ByPattern {
+			if i == 5 {
+				fmt.Fprintf(w, "    ... and %d more (see the report's rollups)\n", len(ru.ByPattern)-5)
+				break
+			}
+			fmt.Fprintf(w, "    %7d  %s\n", rc.Pods, rc.Reason)
 		}
 	}
 }
@@ -467,11 +516,17 @@ func printWorkloads(w io.Writer, r *export.Report) {
 	}
 }
 
+// truncate shortens s to at most n bytes, cut at a space (never inside a
+// word) and marked " ...".
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n-3] + "..."
+	cut := strings.LastIndexByte(s[:n-3], ' ')
+	if cut <= 0 {
+		return s // one long word: whole
+	}
+	return s[:cut] + " ..."
 }
 
 // writeGenerated generates a cluster into path, compressed by its suffix.

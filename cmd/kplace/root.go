@@ -61,7 +61,7 @@ explains every pod left pending in kube-scheduler's words.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
-	root.AddCommand(newPlaceCmd(), newSimulateCmd(), newConvertCmd(), newExpandCmd(),
+	root.AddCommand(newPlaceCmd(), newSimulateCmd(), newExplainCmd(), newConvertCmd(), newExpandCmd(),
 		legacyCmd("snapshot", "Read a live cluster as kubectl get -o json would (paginated, rate-limited)", cmdSnapshot),
 		legacyCmd("bind", "Apply a result to a live cluster, Evictions before the Bindings that need them", cmdBind),
 		newGenCmd(), newBenchCmd(), newVersionCmd())

@@ -7,12 +7,14 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/kplace/kplace/export"
+	"github.com/kplace/kplace/htmlreport"
 	"github.com/kplace/kplace/index"
 	"github.com/kplace/kplace/ingest"
 	"github.com/kplace/kplace/nodelifecycle"
@@ -30,9 +32,11 @@ type simulateConfig struct {
 	engine       scenario.Config
 	// Outputs ("" for none).
 	timeline, state, report, placements, placementsState string
-	quiet                                                bool
-	// warnings go into the report (and the story) before the run's own.
+	// warnings are the flags' warnings, copied into the report.
 	warnings []string
+	// html is the HTML report's file (--html).
+	html  string
+	quiet bool
 	// expand adds the pods the input's controllers would create now and
 	// that it lacks, pending at t = 0 (--expand).
 	expand bool
@@ -65,6 +69,8 @@ stderr and the final state. The scenario format is in docs/scenarios.md.`,
 	out := fs.StringP("output", "o", "", "the final state as a cluster: a kplace snapshot when the name ends in .arrow, else\n"+
 		"a kubectl-style JSON List (.gz, .zst compressed by suffix); place and simulate read it back")
 	report := fs.String("report", "", "JSON report: step by step, capacity lost and added, pods displaced, placed again, pending")
+	html := fs.String("html", "", "HTML report: one self-contained page with charts (utilisation per zone and pool at the start and\n"+
+		"the end, pending pods, preemptions, spread skew); see docs/report.md")
 	placements := fs.String("placements", "", "the scheduler's Bindings and Evictions of the run that replay on --placements-state, in commit order")
 	placementsState := fs.String("placements-state", "", "the final state with the run's placements undone (pods the scheduler bound pending again,\n"+
 		"pods it preempted back), for: oracle validate -in STATE -result PLACEMENTS")
@@ -106,7 +112,7 @@ stderr and the final state. The scenario format is in docs/scenarios.md.`,
 		if err := checkWrites("--placements", *placements, export.FormatList, false); err != nil {
 			return usage("%v", err)
 		}
-		for _, o := range []output{{"--timeline", *timeline}, {"--report", *report}} {
+		for _, o := range []output{{"--timeline", *timeline}, {"--report", *report}, {"--html", *html}} {
 			if err := checkOutputName(o.flag, o.path); err != nil {
 				return usage("%v", err)
 			}
@@ -115,7 +121,7 @@ stderr and the final state. The scenario format is in docs/scenarios.md.`,
 		if err != nil {
 			return fail(err)
 		}
-		solve, warnings, err := solveFlags.config()
+		solve, err := solveFlags.config()
 		if err != nil {
 			return usage("%v", err)
 		}
@@ -123,8 +129,8 @@ stderr and the final state. The scenario format is in docs/scenarios.md.`,
 			return usage("node lifecycle settings must not be negative (and --node-monitor-period must be positive)")
 		}
 		cfg := simulateConfig{paths: paths, admission: *solveFlags.admission, admissionSet: fs.Changed("admission-defaults"),
-			timeline: *timeline, state: *out, report: *report, placements: *placements, placementsState: *placementsState, quiet: *quiet, warnings: warnings, expand: *expand,
-			engine: scenario.Config{Solve: solve, Lifecycle: lc, DrainTimeout: *drainTimeout}}
+			timeline: *timeline, state: *out, report: *report, placements: *placements, placementsState: *placementsState, quiet: *quiet, expand: *expand,
+			engine: scenario.Config{Solve: solve, Lifecycle: lc, DrainTimeout: *drainTimeout}, warnings: solveFlags.warnings, html: *html}
 		shorthand := map[string]string{scenario.ActFailNodes: *failNodes, scenario.ActDrain: *drainNodes, scenario.ActCordon: *cordonNodes,
 			scenario.ActRemoveNodes: *removeNodes, scenario.ActTaint: *taintNodes}
 		var short []string
@@ -235,6 +241,10 @@ func simulate(cfg simulateConfig) (*scenario.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	var before htmlreport.Usage
+	if cfg.html != "" {
+		before = htmlreport.Measure(e.Cluster())
+	}
 	t1 := time.Now()
 	var t2 time.Time
 	run := func(w io.Writer) error {
@@ -270,7 +280,8 @@ func simulate(cfg simulateConfig) (*scenario.Report, error) {
 		}
 	}
 	rep := e.Report()
-	rep.Warnings = slices.Concat(cfg.warnings, exp.Warnings, rep.Warnings)
+	rep.Warnings = append(slices.Clip(exp.Warnings), rep.Warnings...)
+	rep.Warnings = append(rep.Warnings, cfg.warnings...)
 	t3 := time.Now()
 	rep.Timings.Load, rep.Timings.Setup, rep.Timings.Simulate = ms(tLoaded.Sub(t0)), ms(t1.Sub(tLoaded)), ms(t2.Sub(t1))
 	rep.Timings.Write, rep.Timings.Total = ms(t3.Sub(t2)), ms(t3.Sub(t0))
@@ -278,6 +289,17 @@ func simulate(cfg simulateConfig) (*scenario.Report, error) {
 		err := export.WriteFileAtomic(cfg.report, func(w io.Writer) error { return writeJSON(w, rep) })
 		if err != nil {
 			return nil, fmt.Errorf("write %s: %w", cfg.report, err)
+		}
+	}
+	if cfg.html != "" {
+		_, c, res := e.Replay()
+		title := "kplace simulate"
+		if cfg.sc.File != "" {
+			title += ": " + filepath.Base(cfg.sc.File)
+		}
+		page := htmlreport.BuildScenario(title, before, c, res, rep)
+		if err := export.WriteFileAtomic(cfg.html, page.Write); err != nil {
+			return nil, fmt.Errorf("write %s: %w", cfg.html, err)
 		}
 	}
 	return rep, nil
@@ -369,7 +391,7 @@ func printStory(w io.Writer, r *scenario.Report, sc *scenario.Scenario) {
 	if top := scenario.TopReasons(reasons, 3); len(top) > 0 {
 		fmt.Fprintln(w, "  pending reasons (most frequent):")
 		for _, rc := range top {
-			fmt.Fprintf(w, "    %7d  %s\n", rc.Pods, truncate(rc.Reason, 150))
+			fmt.Fprintf(w, "    %7d  %s\n", rc.Pods, rc.Reason)
 		}
 	}
 	for _, warn := range r.Warnings {

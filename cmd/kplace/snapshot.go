@@ -66,7 +66,7 @@ func cmdSnapshot(args []string) int {
 		return fail(fmt.Errorf("snapshot %s: %w", *out, err))
 	}
 	if !*quiet {
-		printSnapshotSummary(os.Stderr, *out, st, c, time.Since(t0))
+		printSnapshotSummary(os.Stderr, "wrote "+*out, st, c, time.Since(t0))
 	}
 	return 0
 }
@@ -150,7 +150,7 @@ func liveInput(lf liveFlags, quiet bool) (path, dir string, err error) {
 		return "", "", fmt.Errorf("read the cluster: %w", err)
 	}
 	if !quiet {
-		printSnapshotSummary(os.Stderr, "the cluster", st, c, time.Since(t0))
+		printSnapshotSummary(os.Stderr, "the live cluster", st, c, time.Since(t0))
 	}
 	return path, dir, nil
 }
@@ -164,6 +164,6 @@ func printSnapshotSummary(w io.Writer, what string, st live.SnapshotStats, c *li
 		parts = append(parts, fmt.Sprintf("%d %s", kc.Count, kc.Kind))
 	}
 	reqs, peak := c.RateStats()
-	fmt.Fprintf(w, "kplace: read %s: %d objects in %.1fs (%s)\n", what, total, d.Seconds(), strings.Join(parts, ", "))
+	fmt.Fprintf(w, "kplace: %s: %d objects read in %.1fs (%s)\n", what, total, d.Seconds(), strings.Join(parts, ", "))
 	fmt.Fprintf(w, "  requests %d (%d LIST pages), peak %d in one second; limit %.0f qps, burst %d\n", reqs, st.Lists, peak, c.QPS, c.Burst)
 }

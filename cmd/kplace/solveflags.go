@@ -15,6 +15,9 @@ type solveFlags struct {
 	strategy, defaultSpread, schedConfig *string
 	seed                                 *uint64
 	admission, preempt, crossNode        *bool
+	// warnings are the settings of --scheduler-config not applied (set
+	// by config), for the report.
+	warnings []string
 }
 
 // addSolveFlags defines the scheduler's flags on fs.
@@ -40,11 +43,11 @@ func addSolveFlags(fs *pflag.FlagSet) *solveFlags {
 }
 
 // config makes the scheduler's configuration from the flags; an error is
-// a usage error. The warnings name the settings of --scheduler-config that
-// are not applied and the fields it holds that KubeSchedulerConfiguration
-// does not define; they belong in the run's report.
-func (f *solveFlags) config() (cfg solver.Config, warnings []string, err error) {
+// a usage error. Settings of --scheduler-config that are not applied get
+// a warning in f.warnings (the commands' reports and summaries show them).
+func (f *solveFlags) config() (solver.Config, error) {
 	fs := f.fs
+	var cfg solver.Config
 	cfg.Seed = *f.seed
 	cfg.NoPreemption = !*f.preempt
 	cfg.CrossNodePreemption = *f.crossNode
@@ -53,13 +56,13 @@ func (f *solveFlags) config() (cfg solver.Config, warnings []string, err error) 
 	if *f.schedConfig != "" {
 		sc, err := ingest.ReadSchedulerConfig(*f.schedConfig)
 		if err != nil {
-			return cfg, nil, fmt.Errorf("--scheduler-config: %w", err)
+			return cfg, fmt.Errorf("--scheduler-config: %w", err)
 		}
 		for _, field := range sc.Unknown {
-			warnings = append(warnings, fmt.Sprintf("%s: unknown field %s (not a KubeSchedulerConfiguration v1 field): ignored", *f.schedConfig, field))
+			f.warnings = append(f.warnings, fmt.Sprintf("%s: unknown field %s (not a KubeSchedulerConfiguration v1 field): ignored", *f.schedConfig, field))
 		}
 		for _, what := range sc.Ignored {
-			warnings = append(warnings, fmt.Sprintf("%s: %s: not applied", *f.schedConfig, what))
+			f.warnings = append(f.warnings, fmt.Sprintf("%s: %s: not applied", *f.schedConfig, what))
 		}
 		cfg.HardPodAffinityWeight = sc.HardPodAffinityWeight
 		cfg.IgnorePreferredTermsOfExistingPods = sc.IgnorePreferredTermsOfExistingPods
@@ -87,7 +90,7 @@ func (f *solveFlags) config() (cfg solver.Config, warnings []string, err error) 
 	default:
 		cs, system, err := ingest.ReadDefaultSpread(*f.defaultSpread)
 		if err != nil {
-			return cfg, nil, fmt.Errorf("--default-spread: %w", err)
+			return cfg, fmt.Errorf("--default-spread: %w", err)
 		}
 		if system {
 			cs = solver.BuiltinDefaultSpread()
@@ -100,7 +103,7 @@ func (f *solveFlags) config() (cfg solver.Config, warnings []string, err error) 
 	case "most-allocated", "MostAllocated":
 		cfg.Strategy = solver.MostAllocated
 	default:
-		return cfg, nil, errors.New("unknown --strategy \"" + strategy + "\" (want least-allocated or most-allocated, or LeastAllocated or MostAllocated)")
+		return cfg, errors.New("unknown --strategy \"" + strategy + "\" (want least-allocated or most-allocated, or LeastAllocated or MostAllocated)")
 	}
-	return cfg, warnings, nil
+	return cfg, nil
 }

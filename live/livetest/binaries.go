@@ -155,6 +155,28 @@ func unzstd(src, dst string) error {
 	return os.Rename(tmp.Name(), dst)
 }
 
+// Kubectl returns a kubectl for tests to compare with: $KPLACE_KUBECTL,
+// else the PATH's, else shared/apiserver/bin/kubectl above the module
+// root; "" when there is none.
+func Kubectl() string {
+	if p := os.Getenv("KPLACE_KUBECTL"); p != "" {
+		return p
+	}
+	if p, err := exec.LookPath("kubectl"); err == nil {
+		return p
+	}
+	root, err := ModuleRoot()
+	if err != nil {
+		return ""
+	}
+	for dir := root; filepath.Dir(dir) != dir; dir = filepath.Dir(dir) {
+		if p := filepath.Join(dir, "shared", "apiserver", "bin", "kubectl"); isExec(p) {
+			return p
+		}
+	}
+	return ""
+}
+
 func isExec(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0

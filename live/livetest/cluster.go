@@ -68,7 +68,7 @@ func Pod(ns, name string, milliCPU int64, node string, grace int64, labels map[s
 
 // Create makes the objects (Namespace, Node, Pod, PodDisruptionBudget)
 // and returns the created pods by name, uids filled in. A node is made
-// ready (see createNode); a bound pod is made Running and Ready, as a
+// ready (see CreateNode); a bound pod is made Running and Ready, as a
 // kubelet would report it (an eviction checks budgets only for such pods).
 func Create(t testing.TB, k kubernetes.Interface, objs ...any) map[string]*corev1.Pod {
 	t.Helper()
@@ -80,7 +80,7 @@ func Create(t testing.TB, k kubernetes.Interface, objs ...any) map[string]*corev
 		case *corev1.Namespace:
 			_, err = k.CoreV1().Namespaces().Create(ctx, o, metav1.CreateOptions{})
 		case *corev1.Node:
-			err = createNode(ctx, k, o)
+			err = CreateNode(ctx, k, o)
 		case *corev1.Pod:
 			var p *corev1.Pod
 			if p, err = k.CoreV1().Pods(o.Namespace).Create(ctx, o, metav1.CreateOptions{}); err == nil && o.Spec.NodeName != "" {
@@ -99,10 +99,10 @@ func Create(t testing.TB, k kubernetes.Interface, objs ...any) map[string]*corev
 	return pods
 }
 
-// createNode creates a node and takes off the not-ready taint the API
+// CreateNode creates a node and takes off the not-ready taint the API
 // server's TaintNodesByCondition admission puts on it, as the node
 // lifecycle controller does once the node reports Ready.
-func createNode(ctx context.Context, k kubernetes.Interface, n *corev1.Node) error {
+func CreateNode(ctx context.Context, k kubernetes.Interface, n *corev1.Node) error {
 	got, err := k.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
 	if err != nil {
 		return err

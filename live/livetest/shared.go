@@ -17,8 +17,8 @@ var (
 // Shared returns the test binary's server, started on first use (and
 // stopped by StopShared, from TestMain). When no binaries are found the
 // test is skipped with a message saying how to get them, or fails when
-// $KPLACE_REQUIRE_APISERVER is set (make test and CI set it: there a skip
-// would hide that nothing was tested).
+// $KPLACE_REQUIRE_APISERVER is set (for a machine where a skip would hide
+// that nothing was tested).
 func Shared(t testing.TB) *Server {
 	t.Helper()
 	sharedOnce.Do(func() {

@@ -216,6 +216,26 @@ func none(m map[pair]int64) bool {
 	return true
 }
 
+// Filter plugins of the default profile that kplace models, in
+// kube-scheduler's order (the volume plugins are not modelled: a pod with
+// volumes is unsupported).
+const (
+	fNodeUnschedulable = iota
+	fNodeName
+	fTaintToleration
+	fNodeAffinity
+	fNodePorts
+	fNodeResourcesFit
+	fPodTopologySpread
+	fInterPodAffinity
+	numFilters
+)
+
+// filterNames are the plugins' names, by index.
+var filterNames = [numFilters]string{rules.PluginNodeUnschedulable, rules.PluginNodeName, rules.PluginTaintToleration,
+	rules.PluginNodeAffinity, rules.PluginNodePorts, rules.PluginNodeResourcesFit, rules.PluginPodTopologySpread,
+	rules.PluginInterPodAffinity}
+
 // filter runs the filters on node n, in kube-scheduler's order, and returns
 // the first failure.
 func (cy *cycle) filter(n index.NodeID) status {
@@ -230,72 +250,107 @@ func (cy *cycle) filter(n index.NodeID) status {
 	if r := cy.static[n] - 1; r != rules.None {
 		return fail(r)
 	}
-	if r := rules.PortsFilter(c.Ports[n], cy.d.Ports); r != rules.None {
-		return fail(r)
-	}
-	// NodeResourcesFit: every insufficient resource.
-	var fit status
-	if !rules.PodsFit(c.Req[index.ResPods][n], c.Alloc[index.ResPods][n]) {
-		fit.msgs = append(fit.msgs, rules.TooManyPods.String())
-	}
-	fit.resolvable = true
-	for _, rv := range cy.d.Req {
-		if !rules.Fits(c.Req[rv.Res][n], rv.Val, c.Alloc[rv.Res][n]) {
-			fit.msgs = append(fit.msgs, rules.InsufficientResource(c.ResNames[rv.Res]))
-			if rules.Unresolvable(rv.Val, c.Alloc[rv.Res][n]) {
-				fit.resolvable = false
-			}
-		}
-	}
-	if !fit.pass() {
-		return fit
-	}
-	// PodTopologySpread.
-	for i := range cy.hard {
-		h := &cy.hard[i]
-		v, ok := nd.Labels[h.sc.TopologyKey]
-		if !ok {
-			return fail(rules.SpreadMissingLabel)
-		}
-		least, first := int32(0), true
-		for _, k := range h.dom {
-			if first || k < least {
-				least, first = k, false
-			}
-		}
-		min := rules.GlobalMin(least, int32(len(h.dom)), h.sc.MinDomains)
-		if !rules.SkewOK(h.dom[v], h.self, min, h.sc.MaxSkew) {
-			return fail(rules.SpreadConstraintsMismatch)
-		}
-	}
-	// InterPodAffinity.
-	if len(cy.aff) > 0 {
-		hasKeys, exist := true, true
-		for _, t := range cy.aff {
-			v, ok := nd.Labels[t.Key]
-			if !ok {
-				hasKeys = false
-				break
-			}
-			if cy.affN[pair{t.Key, v}] <= 0 {
-				exist = false
-			}
-		}
-		if !rules.AffinityOK(hasKeys, exist, none(cy.affN), cy.affSelf) {
-			return fail(rules.PodAffinityMismatch)
-		}
-	}
-	for _, t := range cy.anti {
-		if v, ok := nd.Labels[t.Key]; ok && cy.antiN[pair{t.Key, v}] > 0 {
-			return fail(rules.PodAntiAffinityMismatch)
-		}
-	}
-	for k, v := range nd.Labels {
-		if cy.existN[pair{k, v}] > 0 {
-			return fail(rules.ExistingAntiAffinityMismatch)
+	for f := fNodePorts; f < numFilters; f++ {
+		if s := cy.runFilter(f, n); !s.pass() {
+			return s
 		}
 	}
 	return status{}
+}
+
+// runFilter runs filter plugin f alone on node n. NodeAffinity includes
+// its PreFilter's node names; NodeName always passes (a pending pod has
+// no spec.nodeName).
+func (cy *cycle) runFilter(f int, n index.NodeID) status {
+	c := cy.st.c
+	nd := &c.Nodes[n]
+	p := cy.p
+	switch f {
+	case fNodeUnschedulable:
+		return failIf(rules.UnschedulableFilter(nd.Unschedulable, p.Tolerations))
+	case fTaintToleration:
+		return failIf(rules.TaintFilter(nd.Taints, p.Tolerations))
+	case fNodeAffinity:
+		if cy.names != nil && !cy.names[nd.Name] {
+			return fail(rules.NodeAffinityPreFilter)
+		}
+		return failIf(rules.AffinityFilter(p, nd))
+	case fNodePorts:
+		return failIf(rules.PortsFilter(c.Ports[n], cy.d.Ports))
+	case fNodeResourcesFit:
+		// Every insufficient resource.
+		var fit status
+		if !rules.PodsFit(c.Req[index.ResPods][n], c.Alloc[index.ResPods][n]) {
+			fit.msgs = append(fit.msgs, rules.TooManyPods.String())
+		}
+		fit.resolvable = true
+		for _, rv := range cy.d.Req {
+			if !rules.Fits(c.Req[rv.Res][n], rv.Val, c.Alloc[rv.Res][n]) {
+				fit.msgs = append(fit.msgs, rules.InsufficientResource(c.ResNames[rv.Res]))
+				if rules.Unresolvable(rv.Val, c.Alloc[rv.Res][n]) {
+					fit.resolvable = false
+				}
+			}
+		}
+		if fit.pass() {
+			return status{}
+		}
+		return fit
+	case fPodTopologySpread:
+		for i := range cy.hard {
+			h := &cy.hard[i]
+			v, ok := nd.Labels[h.sc.TopologyKey]
+			if !ok {
+				return fail(rules.SpreadMissingLabel)
+			}
+			least, first := int32(0), true
+			for _, k := range h.dom {
+				if first || k < least {
+					least, first = k, false
+				}
+			}
+			min := rules.GlobalMin(least, int32(len(h.dom)), h.sc.MinDomains)
+			if !rules.SkewOK(h.dom[v], h.self, min, h.sc.MaxSkew) {
+				return fail(rules.SpreadConstraintsMismatch)
+			}
+		}
+	case fInterPodAffinity:
+		if len(cy.aff) > 0 {
+			hasKeys, exist := true, true
+			for _, t := range cy.aff {
+				v, ok := nd.Labels[t.Key]
+				if !ok {
+					hasKeys = false
+					break
+				}
+				if cy.affN[pair{t.Key, v}] <= 0 {
+					exist = false
+				}
+			}
+			if !rules.AffinityOK(hasKeys, exist, none(cy.affN), cy.affSelf) {
+				return fail(rules.PodAffinityMismatch)
+			}
+		}
+		for _, t := range cy.anti {
+			if v, ok := nd.Labels[t.Key]; ok && cy.antiN[pair{t.Key, v}] > 0 {
+				return fail(rules.PodAntiAffinityMismatch)
+			}
+		}
+		for k, v := range nd.Labels {
+			if cy.existN[pair{k, v}] > 0 {
+				return fail(rules.ExistingAntiAffinityMismatch)
+			}
+		}
+	}
+	return status{}
+}
+
+// failIf is fail(r), or a pass for rules.None.
+func failIf(r rules.Reason) status {
+	if r == rules.None {
+		return status{}
+	}
+	return fail(r)
 }
 
 // staticFilter runs the filters that read no pod on node nd: NodeAffinity's

@@ -5,13 +5,49 @@ import (
 	"github.com/kplace/kplace/solver/rules"
 )
 
+// Score plugins of the default profile, in its order, with their weights.
+const (
+	sTaintToleration = iota
+	sNodeAffinity
+	sNodeResourcesFit
+	sPodTopologySpread
+	sInterPodAffinity
+	sBalancedAllocation
+	sImageLocality
+	numScores
+)
+
+// scoreNames and scoreWeights are the score plugins' names and weights.
+var (
+	scoreNames = [numScores]string{rules.PluginTaintToleration, rules.PluginNodeAffinity, rules.PluginNodeResourcesFit,
+		rules.PluginPodTopologySpread, rules.PluginInterPodAffinity, rules.PluginBalancedAllocation, rules.PluginImageLocality}
+	scoreWeights = [numScores]int64{rules.WeightTaintToleration, rules.WeightNodeAffinity, rules.WeightNodeResourcesFit,
+		rules.WeightPodTopologySpread, rules.WeightInterPodAffinity, rules.WeightBalancedAllocation, rules.WeightImageLocality}
+)
+
 // score returns the default profile's weighted total of every feasible
 // node, each normalising plugin normalised over the feasible nodes, as one
 // scheduling cycle does.
 func (cy *cycle) score(feasible []index.NodeID) []int64 {
+	by := cy.scoreBy(feasible)
+	out := by[0]
+	for s := 1; s < numScores; s++ {
+		for i, v := range by[s] {
+			out[i] += v
+		}
+	}
+	return out
+}
+
+// scoreBy returns each score plugin's weighted, normalised score of every
+// feasible node.
+func (cy *cycle) scoreBy(feasible []index.NodeID) [numScores][]int64 {
 	c := cy.st.c
 	p := cy.p
-	out := make([]int64, len(feasible))
+	var by [numScores][]int64
+	for s := range by {
+		by[s] = make([]int64, len(feasible))
+	}
 	balCPU, _ := p.Requests.Get(index.NameCPU)
 	balMem, _ := p.Requests.Get(index.NameMemory)
 	tt := make([]int64, len(feasible))
@@ -20,13 +56,13 @@ func (cy *cycle) score(feasible []index.NodeID) []int64 {
 	for i, n := range feasible {
 		nd := &c.Nodes[n]
 		capCPU, capMem := c.Alloc[index.ResCPU][n], c.Alloc[index.ResMemory][n]
-		out[i] = rules.WeightNodeResourcesFit * rules.FitScore(cy.st.cfg.Strategy,
+		by[sNodeResourcesFit][i] = rules.WeightNodeResourcesFit * rules.FitScore(cy.st.cfg.Strategy,
 			c.ScoreReq[0][n]+cy.d.ScoreCPU, capCPU, c.ScoreReq[1][n]+cy.d.ScoreMem, capMem)
 		if rules.Balanced(balCPU, balMem) {
-			out[i] += rules.WeightBalancedAllocation * rules.BalancedScore(c.Req[index.ResCPU][n], c.Req[index.ResMemory][n],
+			by[sBalancedAllocation][i] = rules.WeightBalancedAllocation * rules.BalancedScore(c.Req[index.ResCPU][n], c.Req[index.ResMemory][n],
 				balCPU, balMem, capCPU, capMem)
 		}
-		out[i] += rules.ImageLocalityScore(c, p, n)
+		by[sImageLocality][i] = rules.ImageLocalityScore(c, p, n)
 		tt[i] = rules.IntolerablePreferNoSchedule(nd.Taints, p.Tolerations)
 		na[i] = rules.PreferredAffinityScore(p, nd)
 		ttMax, naMax = max(ttMax, tt[i]), max(naMax, na[i])
@@ -50,11 +86,12 @@ func (cy *cycle) score(feasible []index.NodeID) []int64 {
 		ttMax, naMax = fitTT, fitNA
 	}
 	for i := range feasible {
-		out[i] += rules.TaintScore(tt[i], ttMax) + rules.AffinityScore(na[i], naMax)
+		by[sTaintToleration][i] = rules.TaintScore(tt[i], ttMax)
+		by[sNodeAffinity][i] = rules.AffinityScore(na[i], naMax)
 	}
-	cy.spreadScores(feasible, out)
-	cy.interPodScores(feasible, out)
-	return out
+	cy.spreadScores(feasible, by[sPodTopologySpread])
+	cy.interPodScores(feasible, by[sInterPodAffinity])
+	return by
 }
 
 // spreadScores adds PodTopologySpread's score (the ScheduleAnyway
