@@ -53,7 +53,7 @@ func runAll(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // TestHelp: every command's help goes to stdout with a description and
 // examples, and "kplace help CMD" prints the same as "kplace CMD --help".
 func TestHelp(t *testing.T) {
-	for _, cmd := range []string{"place", "simulate", "explain", "convert", "expand", "gen", "bench", "version"} {
+	for _, cmd := range []string{"place", "simulate", "explain", "convert", "expand", "snapshot", "bind", "gen", "bench", "version"} {
 		code, stdout, stderr := runAll(t, cmd, "--help")
 		if code != 0 || stderr != "" {
 			t.Errorf("%s --help: exit %d, stderr %q", cmd, code, stderr)
@@ -281,6 +281,11 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"convert", "-f", cluster, "-o", "arrow"}, 2},
 		{[]string{"expand", "-f", cluster, "-o", filepath.Join(dir, "e.parquet")}, 2},
 		{[]string{"expand", "--seed", "x"}, 2},
+		{[]string{"snapshot", "-o", "yaml"}, 2},
+		{[]string{"snapshot", "-o", filepath.Join(dir, "s.parquet")}, 2},
+		{[]string{"snapshot", "extra", "-o", out}, 2},
+		{[]string{"bind"}, 2},
+		{[]string{"bind", "-f", out, "--dry-run", "client"}, 2},
 		{[]string{"gen", "--profile", "nope", "-o", out}, 2},
 		{[]string{"gen", "--nodes", "-1", "-o", out}, 2},
 		{[]string{"gen", "-o", "json"}, 2},

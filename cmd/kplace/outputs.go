@@ -61,8 +61,7 @@ var formatNames = map[string]bool{"json": true, "jsonl": true, "ndjson": true, "
 // checkOutputName refuses a format name given as a file name.
 func checkOutputName(flag, path string) error {
 	if formatNames[strings.ToLower(path)] {
-		return fmt.Errorf("%s %s: %s names a file, not a format: give --format %s with -o FILE or -o - (stdout), or a file name such as result.%s",
-			flag, path, flag, strings.ToLower(path), strings.ToLower(path))
+		return fmt.Errorf("%s %s: %s names a file, not a format: give a file name such as result.%s", flag, path, flag, strings.ToLower(path))
 	}
 	return nil
 }
@@ -74,7 +73,7 @@ func checkOutputName(flag, path string) error {
 // error: nothing the user asked for would be written.
 func resultFormat(out, formatFlag string) (f export.Format, compressed string, err error) {
 	if err := checkOutputName("-o", out); err != nil {
-		return "", "", err
+		return "", "", fmt.Errorf("%w, or --format %s with -o FILE or -o - (stdout)", err, strings.ToLower(out))
 	}
 	byName, z, named := export.FormatOf(out)
 	switch {

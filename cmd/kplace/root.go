@@ -62,8 +62,7 @@ explains every pod left pending in kube-scheduler's words.`,
 		SilenceUsage:  true,
 	}
 	root.AddCommand(newPlaceCmd(), newSimulateCmd(), newExplainCmd(), newConvertCmd(), newExpandCmd(),
-		legacyCmd("snapshot", "Read a live cluster as kubectl get -o json would (paginated, rate-limited)", cmdSnapshot),
-		legacyCmd("bind", "Apply a result to a live cluster, Evictions before the Bindings that need them", cmdBind),
+		newSnapshotCmd(), newBindCmd(),
 		newGenCmd(), newBenchCmd(), newVersionCmd())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return err })
 	// kplace --version: the first line of kplace version.
