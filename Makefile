@@ -43,7 +43,7 @@ lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) test -run 'TestImportDirection' ./cmd/kplace
+	$(GO) test -run 'TestImportDirection|TestDocLinks|TestDocsDescribeTheProduct' ./cmd/kplace
 
 # A short run of every fuzz target (new inputs are minimized briefly: a
 # snapshot seed is tens of KB, and minimizing it could take the whole run).

@@ -70,26 +70,9 @@ func Generate(cfg GenConfig, w io.Writer) error {
 	if cfg.Profile == "" {
 		cfg.Profile = "mixed"
 	}
-	var prof *profile
-	for i := range profiles {
-		if profiles[i].name == cfg.Profile {
-			prof = &profiles[i]
-		}
-	}
-	if cfg.Profile == realisticName {
-		prof = &realisticProfile
-	}
-	switch {
-	case prof == nil:
-		return fmt.Errorf("bench: unknown profile %q (want one of %s)", cfg.Profile, strings.Join(Profiles(), ", "))
-	case cfg.Nodes < 0 || cfg.Pods < 0 || cfg.Running < -1:
-		return errors.New("bench: negative Nodes, Pods or Running")
-	case cfg.Nodes > maxNodes:
-		return fmt.Errorf("bench: at most %d nodes", maxNodes)
-	case cfg.Zones < 0 || cfg.Zones > maxZones:
-		return fmt.Errorf("bench: Zones must be 0 (profile default) to %d", maxZones)
-	case cfg.PendingAs != "" && cfg.PendingAs != PendingAsPods && prof != &realisticProfile:
-		return fmt.Errorf("bench: PendingAs %q: only the %s profile writes pending pods as workloads", cfg.PendingAs, realisticName)
+	prof, err := cfg.check()
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
 	}
 	fill := prof.fill > 0 && cfg.Running == -1
 	if cfg.Running == -1 {
@@ -2737,4 +2720,42 @@ func (g *gen) writePod(t *podTemplate, i int, nd *node) {
 	}
 	g.buf = b
 	g.endItem()
+}
+
+// Validate reports whether Generate accepts cfg, before it writes anything:
+// a known profile, counts in range, PendingAs for the realistic profile only.
+func (cfg GenConfig) Validate() error {
+	if cfg.Profile == "" {
+		cfg.Profile = "mixed"
+	}
+	_, err := cfg.check()
+	return err
+}
+
+// check validates cfg (its Profile set) and returns its profile.
+func (cfg GenConfig) check() (*profile, error) {
+	var prof *profile
+	for i := range profiles {
+		if profiles[i].name == cfg.Profile {
+			prof = &profiles[i]
+		}
+	}
+	if cfg.Profile == realisticName {
+		prof = &realisticProfile
+	}
+	switch {
+	case prof == nil:
+		return nil, fmt.Errorf("unknown profile %q (want one of %s)", cfg.Profile, strings.Join(Profiles(), ", "))
+	case cfg.Nodes < 0 || cfg.Pods < 0 || cfg.Running < -1:
+		return nil, errors.New("negative Nodes, Pods or Running")
+	case cfg.Nodes > maxNodes:
+		return nil, fmt.Errorf("at most %d nodes", maxNodes)
+	case cfg.Zones < 0 || cfg.Zones > maxZones:
+		return nil, fmt.Errorf("Zones must be 0 (profile default) to %d", maxZones)
+	case cfg.PendingAs != "" && cfg.PendingAs != PendingAsPods && prof != &realisticProfile:
+		return nil, fmt.Errorf("PendingAs %q: only the %s profile writes pending pods as workloads", cfg.PendingAs, realisticName)
+	case cfg.Running > 0 && cfg.Nodes == 0:
+		return nil, errors.New("running pods need at least one node")
+	}
+	return prof, nil
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/kplace/kplace/index"
@@ -20,16 +22,49 @@ const (
 	FormatJSONL   Format = "jsonl"   // one object per line
 	FormatArrow   Format = "arrow"   // the placement table, Arrow IPC file format
 	FormatParquet Format = "parquet" // the placement table, Parquet
+	FormatYAML    Format = "yaml"    // a v1 List of Bindings and Evictions in YAML
 )
 
 // ParseFormat checks a --format value.
 func ParseFormat(s string) (Format, error) {
 	switch Format(s) {
-	case FormatList, FormatJSONL, FormatArrow, FormatParquet:
+	case FormatList, FormatJSONL, FormatYAML, FormatArrow, FormatParquet:
 		return Format(s), nil
+	case "yml":
+		return FormatYAML, nil
 	}
-	return "", fmt.Errorf("unknown format %q (want list, jsonl, arrow or parquet)", s)
+	return "", fmt.Errorf("unknown format %q (want list, jsonl, yaml, arrow or parquet)", s)
 }
+
+// FormatOf is the format a result file's name asks for: .json a list,
+// .jsonl or .ndjson JSON lines, .yaml or .yml YAML, .arrow and .parquet
+// the placement table; compressed returns the suffix (.gz or .zst) after
+// it, which only the text formats take. ok is false when the name says
+// nothing (no known suffix, or "-").
+func FormatOf(name string) (f Format, compressed string, ok bool) {
+	base := strings.ToLower(name)
+	for _, z := range []string{".gz", ".zst"} {
+		if b, cut := strings.CutSuffix(base, z); cut {
+			base, compressed = b, z
+		}
+	}
+	switch filepath.Ext(base) {
+	case ".json":
+		return FormatList, compressed, true
+	case ".jsonl", ".ndjson":
+		return FormatJSONL, compressed, true
+	case ".yaml", ".yml":
+		return FormatYAML, compressed, true
+	case ".arrow":
+		return FormatArrow, compressed, true
+	case ".parquet":
+		return FormatParquet, compressed, true
+	}
+	return "", compressed, false
+}
+
+// Binary reports whether f is a binary format (no terminal shows it).
+func (f Format) Binary() bool { return f == FormatArrow || f == FormatParquet }
 
 // WriteResult writes res over c in format f: the commits as Binding and
 // Eviction objects (list, jsonl), or the placement table, one row per pod
@@ -61,6 +96,9 @@ func WriteSplit(evictions, bindings io.Writer, c *index.Cluster, res *solver.Res
 
 // writeCommits writes the commits whose action keep accepts.
 func writeCommits(w io.Writer, c *index.Cluster, res *solver.Result, f Format, keep func(solver.Action) bool) error {
+	if f == FormatYAML {
+		return writeCommitsYAML(w, c, res, keep)
+	}
 	bw := bufio.NewWriterSize(w, 1<<20)
 	if f == FormatList {
 		bw.WriteString(`{"apiVersion":"v1","kind":"List","metadata":{},"items":[`)

@@ -3,8 +3,11 @@ package export
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 
 	"github.com/kplace/kplace/index"
 	"github.com/kplace/kplace/solver"
@@ -188,4 +191,63 @@ func mustBuild(t *testing.T, in *index.Input) *index.Cluster {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestWriteCommitsYAML: the YAML List holds the JSON List's items, with
+// names YAML would read as other types (booleans, null, numbers) or that
+// need quoting kept as strings; an empty result is an empty List.
+func TestWriteCommitsYAML(t *testing.T) {
+	names := []string{"true", "No", "null", "on", "y", "1e3", "0x10", "123", ".inf", "plain-name.x", `we"ird\name`, "a: b", "#c", "ü"}
+	in := &index.Input{Nodes: []index.Node{{Name: "off", Allocatable: index.ResourceList{{Name: "pods", Value: 100}}}}}
+	res := &solver.Result{}
+	for i, name := range names {
+		in.Pods = append(in.Pods, index.Pod{Namespace: "ns", Name: name, UID: names[len(names)-1-i]})
+		res.Commits = append(res.Commits, solver.Commit{Action: solver.Bind, Pod: index.PodID(i), Node: 0})
+	}
+	in.Pods = append(in.Pods, index.Pod{Namespace: "ns", Name: "victim", UID: "1", NodeName: "off"})
+	res.Commits = append(res.Commits, solver.Commit{Action: solver.Evict, Pod: index.PodID(len(names)), Node: 0, Preemptor: 0})
+	c := mustBuild(t, in)
+	var js, y bytes.Buffer
+	if err := WriteCommits(&js, c, res, FormatList); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCommits(&y, c, res, FormatYAML); err != nil {
+		t.Fatal(err)
+	}
+	var fromJSON, fromYAML any
+	if err := json.Unmarshal(js.Bytes(), &fromJSON); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(y.Bytes(), &fromYAML); err != nil {
+		t.Fatalf("%v:\n%s", err, y.Bytes())
+	}
+	if !reflect.DeepEqual(fromJSON, fromYAML) {
+		t.Errorf("YAML differs from JSON:\n%s", y.Bytes())
+	}
+	if !strings.HasPrefix(y.String(), "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Binding\n  metadata:\n    name: \"true\"\n    namespace: ns\n") {
+		t.Errorf("YAML starts:\n%s", y.String()[:200])
+	}
+	var empty bytes.Buffer
+	if err := WriteCommits(&empty, c, &solver.Result{}, FormatYAML); err != nil {
+		t.Fatal(err)
+	}
+	if empty.String() != "apiVersion: v1\nitems: []\nkind: List\nmetadata: {}\n" {
+		t.Errorf("empty List: %q", empty.String())
+	}
+}
+
+// TestYAMLItemAllocatesNothing: converting an item reuses the converter's
+// buffers.
+func TestYAMLItemAllocatesNothing(t *testing.T) {
+	c, _ := testResult(t)
+	cm := solver.Commit{Action: solver.Bind, Pod: 1, Node: 0}
+	js := appendCommit(nil, c, &cm)
+	var conv yamlConv
+	out, _ := conv.appendItem(nil, js)
+	if allocs := testing.AllocsPerRun(100, func() { out, _ = conv.appendItem(out[:0], js) }); allocs != 0 {
+		t.Errorf("%.1f allocations per item", allocs)
+	}
+	if want := "- apiVersion: v1\n  kind: Binding\n  metadata:\n    name: plain\n    namespace: ns\n  target:\n    apiVersion: v1\n    kind: Node\n    name: node-1\n"; string(out) != want {
+		t.Errorf("item:\n%s\nwant\n%s", out, want)
+	}
 }

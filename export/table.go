@@ -48,7 +48,7 @@ const (
 )
 
 // TableSchema is the schema of the placement table written by the arrow and
-// parquet formats: one row per pod outcome (see README.md, "Output").
+// parquet formats: one row per pod outcome (see docs/formats.md, "Output").
 var TableSchema = arrow.NewSchema([]arrow.Field{
 	colNamespace:   {Name: "namespace", Type: arrow.BinaryTypes.String},
 	colName:        {Name: "name", Type: arrow.BinaryTypes.String},

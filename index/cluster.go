@@ -203,11 +203,23 @@ func Build(in *Input) (*Cluster, error) {
 		return nil, err
 	}
 	c.indexImages()
+	empty, firstEmpty := 0, ""
 	for i := range in.Nodes {
+		if len(in.Nodes[i].Allocatable) == 0 {
+			if empty++; empty == 1 {
+				firstEmpty = in.Nodes[i].Name
+			}
+		}
 		for _, q := range in.Nodes[i].Allocatable {
 			r := c.resColumn(q.Name)
 			c.Alloc[r][i] = q.Value
 		}
+	}
+	switch {
+	case n == 0:
+		c.Warnings = append(c.Warnings, "the input holds no nodes: no pod can be placed")
+	case empty > 0:
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d node(s) have neither status.allocatable nor status.capacity (the first: %s): no pod fits on them", empty, firstEmpty))
 	}
 	// Pods-by-node lists are cut from one slab, each with room for the
 	// node's pod capacity, so binding a pod does not allocate.

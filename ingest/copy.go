@@ -9,38 +9,43 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// CopyInput writes the objects of the files Load would read for paths, in
+// CopyInput writes the objects of the files Load would read for paths
+// (directories not recursively: pass InputFiles' list for -R), in
 // the order it reads them, to w as JSON values, one a line: the top-level
 // values of a JSON file as they are, each document of a YAML file
 // converted to JSON. Other tools (and Load) read the result as they read
 // the input. A snapshot holds no objects to copy: it is an error.
 func CopyInput(paths []string, w io.Writer) error {
-	files, err := expandPaths(paths)
+	files, err := expandPaths(paths, false)
+	if err != nil {
+		return err
+	}
+	src, err := newSources(files)
 	if err != nil {
 		return err
 	}
 	for _, f := range files {
-		if err := copyFile(f, w); err != nil {
+		if err := copyFile(src.name(f), src.open(f), w); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func copyFile(name string, w io.Writer) error {
-	yamlToo, err := copyAs(name, w, false)
+func copyFile(name string, open opener, w io.Writer) error {
+	yamlToo, err := copyAs(name, open, w, false)
 	if err != nil && yamlToo {
 		// JSON that does not parse from its first value: YAML in flow
 		// style, as Load reads it.
-		_, err = copyAs(name, w, true)
+		_, err = copyAs(name, open, w, true)
 	}
 	return err
 }
 
 // copyAs copies one file; retry reports a JSON file whose first value does
 // not parse (nothing was written).
-func copyAs(name string, w io.Writer, forceYAML bool) (retry bool, err error) {
-	f, err := fileOpener(name)()
+func copyAs(name string, open opener, w io.Writer, forceYAML bool) (retry bool, err error) {
+	f, err := open()
 	if err != nil {
 		return false, &Error{File: name, Msg: err.Error(), Err: err}
 	}

@@ -4,9 +4,10 @@
 // # Formats
 //
 // [Load] takes files and directories. A directory means every regular file
-// below it named *.json, *.yaml, *.yml or *.arrow (optionally followed by
-// .gz or .zst), in sorted path order; a file named explicitly is read
-// whatever its name. Content decides the format: gzip and zstd are
+// directly in it (below it with Options.Recursive, as kubectl -R) named
+// *.json, *.yaml, *.yml or *.arrow (optionally followed by .gz or .zst), in
+// sorted path order; a file named explicitly is read whatever its name.
+// The path "-" is standard input, read into memory first. Content decides the format: gzip and zstd are
 // recognised by their magic numbers (so a misnamed file still works), then
 // a snapshot (see Snapshots) by the Arrow IPC stream marker 0xFFFFFFFF,
 // then JSON when the first significant byte is '{' or '[', YAML otherwise.

@@ -118,7 +118,7 @@ type expander struct {
 // lacks, as pending pods after the input's, and the ReplicaSets its
 // Deployments would create to in.Workloads; in must come from Load (its
 // pods admitted). Deployments, ReplicaSets, StatefulSets, DaemonSets,
-// Jobs and ReplicationControllers are expanded; see README.md for what
+// Jobs and ReplicationControllers are expanded; see docs/workloads.md for what
 // each creates. Errors name the controller and the field (a template its
 // pods cannot be made from).
 func Expand(in *index.Input, opts ExpandOptions) (*Expansion, error) {

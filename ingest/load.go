@@ -37,6 +37,9 @@ type Options struct {
 	// DefaultMaxObjectSize. MaxLineSize bounds one line of YAML; 0 means
 	// DefaultMaxLineSize. Input beyond them is an error naming the limit.
 	MaxObjectSize, MaxLineSize int64
+	// Recursive reads the directories named in paths recursively; without
+	// it only the input files directly in them are read (kubectl -R).
+	Recursive bool
 }
 
 // Info is what Load learned about its input besides the cluster.
@@ -50,10 +53,12 @@ type Info struct {
 }
 
 // Load reads Kubernetes objects from files and directories and returns the
-// cluster they describe. A directory means every regular file below it
-// whose name ends in .json, .yaml or .yml, optionally followed by .gz or
-// .zst, in sorted order; a file named explicitly is read whatever its name.
-// See the package documentation for formats and semantics.
+// cluster they describe. A directory means every regular file in it (below
+// it with Options.Recursive) whose name ends in .json, .yaml, .yml or
+// .arrow, optionally followed by .gz or .zst, in sorted order; a file named
+// explicitly is read whatever its name. The path "-" is standard input,
+// read once into memory. See the package documentation for formats and
+// semantics.
 func Load(paths []string, opts Options) (*index.Input, error) {
 	in, _, err := LoadWithInfo(paths, opts)
 	return in, err
@@ -61,24 +66,28 @@ func Load(paths []string, opts Options) (*index.Input, error) {
 
 // LoadWithInfo is Load, also returning what it learned about the input.
 func LoadWithInfo(paths []string, opts Options) (*index.Input, Info, error) {
-	files, err := expandPaths(paths)
+	files, err := expandPaths(paths, opts.Recursive)
 	if err != nil {
 		return nil, Info{}, err
 	}
 	if len(files) == 0 {
 		return nil, Info{}, errors.New("ingest: no input files")
 	}
+	src, err := newSources(files)
+	if err != nil {
+		return nil, Info{}, err
+	}
 	if len(files) > 1 {
 		// Refuse a snapshot among other files before reading any of them.
 		for _, f := range files {
-			if isSnapshotFile(f) {
-				return nil, Info{}, snapshotAloneErr(f, len(files))
+			if isSnapshot(src.name(f), src.open(f)) {
+				return nil, Info{}, snapshotAloneErr(src.name(f), len(files))
 			}
 		}
 	}
 	l := newLoader(opts)
 	for _, f := range files {
-		if err := l.loadFile(f, fileOpener(f)); err != nil {
+		if err := l.loadFile(src.name(f), src.open(f)); err != nil {
 			return nil, Info{}, err
 		}
 	}
@@ -93,8 +102,11 @@ func LoadWithInfo(paths []string, opts Options) (*index.Input, Info, error) {
 }
 
 // InputFiles returns the files Load reads for paths: files named, and the
-// input files found in directories, in the order they are read.
-func InputFiles(paths []string) ([]string, error) { return expandPaths(paths) }
+// input files found in directories (below them when recursive), in the
+// order they are read; "-" (standard input) stays "-".
+func InputFiles(paths []string, recursive bool) ([]string, error) {
+	return expandPaths(paths, recursive)
+}
 
 // inputName reports whether a file found in a directory is input.
 func inputName(name string) bool {
@@ -105,10 +117,20 @@ func inputName(name string) bool {
 		strings.HasSuffix(n, ".arrow")
 }
 
-// expandPaths turns files and directories into the list of files to read.
-func expandPaths(paths []string) ([]string, error) {
+// expandPaths turns files and directories into the list of files to read:
+// the input files directly in a directory, or below it when recursive.
+func expandPaths(paths []string, recursive bool) ([]string, error) {
 	var files []string
+	stdin := false
 	for _, p := range paths {
+		if p == Stdin {
+			if stdin {
+				return nil, errors.New(`ingest: "-" (standard input) given twice`)
+			}
+			stdin = true
+			files = append(files, p)
+			continue
+		}
 		st, err := os.Stat(p)
 		if err != nil {
 			return nil, err
@@ -121,6 +143,9 @@ func expandPaths(paths []string) ([]string, error) {
 		err = filepath.WalkDir(p, func(path string, d os.DirEntry, err error) error {
 			if err != nil {
 				return err
+			}
+			if d.IsDir() && path != p && !recursive {
+				return filepath.SkipDir
 			}
 			if d.IsDir() || !inputName(d.Name()) {
 				return nil
@@ -270,15 +295,15 @@ func readErr(path string, err error) *Error {
 	return e
 }
 
-// isSnapshotFile reports whether path holds a snapshot (possibly
+// isSnapshot reports whether the input holds a snapshot (possibly
 // compressed); false when it cannot be read (Load reports that later).
-func isSnapshotFile(path string) bool {
-	f, err := os.Open(path)
+func isSnapshot(name string, open opener) bool {
+	f, err := open()
 	if err != nil {
 		return false
 	}
 	defer f.Close()
-	br, closeFn, err := decompress(path, f)
+	br, closeFn, err := decompress(name, f)
 	if err != nil {
 		return false
 	}

@@ -106,7 +106,7 @@ var goldenCases = []struct {
 	{"list-noadmission", []string{"testdata/list.json"}, Options{}},
 	{"podlist", []string{"testdata/podlist.json"}, Options{AdmissionDefaults: true}},
 	{"multi", []string{"testdata/multi.yaml"}, Options{AdmissionDefaults: true}},
-	{"dir", []string{"testdata/dir"}, Options{AdmissionDefaults: true}},
+	{"dir", []string{"testdata/dir"}, Options{AdmissionDefaults: true, Recursive: true}},
 	{"relations", []string{"testdata/relations.yaml"}, Options{AdmissionDefaults: true}},
 }
 
@@ -182,9 +182,14 @@ func TestCompressed(t *testing.T) {
 }
 
 // TestDirectoryOrder: a directory reads input files sorted by path,
-// recursively, and skips other names.
+// recursively with Options.Recursive (kubectl -R), and skips other names.
 func TestDirectoryOrder(t *testing.T) {
-	in := mustLoad(t, Options{}, "testdata/dir")
+	// Without Recursive, as kubectl without -R: only the files directly in
+	// the directory (sub/c.yml holds the pod).
+	if in := mustLoad(t, Options{}, "testdata/dir"); len(in.Nodes) != 2 || len(in.Pods) != 0 {
+		t.Errorf("not recursive: %d nodes, %d pods; want 2 nodes, 0 pods", len(in.Nodes), len(in.Pods))
+	}
+	in := mustLoad(t, Options{Recursive: true}, "testdata/dir")
 	var names []string
 	for _, n := range in.Nodes {
 		names = append(names, n.Name)

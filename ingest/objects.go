@@ -23,18 +23,22 @@ func LoadMore(paths []string, name string, data []byte, known []index.PriorityCl
 			return nil, err
 		}
 	} else {
-		files, err := expandPaths(paths)
+		files, err := expandPaths(paths, opts.Recursive)
 		if err != nil {
 			return nil, err
 		}
 		if len(files) == 0 {
 			return nil, errors.New("ingest: no input files")
 		}
+		src, err := newSources(files)
+		if err != nil {
+			return nil, err
+		}
 		for _, f := range files {
-			if isSnapshotFile(f) {
-				return nil, &Error{File: f, Msg: "a kplace snapshot holds a whole cluster: it cannot be added to one"}
+			if isSnapshot(src.name(f), src.open(f)) {
+				return nil, &Error{File: src.name(f), Msg: "a kplace snapshot holds a whole cluster: it cannot be added to one"}
 			}
-			if err := l.loadFile(f, fileOpener(f)); err != nil {
+			if err := l.loadFile(src.name(f), src.open(f)); err != nil {
 				return nil, err
 			}
 		}

@@ -3,7 +3,9 @@ package ingest
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 
 	"github.com/kplace/kplace/index"
 	"sigs.k8s.io/yaml"
@@ -192,6 +194,10 @@ type SchedulerConfig struct {
 	// Ignored names what the file sets that kplace does not apply (other
 	// plugins' arguments, plugin sets and weights), for a warning.
 	Ignored []string
+	// Unknown names the fields that are not KubeSchedulerConfiguration v1
+	// fields (a typo, or another version's), for a warning:
+	// kube-scheduler's strict decoding would refuse the file.
+	Unknown []string
 }
 
 // ReadSchedulerConfig reads a KubeSchedulerConfiguration (YAML or JSON)
@@ -220,8 +226,10 @@ func ReadSchedulerConfig(path string) (*SchedulerConfig, error) {
 				Name string `json:"name"`
 				Args struct {
 					spreadArgs
-					HardPodAffinityWeight              *int32 `json:"hardPodAffinityWeight"`
-					IgnorePreferredTermsOfExistingPods bool   `json:"ignorePreferredTermsOfExistingPods"`
+					HardPodAffinityWeight              *int32   `json:"hardPodAffinityWeight"`
+					IgnorePreferredTermsOfExistingPods bool     `json:"ignorePreferredTermsOfExistingPods"`
+					IgnoredResources                   []string `json:"ignoredResources"`
+					IgnoredResourceGroups              []string `json:"ignoredResourceGroups"`
 					ScoringStrategy                    *struct {
 						Type      string     `json:"type"`
 						Resources []resource `json:"resources"`
@@ -236,8 +244,20 @@ func ReadSchedulerConfig(path string) (*SchedulerConfig, error) {
 	if doc.Kind != "KubeSchedulerConfiguration" {
 		return fail("kind %q, want KubeSchedulerConfiguration", doc.Kind)
 	}
+	var generic map[string]any
+	if err := yaml.Unmarshal(data, &generic); err != nil {
+		return fail("not a KubeSchedulerConfiguration: %v", err)
+	}
+	unknown := unknownSchedulerFields(generic)
+	var ignored []string
+	if _, ok := generic["percentageOfNodesToScore"]; ok {
+		ignored = append(ignored, "percentageOfNodesToScore (kplace scores every feasible node)")
+	}
+	if _, ok := generic["extenders"]; ok {
+		ignored = append(ignored, "extenders")
+	}
 	if len(doc.Profiles) == 0 {
-		return &SchedulerConfig{}, nil // kube-scheduler's defaults
+		return &SchedulerConfig{Ignored: ignored, Unknown: unknown}, nil // kube-scheduler's defaults
 	}
 	prof := &doc.Profiles[0]
 	for i := range doc.Profiles {
@@ -247,7 +267,7 @@ func ReadSchedulerConfig(path string) (*SchedulerConfig, error) {
 		}
 	}
 	where := fmt.Sprintf("profile %q", prof.SchedulerName)
-	out := &SchedulerConfig{}
+	out := &SchedulerConfig{Ignored: ignored, Unknown: unknown}
 	if len(prof.Plugins) > 0 {
 		out.Ignored = append(out.Ignored, where+": plugins (kplace runs the default plugin set and weights)")
 	}
@@ -272,6 +292,9 @@ func ReadSchedulerConfig(path string) (*SchedulerConfig, error) {
 			}
 			out.IgnorePreferredTermsOfExistingPods = pc.Args.IgnorePreferredTermsOfExistingPods
 		case "NodeResourcesFit":
+			if len(pc.Args.IgnoredResources) > 0 || len(pc.Args.IgnoredResourceGroups) > 0 {
+				out.Ignored = append(out.Ignored, at+": ignoredResources and ignoredResourceGroups")
+			}
 			st := pc.Args.ScoringStrategy
 			if st == nil {
 				continue
@@ -296,4 +319,44 @@ func ReadSchedulerConfig(path string) (*SchedulerConfig, error) {
 		}
 	}
 	return out, nil
+}
+
+// unknownSchedulerFields lists the fields of a KubeSchedulerConfiguration
+// (decoded generically) that kubescheduler.config.k8s.io/v1 does not
+// define: at the top, in profiles, in pluginConfig entries, and in the
+// arguments of the plugins kplace reads. Paths as "profiles[0].plugin".
+func unknownSchedulerFields(doc map[string]any) []string {
+	var out []string
+	check := func(at string, m map[string]any, known ...string) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			if !slices.Contains(known, k) {
+				out = append(out, at+k)
+			}
+		}
+	}
+	check("", doc, "apiVersion", "kind", "parallelism", "leaderElection", "clientConnection", "enableProfiling",
+		"enableContentionProfiling", "percentageOfNodesToScore", "podInitialBackoffSeconds", "podMaxBackoffSeconds",
+		"profiles", "extenders", "delayCacheUntilActive")
+	profiles, _ := doc["profiles"].([]any)
+	for i, p := range profiles {
+		pm, _ := p.(map[string]any)
+		at := fmt.Sprintf("profiles[%d].", i)
+		check(at, pm, "schedulerName", "percentageOfNodesToScore", "plugins", "pluginConfig")
+		pcs, _ := pm["pluginConfig"].([]any)
+		for j, pc := range pcs {
+			pcm, _ := pc.(map[string]any)
+			at := fmt.Sprintf("%spluginConfig[%d].", at, j)
+			check(at, pcm, "name", "args")
+			args, _ := pcm["args"].(map[string]any)
+			switch pcm["name"] {
+			case "PodTopologySpread":
+				check(at+"args.", args, "apiVersion", "kind", "defaultConstraints", "defaultingType")
+			case "InterPodAffinity":
+				check(at+"args.", args, "apiVersion", "kind", "hardPodAffinityWeight", "ignorePreferredTermsOfExistingPods")
+			case "NodeResourcesFit":
+				check(at+"args.", args, "apiVersion", "kind", "ignoredResources", "ignoredResourceGroups", "scoringStrategy")
+			}
+		}
+	}
+	return out
 }

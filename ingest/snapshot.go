@@ -3,7 +3,7 @@ package ingest
 // Snapshots: the loaded model (index.Input, admission applied) as Arrow IPC
 // tables, written by `kplace convert` and read back by Load without any
 // JSON parsing. The layout is described in the package documentation and
-// in README.md; snapshot_read.go decodes it.
+// in docs/formats.md; snapshot_read.go decodes it.
 
 import (
 	"bufio"

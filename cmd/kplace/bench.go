@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,7 +13,7 @@ import (
 	"github.com/kplace/kplace/export"
 	"github.com/kplace/kplace/ingest"
 	"github.com/kplace/kplace/solver"
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 )
 
 // benchCase is one row of the benchmark table.
@@ -76,8 +75,20 @@ var (
 		benchInput{bench.GenConfig{Profile: "realistic", Nodes: 100000, Pods: 1000000, Running: -1, Seed: 1}, ".arrow"})
 )
 
-func cmdBench(args []string) int {
-	fs := pflag.NewFlagSet("bench", pflag.ContinueOnError)
+func newBenchCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "bench [--suite quick|full|workloads|zone-failure | --nodes N --pods M --profile P] [--json]",
+		Short: "Generate clusters, place them and print timings",
+		Long: `Generates clusters, places them in-process and prints phase timings, pods/s, peak
+RSS and solve-phase allocations. Without --nodes it runs a fixed suite.`,
+		Example: `  # The quick suite (about a minute on 2 cores)
+  kplace bench
+
+  # One case
+  kplace bench --nodes 5000 --pods 50000 --profile spread-bench --json`,
+		Args: cobra.NoArgs,
+	}
+	fs := cmd.Flags()
 	fs.SortFlags = false
 	nodes := fs.Int("nodes", 0, "run one case with this many nodes instead of the suite")
 	pods := fs.Int("pods", 0, "pending pods of the single case")
@@ -89,106 +100,99 @@ func cmdBench(args []string) int {
 		"or zone-failure (simulate: a zone of the mixed profile fails, 10k nodes/100k running pods, then 100k/1M; with --nodes, the cases up to that many nodes)")
 	asJSON := fs.Bool("json", false, "print the table as JSON")
 	keep := fs.String("keep", "", "keep the generated inputs and results in this directory")
-	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "Usage: kplace bench [--suite quick|full|workloads|zone-failure | --nodes N --pods M --profile P] [--json]\n\n"+
-			"Generates clusters, places them in-process and prints phase timings, pods/s,\n"+
-			"peak RSS and solve-phase allocations. Without --nodes it runs a fixed suite.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
+	completeValues(cmd, "profile", bench.Profiles()...)
+	completeValues(cmd, "suite", "quick", "full", "workloads", "zone-failure")
+	run := func() int {
+		var suite []benchInput
+		switch {
+		case *suiteName == "zone-failure":
+		case *nodes > 0:
+			suite = []benchInput{{bench.GenConfig{Profile: *profile, Nodes: *nodes, Pods: *pods, Running: -1, Seed: *seed}, ".json"}}
+		case *suiteName == "quick":
+			suite = quickSuite
+		case *suiteName == "full":
+			suite = fullSuite
+		case *suiteName == "workloads":
+		default:
+			fmt.Fprintf(os.Stderr, "kplace bench: unknown --suite %q (want quick, full, workloads or zone-failure)\n", *suiteName)
+			return 2
+		}
+		dir := *keep
+		if dir == "" {
+			d, err := os.MkdirTemp("", "kplace-bench")
+			if err != nil {
+				return fail(err)
+			}
+			defer os.RemoveAll(d)
+			dir = d
+		} else if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fail(err)
+		}
+		if *suiteName == "zone-failure" {
+			return runZoneFailureBench(dir, *nodes, *asJSON)
+		}
+		if *suiteName == "workloads" && *nodes == 0 {
+			return benchWorkloads(dir, *asJSON)
+		}
+		var rows []benchCase
+		for _, in := range suite {
+			gc := in.gen
+			name := fmt.Sprintf("%s/nodes=%d/pods=%d", gc.Profile, gc.Nodes, gc.Pods)
+			if in.ext == ".arrow" {
+				name += "/arrow"
+			}
+			if !*asJSON {
+				fmt.Fprintf(os.Stderr, "bench: %s ...\n", name)
+			}
+			base := filepath.Join(dir, fmt.Sprintf("%s-%d-%d", gc.Profile, gc.Nodes, gc.Pods))
+			path := base + in.ext
+			genMs, convertMs, err := prepareBenchInput(base, in.ext, gc)
+			if err != nil {
+				return fail(err)
+			}
+			cfg := placeConfig{paths: []string{path}, admission: true, quiet: true, format: "list",
+				out: path + ".result.json"}
+			cfg.solve.Seed = *seed
+			cfg.solve.DefaultSpread, cfg.solve.SystemDefaultSpread = solver.BuiltinDefaultSpread(), true
+			st, err := place(cfg)
+			if err != nil {
+				return fail(err)
+			}
+			r := st.report
+			row := benchCase{Name: name, Nodes: gc.Nodes, Pods: gc.Pods, Profile: gc.Profile, Input: in.ext, GenMs: genMs, ConvertMs: convertMs,
+				IngestMs: r.Timings.Ingest, IndexMs: r.Timings.Index, SolveMs: r.Timings.Solve,
+				ExportMs: r.Timings.Export, TotalMs: r.Timings.Total, PeakRSSMB: peakRSSMB(), Mallocs: st.mallocs,
+				Placed: r.Counts.Placed, Pending: r.Counts.Unschedulable + r.Counts.Unsupported + r.Counts.Gated,
+				Evicted: r.Counts.Evicted, Preemptors: r.Counts.Preemptors}
+			if row.SolveMs > 0 {
+				row.SolveRate = float64(r.Counts.Pending) / (row.SolveMs / 1000)
+				row.PreemptRate = float64(row.Preemptors) / (row.SolveMs / 1000)
+			}
+			if row.TotalMs > 0 {
+				row.TotalRate = float64(r.Counts.Pending) / (row.TotalMs / 1000)
+			}
+			rows = append(rows, row)
+		}
+		if *asJSON {
+			enc := json.NewEncoder(os.Stdout)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(rows); err != nil {
+				return fail(err)
+			}
 			return 0
 		}
-		fmt.Fprintln(os.Stderr, "kplace bench:", err)
-		return 2
-	}
-	var suite []benchInput
-	switch {
-	case *suiteName == "zone-failure":
-	case *nodes > 0:
-		suite = []benchInput{{bench.GenConfig{Profile: *profile, Nodes: *nodes, Pods: *pods, Running: -1, Seed: *seed}, ".json"}}
-	case *suiteName == "quick":
-		suite = quickSuite
-	case *suiteName == "full":
-		suite = fullSuite
-	case *suiteName == "workloads":
-	default:
-		fmt.Fprintf(os.Stderr, "kplace bench: unknown --suite %q (want quick, full, workloads or zone-failure)\n", *suiteName)
-		return 2
-	}
-	dir := *keep
-	if dir == "" {
-		d, err := os.MkdirTemp("", "kplace-bench")
-		if err != nil {
-			return fail(err)
+		fmt.Printf("%-38s %9s %8s %8s %8s %8s %9s %11s %11s %9s %10s %8s %8s %8s %10s\n",
+			"case", "ingest", "index", "solve", "export", "total", "gen", "solve pod/s", "total pod/s", "peak RSS", "allocs", "placed", "pending", "evicted", "preempt/s")
+		for _, r := range rows {
+			fmt.Printf("%-38s %8.0fms %6.0fms %6.0fms %6.0fms %6.0fms %7.0fms %11.0f %11.0f %7.0fMB %10d %8d %8d %8d %10.0f\n",
+				r.Name, r.IngestMs, r.IndexMs, r.SolveMs, r.ExportMs, r.TotalMs, r.GenMs+r.ConvertMs, r.SolveRate, r.TotalRate,
+				r.PeakRSSMB, r.Mallocs, r.Placed, r.Pending, r.Evicted, r.PreemptRate)
 		}
-		defer os.RemoveAll(d)
-		dir = d
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fail(err)
-	}
-	if *suiteName == "zone-failure" {
-		return runZoneFailureBench(dir, *nodes, *asJSON)
-	}
-	if *suiteName == "workloads" && *nodes == 0 {
-		return benchWorkloads(dir, *asJSON)
-	}
-	var rows []benchCase
-	for _, in := range suite {
-		gc := in.gen
-		name := fmt.Sprintf("%s/nodes=%d/pods=%d", gc.Profile, gc.Nodes, gc.Pods)
-		if in.ext == ".arrow" {
-			name += "/arrow"
-		}
-		if !*asJSON {
-			fmt.Fprintf(os.Stderr, "bench: %s ...\n", name)
-		}
-		base := filepath.Join(dir, fmt.Sprintf("%s-%d-%d", gc.Profile, gc.Nodes, gc.Pods))
-		path := base + in.ext
-		genMs, convertMs, err := prepareBenchInput(base, in.ext, gc)
-		if err != nil {
-			return fail(err)
-		}
-		cfg := placeConfig{paths: []string{path}, admission: true, quiet: true, format: "list",
-			out: path + ".result.json"}
-		cfg.solve.Seed = *seed
-		cfg.solve.DefaultSpread, cfg.solve.SystemDefaultSpread = solver.BuiltinDefaultSpread(), true
-		st, err := place(cfg)
-		if err != nil {
-			return fail(err)
-		}
-		r := st.report
-		row := benchCase{Name: name, Nodes: gc.Nodes, Pods: gc.Pods, Profile: gc.Profile, Input: in.ext, GenMs: genMs, ConvertMs: convertMs,
-			IngestMs: r.Timings.Ingest, IndexMs: r.Timings.Index, SolveMs: r.Timings.Solve,
-			ExportMs: r.Timings.Export, TotalMs: r.Timings.Total, PeakRSSMB: peakRSSMB(), Mallocs: st.mallocs,
-			Placed: r.Counts.Placed, Pending: r.Counts.Unschedulable + r.Counts.Unsupported + r.Counts.Gated,
-			Evicted: r.Counts.Evicted, Preemptors: r.Counts.Preemptors}
-		if row.SolveMs > 0 {
-			row.SolveRate = float64(r.Counts.Pending) / (row.SolveMs / 1000)
-			row.PreemptRate = float64(row.Preemptors) / (row.SolveMs / 1000)
-		}
-		if row.TotalMs > 0 {
-			row.TotalRate = float64(r.Counts.Pending) / (row.TotalMs / 1000)
-		}
-		rows = append(rows, row)
-	}
-	if *asJSON {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rows); err != nil {
-			return fail(err)
-		}
+		fmt.Println("gen includes the conversion to the snapshot of an /arrow case; peak RSS is the process high-water mark so far (cumulative across cases).")
 		return 0
 	}
-	fmt.Printf("%-38s %9s %8s %8s %8s %8s %9s %11s %11s %9s %10s %8s %8s %8s %10s\n",
-		"case", "ingest", "index", "solve", "export", "total", "gen", "solve pod/s", "total pod/s", "peak RSS", "allocs", "placed", "pending", "evicted", "preempt/s")
-	for _, r := range rows {
-		fmt.Printf("%-38s %8.0fms %6.0fms %6.0fms %6.0fms %6.0fms %7.0fms %11.0f %11.0f %7.0fMB %10d %8d %8d %8d %10.0f\n",
-			r.Name, r.IngestMs, r.IndexMs, r.SolveMs, r.ExportMs, r.TotalMs, r.GenMs+r.ConvertMs, r.SolveRate, r.TotalRate,
-			r.PeakRSSMB, r.Mallocs, r.Placed, r.Pending, r.Evicted, r.PreemptRate)
-	}
-	fmt.Println("gen includes the conversion to the snapshot of an /arrow case; peak RSS is the process high-water mark so far (cumulative across cases).")
-	return 0
+	cmd.RunE = func(*cobra.Command, []string) error { return codeErr(run()) }
+	return cmd
 }
 
 // peakRSSMB reads the process's peak resident set size (VmHWM) in MiB; 0

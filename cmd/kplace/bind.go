@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,16 +11,32 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/kplace/kplace/export"
 	"github.com/kplace/kplace/live"
 )
 
-func cmdBind(args []string) int {
-	fs := pflag.NewFlagSet("bind", pflag.ContinueOnError)
+func newBindCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "bind -f result.json [--kubeconfig FILE] [--dry-run=none|server] [--journal FILE] [--resume] [flags]",
+		Short: "Apply a result to a live cluster, Evictions before the Bindings that need them",
+		Long: `Applies a result of kplace place: Evictions through the eviction subresource with the
+victim's uid as precondition, Bindings through pods/binding with the uid kplace read,
+each Binding after the victims before it on its node are gone. Failures are per pod
+and reported; the exit code is 1 when anything was not applied. See docs/binder.md.`,
+		Example: `  # Check a result against the API server, then apply it
+  kplace bind -f result.json --dry-run=server
+  kplace bind -f result.json --report bind.json
+
+  # The two files of place --split, Evictions first; continue an interrupted run
+  kplace bind -f result.evictions.json,result.bindings.json --resume`,
+		Args: cobra.NoArgs,
+	}
+	fs := cmd.Flags()
 	fs.SortFlags = false
-	paths := fs.StringArrayP("filename", "f", nil, "result file (repeatable, applied in order: the two files of place --split, evictions first); \"-\" is stdin")
+	paths := fs.StringSliceP("filename", "f", nil, "result file (repeated or comma-separated, applied in order: the two files of place --split,\n"+
+		"evictions first); \"-\" is stdin")
 	lf := addLiveFlags(fs, 50, 100)
 	concurrency := fs.Int("concurrency", 16, "requests in flight at most (items that wait on nothing go in parallel)")
 	dryRun := fs.String("dry-run", "none", "none, or server: every request is sent with dryRun=All (the API server checks and persists nothing)")
@@ -32,80 +47,68 @@ func cmdBind(args []string) int {
 	backoff := fs.Duration("backoff", 500*time.Millisecond, "first wait before a retry, doubled each time up to 30s")
 	waitTimeout := fs.Duration("wait-timeout", 5*time.Minute, "how long Bindings wait for an evicted victim to be gone")
 	quiet := fs.BoolP("quiet", "q", false, "no summary or progress on stderr")
-	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "Usage: kplace bind -f result.json [--kubeconfig FILE] [--context C] [--qps Q] [--burst B] [--concurrency N]\n"+
-			"                   [--dry-run=none|server] [--journal FILE] [--resume] [--report FILE]\n\n"+
-			"Applies a result of kplace place: Evictions through the eviction subresource with the victim's uid as\n"+
-			"precondition, Bindings through pods/binding with the uid kplace read, each Binding after the victims\n"+
-			"before it on its node are gone. Failures are per pod and reported; the exit code is 1 when anything\n"+
-			"was not applied.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
+	completeValues(cmd, "dry-run", "none", "server")
+	run := func() int {
+		usageErr := func(msg string) int {
+			fmt.Fprintln(os.Stderr, "kplace bind:", msg)
+			return 2
 		}
-		fmt.Fprintln(os.Stderr, "kplace bind:", err)
-		return 2
-	}
-	usageErr := func(msg string) int {
-		fmt.Fprintln(os.Stderr, "kplace bind:", msg)
-		return 2
-	}
-	switch {
-	case len(*paths) == 0 || fs.NArg() > 0:
-		fs.Usage()
-		return usageErr("-f FILE is required (and takes no arguments)")
-	case *dryRun != "none" && *dryRun != "server":
-		return usageErr(fmt.Sprintf("--dry-run=%s: want none or server", *dryRun))
-	case *concurrency < 1 || *retries < 0:
-		return usageErr("--concurrency must be at least 1 and --retries at least 0")
-	}
-	opts := live.BindOptions{Concurrency: *concurrency, DryRun: *dryRun == "server", Journal: *journal, Resume: *resume,
-		Retries: *retries, Backoff: *backoff, WaitTimeout: *waitTimeout}
-	if *retries == 0 {
-		opts.Retries = -1 // none (0 takes the default)
-	}
-	if opts.Journal == "" && !opts.DryRun && (*paths)[0] != "-" {
-		opts.Journal = (*paths)[0] + ".journal"
-	}
-	plan, err := live.ReadPlan(*paths)
-	if err != nil {
-		return fail(err)
-	}
-	c, err := lf.client()
-	if err != nil {
-		return fail(err)
-	}
-	var prog *progress
-	if !*quiet {
-		prog = newProgress(os.Stderr, "binding")
-		opts.Progress = prog.update
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	rep, err := live.Bind(ctx, c, plan, opts)
-	prog.done()
-	if err != nil {
-		return fail(err)
-	}
-	if *report != "" {
-		err := export.WriteFileAtomic(*report, func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(rep)
-		})
+		switch {
+		case len(*paths) == 0:
+			return usageErr("-f FILE is required")
+		case *dryRun != "none" && *dryRun != "server":
+			return usageErr(fmt.Sprintf("--dry-run=%s: want none or server", *dryRun))
+		case *concurrency < 1 || *retries < 0:
+			return usageErr("--concurrency must be at least 1 and --retries at least 0")
+		}
+		opts := live.BindOptions{Concurrency: *concurrency, DryRun: *dryRun == "server", Journal: *journal, Resume: *resume,
+			Retries: *retries, Backoff: *backoff, WaitTimeout: *waitTimeout}
+		if *retries == 0 {
+			opts.Retries = -1 // none (0 takes the default)
+		}
+		if opts.Journal == "" && !opts.DryRun && (*paths)[0] != "-" {
+			opts.Journal = (*paths)[0] + ".journal"
+		}
+		plan, err := live.ReadPlan(*paths)
 		if err != nil {
-			return fail(fmt.Errorf("write %s: %w", *report, err))
+			return fail(err)
 		}
+		c, err := lf.client()
+		if err != nil {
+			return fail(err)
+		}
+		var prog *progress
+		if !*quiet {
+			prog = newProgress(os.Stderr, "binding")
+			opts.Progress = prog.update
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		rep, err := live.Bind(ctx, c, plan, opts)
+		prog.done()
+		if err != nil {
+			return fail(err)
+		}
+		if *report != "" {
+			err := export.WriteFileAtomic(*report, func(w io.Writer) error {
+				enc := json.NewEncoder(w)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rep)
+			})
+			if err != nil {
+				return fail(fmt.Errorf("write %s: %w", *report, err))
+			}
+		}
+		if !*quiet {
+			printBindSummary(os.Stderr, rep, opts.Journal)
+		}
+		if !rep.Applied() {
+			return 1
+		}
+		return 0
 	}
-	if !*quiet {
-		printBindSummary(os.Stderr, rep, opts.Journal)
-	}
-	if !rep.Applied() {
-		return 1
-	}
-	return 0
+	cmd.RunE = func(*cobra.Command, []string) error { return codeErr(run()) }
+	return cmd
 }
 
 // printBindSummary writes the one-screen summary of a bind run.

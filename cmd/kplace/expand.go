@@ -9,68 +9,83 @@ import (
 
 	"github.com/kplace/kplace/export"
 	"github.com/kplace/kplace/ingest"
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 )
 
-func cmdExpand(args []string) int {
-	fs := pflag.NewFlagSet("expand", pflag.ContinueOnError)
+func newExpandCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "expand -f FILE|DIR|- -o expanded.json [--seed S] [flags]",
+		Short: "Write the input plus the pods its controllers would create",
+		Long: `Writes the input's objects, then the objects its Deployments, ReplicaSets,
+StatefulSets, DaemonSets, Jobs and ReplicationControllers would create now and that
+it lacks: pending Pods, the ReplicaSets of Deployments and the PersistentVolumeClaims
+of StatefulSets (a List). place reads the result without creating anything more; so
+do other tools that read Pods.`,
+		Example: `  # See the pods place would add to the batch
+  kplace expand -f cluster.json -o expanded.json
+
+  # Compressed, with the names place --seed 7 would give
+  kplace expand -f cluster.json --seed 7 -o expanded.json.zst`,
+		Args: cobra.NoArgs,
+	}
+	fs := cmd.Flags()
 	fs.SortFlags = false
-	paths := fs.StringArrayP("filename", "f", nil, "input file or directory (repeatable), JSON or YAML, as for place (not a snapshot)")
+	input := addInputFlags(fs, "input file or directory, JSON or YAML, as for place (not a snapshot)")
 	out := fs.StringP("output", "o", "", `file to write ("-" for stdout; .gz or .zst compresses)`)
 	seed := fs.Uint64("seed", 1, "seed of the created objects' names (place --seed gives the same ones)")
 	admission := fs.Bool("admission-defaults", true, "load the input as place does with this flag (it decides nothing written here)")
 	quiet := fs.BoolP("quiet", "q", false, "no summary on stderr")
-	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "Usage: kplace expand -f FILE|DIR [-f ...] -o expanded.json [--seed S]\n\n"+
-			"Writes the input's objects, then the objects its Deployments, ReplicaSets, StatefulSets,\n"+
-			"DaemonSets, Jobs and ReplicationControllers would create now and that it lacks: pending Pods,\n"+
-			"the ReplicaSets of Deployments and the PersistentVolumeClaims of StatefulSets (a List).\n"+
-			"place reads the result without creating anything more; so do other tools that read Pods.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if code, done := parseInOut(fs, "expand", args, paths, out); done {
-		return code
-	}
-	t0 := time.Now()
-	in, info, err := ingest.LoadWithInfo(*paths, ingest.Options{AdmissionDefaults: *admission, AdmissionDefaultsSet: fs.Changed("admission-defaults")})
-	if err != nil {
-		return fail(err)
-	}
-	if info.Snapshot {
-		return fail(fmt.Errorf("%s: a snapshot holds no Kubernetes objects to write back: expand the JSON or YAML it was converted from", (*paths)[0]))
-	}
-	t1 := time.Now()
-	exp, err := ingest.Expand(in, ingest.ExpandOptions{Seed: *seed, AdmissionDefaults: info.AdmissionDefaults})
-	if err != nil {
-		return fail(err)
-	}
-	t2 := time.Now()
-	err = export.WriteFileAtomic(*out, func(w io.Writer) error {
-		cw, closeFn, err := compressTo(w, *out)
+	run := func() int {
+		paths, code := input.withOutput(cmd, *out)
+		if code != 0 {
+			return code
+		}
+		if err := checkWrites("-o", *out, export.FormatList, false); err != nil {
+			return usagef(cmd, "%v", err)
+		}
+		t0 := time.Now()
+		in, info, err := ingest.LoadWithInfo(paths, ingest.Options{AdmissionDefaults: *admission, AdmissionDefaultsSet: fs.Changed("admission-defaults")})
 		if err != nil {
-			return err
+			return fail(err)
 		}
-		bw := bufio.NewWriterSize(cw, 1<<20)
-		if err := writeExpanded(bw, *paths, exp); err != nil {
-			return err
+		if info.Snapshot {
+			return fail(fmt.Errorf("%s: a snapshot holds no Kubernetes objects to write back: expand the JSON or YAML it was converted from", paths[0]))
 		}
-		if err := bw.Flush(); err != nil {
-			return err
+		t1 := time.Now()
+		exp, err := ingest.Expand(in, ingest.ExpandOptions{Seed: *seed, AdmissionDefaults: info.AdmissionDefaults})
+		if err != nil {
+			return fail(err)
 		}
-		return closeFn()
-	})
-	if err != nil {
-		return fail(fmt.Errorf("write %s: %w", *out, err))
+		t2 := time.Now()
+		err = export.WriteFileAtomic(*out, func(w io.Writer) error {
+			cw, closeFn, err := compressTo(w, *out)
+			if err != nil {
+				return err
+			}
+			bw := bufio.NewWriterSize(cw, 1<<20)
+			if err := writeExpanded(bw, paths, exp); err != nil {
+				return err
+			}
+			if err := bw.Flush(); err != nil {
+				return err
+			}
+			return closeFn()
+		})
+		if err != nil {
+			return fail(fmt.Errorf("write %s: %w", *out, err))
+		}
+		if !*quiet {
+			fmt.Fprintf(os.Stderr, "kplace: wrote %s: %d workloads; created %d pods, %d ReplicaSets, %d PersistentVolumeClaims\n",
+				*out, len(exp.Workloads), exp.Pods, exp.ReplicaSets, exp.PVCs)
+			fmt.Fprintf(os.Stderr, "  time: load %.0fms, expand %.0fms, write %.0fms\n", ms(t1.Sub(t0)), ms(t2.Sub(t1)), ms(time.Since(t2)))
+			for _, warn := range exp.Warnings {
+				fmt.Fprintf(os.Stderr, "  warning: %s\n", warn)
+			}
+		}
+		return 0
 	}
-	if !*quiet {
-		fmt.Fprintf(os.Stderr, "kplace: wrote %s: %d workloads; created %d pods, %d ReplicaSets, %d PersistentVolumeClaims\n",
-			*out, len(exp.Workloads), exp.Pods, exp.ReplicaSets, exp.PVCs)
-		fmt.Fprintf(os.Stderr, "  time: load %.0fms, expand %.0fms, write %.0fms\n", ms(t1.Sub(t0)), ms(t2.Sub(t1)), ms(time.Since(t2)))
-		for _, warn := range exp.Warnings {
-			fmt.Fprintf(os.Stderr, "  warning: %s\n", warn)
-		}
-	}
-	return 0
+	cmd.RunE = func(*cobra.Command, []string) error { return codeErr(run()) }
+	return cmd
 }
 
 // writeExpanded writes the input's objects, then a List of the created

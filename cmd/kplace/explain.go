@@ -2,58 +2,65 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"os"
 
 	"github.com/kplace/kplace/explain"
 	"github.com/kplace/kplace/index"
 	"github.com/kplace/kplace/ingest"
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 )
 
-func cmdExplain(args []string) int {
-	fs := pflag.NewFlagSet("explain", pflag.ContinueOnError)
+func newExplainCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "explain POD -f CLUSTER [--node NODE] [-o table|json] [flags]",
+		Short: "Why a pod goes where it goes: every node's verdict per plugin, and the scores",
+		Long: `Explains one pod (namespace/name, or name in the default namespace) against the cluster
+as given: every node's verdict of each filter plugin with kube-scheduler's reason, and
+for the nodes that pass them all each score plugin's normalised score, its weight and
+the weighted total, and the node kube-scheduler would pick. A bound pod is explained as
+if pending. No preemption is tried. See docs/explain.md.`,
+		Example: `  # Why is shop/web-0 not on node-17?
+  kplace explain shop/web-0 -f cluster.json --node node-17
+
+  # Every node, as JSON
+  kplace explain shop/web-0 -f cluster.json --all -o json`,
+		Args: cobra.ExactArgs(1),
+	}
+	fs := cmd.Flags()
 	fs.SortFlags = false
-	paths := fs.StringArrayP("filename", "f", nil, "input file or directory (repeatable), as for place, or one snapshot")
+	input := addInputFlags(fs, "input file or directory, as for place, or one snapshot")
 	node := fs.String("node", "", "detail this node only: every filter plugin's verdict and reason, every score plugin's score")
 	all := fs.Bool("all", false, fmt.Sprintf("list every node even above %d nodes (default there: the per-plugin counts and the top %d nodes)", explain.SummaryAbove, explain.TopNodes))
 	output := fs.StringP("output", "o", "table", "output format: table or json")
 	solveFlags := addSolveFlags(fs)
-	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "Usage: kplace explain POD -f CLUSTER [-f ...] [--node NODE] [-o table|json] [flags]\n\n"+
-			"Explains one pod (namespace/name, or name in the default namespace) against the cluster as given:\n"+
-			"every node's verdict of each filter plugin with kube-scheduler's reason, and for the nodes that pass\n"+
-			"them all each score plugin's normalised score, its weight and the weighted total, and the node\n"+
-			"kube-scheduler would pick. A bound pod is explained as if pending. No preemption is tried.\n\n"+
-			"Example:\n  kplace explain shop/web-0 -f cluster.json --node node-17\n\nFlags:\n")
-		fs.PrintDefaults()
+	completeValues(cmd, "output", "table", "json")
+	completeSolveFlags(cmd)
+	cmd.RunE = func(_ *cobra.Command, args []string) error {
+		return codeErr(runExplain(cmd, args[0], input, *node, *all, *output, solveFlags))
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintln(os.Stderr, "kplace explain:", err)
-		return 2
-	}
-	usageErr := func(msg string) int {
-		fmt.Fprintln(os.Stderr, "kplace explain:", msg)
-		return 2
-	}
-	if fs.NArg() != 1 {
-		return usageErr("want one pod (namespace/name), got " + fmt.Sprint(fs.NArg()))
-	}
-	if len(*paths) == 0 {
+	return cmd
+}
+
+// runExplain explains pod; it returns the exit code.
+func runExplain(cmd *cobra.Command, pod string, input inputFlags, node string, all bool, output string, solveFlags *solveFlags) int {
+	fs := cmd.Flags()
+	usageErr := func(msg string) int { return usagef(cmd, "%s", msg) }
+	if len(*input.paths) == 0 {
 		return usageErr("no input: give -f FILE|DIR")
 	}
-	if *output != "table" && *output != "json" {
-		return usageErr(fmt.Sprintf("-o %q: want table or json", *output))
+	if output != "table" && output != "json" {
+		return usageErr(fmt.Sprintf("-o %q: want table or json", output))
+	}
+	paths, err := input.files()
+	if err != nil {
+		return fail(err)
 	}
 	cfg, err := solveFlags.config()
 	if err != nil {
 		return usageErr(err.Error())
 	}
-	in, _, err := ingest.LoadWithInfo(*paths, ingest.Options{AdmissionDefaults: *solveFlags.admission, AdmissionDefaultsSet: fs.Changed("admission-defaults")})
+	in, _, err := ingest.LoadWithInfo(paths, ingest.Options{AdmissionDefaults: *solveFlags.admission, AdmissionDefaultsSet: fs.Changed("admission-defaults")})
 	if err != nil {
 		return fail(err)
 	}
@@ -61,11 +68,11 @@ func cmdExplain(args []string) int {
 	if err != nil {
 		return fail(err)
 	}
-	pid, err := explain.FindPod(c, fs.Arg(0))
+	pid, err := explain.FindPod(c, pod)
 	if err != nil {
 		return fail(err)
 	}
-	r, err := explain.Explain(c, pid, cfg, explain.Options{Node: *node, All: *all})
+	r, err := explain.Explain(c, pid, cfg, explain.Options{Node: node, All: all})
 	if err != nil {
 		return fail(err)
 	}
@@ -73,7 +80,7 @@ func cmdExplain(args []string) int {
 		fmt.Fprintf(os.Stderr, "kplace explain: warning: %s\n", warn)
 	}
 	w := bufio.NewWriterSize(os.Stdout, 1<<16)
-	if *output == "json" {
+	if output == "json" {
 		err = r.WriteJSON(w)
 	} else {
 		err = r.WriteTable(w)

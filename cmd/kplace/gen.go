@@ -1,20 +1,30 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/kplace/kplace/bench"
-	"github.com/spf13/pflag"
+	"github.com/kplace/kplace/export"
+	"github.com/spf13/cobra"
 )
 
-func cmdGen(args []string) int {
-	fs := pflag.NewFlagSet("gen", pflag.ContinueOnError)
+func newGenCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "gen [--profile P] [--nodes N] [--pods M] [--seed S] -o FILE",
+		Short: "Generate a synthetic cluster as kubectl get -o json would print it",
+		Long: `Writes a synthetic cluster as a kubectl-style JSON List: nodes, running pods and
+pending pods of a profile, deterministic for a seed. Profiles: ` + strings.Join(bench.Profiles(), ", ") + `.`,
+		Example: `  # A small mixed cluster to try place on
+  kplace gen --profile mixed --nodes 100 --pods 1000 -o cluster.json
+
+  # A realistic export, compressed, with pending workloads instead of pods
+  kplace gen --profile realistic --nodes 1000 --pods 10000 --pending-as workloads -o cluster.json.zst`,
+		Args: cobra.NoArgs,
+	}
+	fs := cmd.Flags()
 	fs.SortFlags = false
 	profile := fs.String("profile", "mixed", "cluster profile: "+strings.Join(bench.Profiles(), ", "))
 	nodes := fs.Int("nodes", 1000, "number of nodes")
@@ -24,31 +34,47 @@ func cmdGen(args []string) int {
 	zones := fs.Int("zones", 0, "number of zones; 0 for the profile's default (5). Honoured by spread, anti-affinity, spread-bench and realistic")
 	pendingAs := fs.String("pending-as", bench.PendingAsPods, "realistic profile: what the pods controllers created and the scheduler has not bound are written as: pods, or workloads (the controllers' objects only, wanting more pods than exist)")
 	out := fs.StringP("output", "o", "", "output file: .json, .json.gz or .json.zst (\"-\" for stdout)")
-	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "Usage: kplace gen --profile P --nodes N --pods M [--zones Z] [--pending-as pods|workloads] [--seed S] -o FILE\n\n"+
-			"Writes a synthetic cluster as a kubectl-style JSON List.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
+	completeValues(cmd, "profile", bench.Profiles()...)
+	completeValues(cmd, "pending-as", bench.PendingAsPods, bench.PendingAsWorkloads)
+	run := func() int {
+		if *out == "" {
+			return usagef(cmd, "-o FILE is required")
 		}
-		fmt.Fprintln(os.Stderr, "kplace gen:", err)
-		return 2
+		if err := checkWrites("-o", *out, export.FormatList, false); err != nil {
+			return usagef(cmd, "%v", err)
+		}
+		cfg := bench.GenConfig{Profile: *profile, Nodes: *nodes, Pods: *pods, Running: *running, Seed: *seed, Zones: *zones, PendingAs: *pendingAs}
+		if err := cfg.Validate(); err != nil {
+			return usagef(cmd, "%v", err)
+		}
+		if err := writeGenerated(*out, cfg); err != nil {
+			return fail(err)
+		}
+		return 0
 	}
-	if *out == "" {
-		fmt.Fprintln(os.Stderr, "kplace gen: -o FILE is required")
-		return 2
-	}
-	cfg := bench.GenConfig{Profile: *profile, Nodes: *nodes, Pods: *pods, Running: *running, Seed: *seed, Zones: *zones, PendingAs: *pendingAs}
-	if err := writeGenerated(*out, cfg); err != nil {
-		return fail(err)
-	}
-	return 0
+	cmd.RunE = func(*cobra.Command, []string) error { return codeErr(run()) }
+	return cmd
 }
 
-// compressTo wraps w in the compressor that path's suffix names.
+// writeCompressed writes path atomically with write, through the
+// compressor its suffix names (none for other names).
+func writeCompressed(path string, write func(io.Writer) error) error {
+	return export.WriteFileAtomic(path, func(w io.Writer) error {
+		cw, closeFn, err := compressTo(w, path)
+		if err != nil {
+			return err
+		}
+		if err := write(cw); err != nil {
+			return err
+		}
+		return closeFn()
+	})
+}
+
+// compressTo wraps w in the compressor that path's suffix names (.gz or
+// .zst, in any case).
 func compressTo(w io.Writer, path string) (io.Writer, func() error, error) {
+	path = strings.ToLower(path)
 	switch {
 	case strings.HasSuffix(path, ".gz"):
 		zw := gzip.NewWriter(w)

@@ -4,7 +4,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -16,34 +15,10 @@ import (
 	"syscall"
 
 	"github.com/kplace/kplace/export"
-	"github.com/spf13/pflag"
 )
 
-const usage = `kplace - offline batch placement of Kubernetes pods
-
-Usage:
-  kplace place -f FILE|DIR [-f ...] [-o result.json] [--report report.json] [flags]
-  kplace place --sample [flags]          place the bundled sample cluster
-  kplace convert -f FILE|DIR [-f ...] -o cluster.arrow [--admission-defaults=true|false]
-                                         write the loaded input as an Arrow snapshot (place -f reads it)
-  kplace expand -f FILE|DIR [-f ...] -o expanded.json [--seed S]
-                                         write the input plus the pods (ReplicaSets, PVCs) its controllers would create
-  kplace simulate -f FILE|DIR [-f ...] --scenario scenario.yaml [--timeline t.jsonl] [-o state.json] [--report r.json]
-                                         play a what-if scenario on a virtual clock (controllers and scheduler)
-  kplace explain POD -f FILE|DIR [-f ...] [--node NODE] [-o table|json]
-                                         why a pod goes where it goes: every node's verdict per plugin, and scores
-  kplace snapshot [--kubeconfig FILE] -o cluster.json.zst|cluster.arrow
-                                         read a live cluster as kubectl get -o json would (paginated, rate-limited)
-  kplace bind -f result.json [--kubeconfig FILE] [--dry-run=server] [--resume]
-                                         apply a result to a live cluster, Evictions before the Bindings that need them
-  kplace gen --profile P --nodes N --pods M [--zones Z] [--seed S] -o FILE
-  kplace bench [--suite quick|full | --nodes N --pods M --profile P]
-  kplace version
-
-Run "kplace COMMAND --help" for the flags of a command.
-`
-
-// version is set at build time with -ldflags "-X main.version=...".
+// version is set at build time with -ldflags "-X main.version=..."; else
+// kplace version reports the module's version from the build info.
 var version = "dev"
 
 func main() {
@@ -149,62 +124,6 @@ func procKB(file, key string) int64 {
 		}
 	}
 	return 0
-}
-
-// run dispatches a subcommand and returns the exit code: 0 success, 1 a
-// failed run (bad input, I/O), 2 a usage error.
-func run(args []string) int {
-	if len(args) == 0 {
-		fmt.Fprint(os.Stderr, usage)
-		return 2
-	}
-	switch args[0] {
-	case "place":
-		return cmdPlace(args[1:])
-	case "convert":
-		return cmdConvert(args[1:])
-	case "expand":
-		return cmdExpand(args[1:])
-	case "simulate":
-		return cmdSimulate(args[1:])
-	case "explain":
-		return cmdExplain(args[1:])
-	case "snapshot":
-		return cmdSnapshot(args[1:])
-	case "bind":
-		return cmdBind(args[1:])
-	case "gen":
-		return cmdGen(args[1:])
-	case "bench":
-		return cmdBench(args[1:])
-	case "version", "--version":
-		fmt.Println("kplace", version)
-		return 0
-	case "help", "-h", "--help":
-		fmt.Print(usage)
-		return 0
-	}
-	fmt.Fprintf(os.Stderr, "kplace: unknown command %q\n\n%s", args[0], usage)
-	return 2
-}
-
-// parseInOut parses a command's flags and requires -f and -o (paths and
-// out); done reports that the command ends here with code (--help: 0, a
-// usage error: 2).
-func parseInOut(fs *pflag.FlagSet, cmd string, args []string, paths *[]string, out *string) (code int, done bool) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0, true
-		}
-		fmt.Fprintf(os.Stderr, "kplace %s: %v\n", cmd, err)
-		return 2, true
-	}
-	if len(*paths) == 0 || *out == "" {
-		fmt.Fprintf(os.Stderr, "kplace %s: -f and -o are required\n", cmd)
-		fs.Usage()
-		return 2, true
-	}
-	return 0, false
 }
 
 // fail prints an error and returns exit code 1.

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/kplace/kplace/export"
 	"github.com/kplace/kplace/ingest"
@@ -23,6 +24,9 @@ func checkOutputs(inputs []string, outs ...output) error {
 		if o.path == "" {
 			continue
 		}
+		if err := checkOutputName(o.flag, o.path); err != nil {
+			return err
+		}
 		if st, err := os.Stat(o.path); err == nil && st.IsDir() {
 			return fmt.Errorf("%s %s is a directory", o.flag, o.path)
 		}
@@ -35,16 +39,85 @@ func checkOutputs(inputs []string, outs ...output) error {
 			}
 		}
 	}
-	files, err := ingest.InputFiles(inputs)
+	files, err := ingest.InputFiles(inputs, false)
 	if err != nil {
 		return nil
 	}
 	for _, o := range set {
 		for _, in := range files {
-			if export.SameFile(o.path, in) {
+			if in != ingest.Stdin && export.SameFile(o.path, in) {
 				return fmt.Errorf("%s %s is an input of this run (%s): it would be overwritten", o.flag, o.path, in)
 			}
 		}
+	}
+	return nil
+}
+
+// formatNames are the words -o refuses as file names: a user who writes
+// -o yaml means a format, as kubectl's -o is; kplace's -o names a file.
+var formatNames = map[string]bool{"json": true, "jsonl": true, "ndjson": true, "yaml": true, "yml": true, "arrow": true,
+	"parquet": true, "list": true, "wide": true, "name": true, "html": true, "table": true}
+
+// checkOutputName refuses a format name given as a file name.
+func checkOutputName(flag, path string) error {
+	if formatNames[strings.ToLower(path)] {
+		return fmt.Errorf("%s %s: %s names a file, not a format: give a file name such as result.%s", flag, path, flag, strings.ToLower(path))
+	}
+	return nil
+}
+
+// resultFormat is the format a result goes out in: --format when given
+// (formatFlag not ""), else the suffix of out, else a JSON list. With
+// compressed, out's .gz or .zst suffix, which only text formats take. A
+// format but no file to write, or a binary format to a terminal, is an
+// error: nothing the user asked for would be written.
+func resultFormat(out, formatFlag string) (f export.Format, compressed string, err error) {
+	if err := checkOutputName("-o", out); err != nil {
+		return "", "", fmt.Errorf("%w, or --format %s with -o FILE or -o - (stdout)", err, strings.ToLower(out))
+	}
+	byName, z, named := export.FormatOf(out)
+	switch {
+	case formatFlag != "":
+		if f, err = export.ParseFormat(formatFlag); err != nil {
+			return "", "", err
+		}
+		if out == "" {
+			return "", "", fmt.Errorf("--format %s: give -o FILE, or -o - for stdout", f)
+		}
+	case named:
+		f = byName
+	default:
+		f = export.FormatList
+	}
+	if f.Binary() && z != "" {
+		return "", "", fmt.Errorf("-o %s: the %s table compresses its own buffers (zstd): drop %s", out, f, z)
+	}
+	if f.Binary() && out == "-" && isTerminal(os.Stdout) {
+		return "", "", fmt.Errorf("--format %s -o -: stdout is a terminal: redirect it to a file or a pipe, or give -o FILE", f)
+	}
+	return f, z, nil
+}
+
+// isTerminal reports whether f is a character device (a terminal).
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// checkWrites checks the name of a file a command writes in one format
+// (want) or, when snapshot, also as an Arrow snapshot (.arrow): a format
+// name, or a suffix that names another format, is a usage error.
+func checkWrites(flag, path string, want export.Format, snapshot bool) error {
+	if err := checkOutputName(flag, path); err != nil {
+		return err
+	}
+	f, _, named := export.FormatOf(path)
+	switch {
+	case !named || f == want || snapshot && f == export.FormatArrow:
+	case snapshot:
+		return fmt.Errorf("%s %s: this command writes a JSON List (.json, .json.gz, .json.zst) or a kplace snapshot (.arrow)", flag, path)
+	default:
+		return fmt.Errorf("%s %s: this command writes a JSON List: name the file .json, .json.gz or .json.zst (kplace convert writes snapshots)", flag, path)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -20,7 +19,7 @@ import (
 	"github.com/kplace/kplace/index"
 	"github.com/kplace/kplace/ingest"
 	"github.com/kplace/kplace/solver"
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 )
 
 // placeConfig is everything one placement run needs.
@@ -62,17 +61,52 @@ type placeStats struct {
 	mallocs uint64 // heap allocations during the solve phase
 }
 
-func cmdPlace(args []string) int {
-	fs := pflag.NewFlagSet("place", pflag.ContinueOnError)
+func newPlaceCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "place -f FILE|DIR|- [-o result.json] [--report report.json] [flags]",
+		Short: "Place every pending pod of a cluster in one batch",
+		Long: `Places every pending pod (no spec.nodeName) of the input on its nodes, highest
+priority first, with kube-scheduler's filters, scores and preemption, and writes the
+Bindings (and Evictions) in commit order, or with --format arrow|parquet a table of
+every pod's outcome. Pods left pending get kube-scheduler's reason in the report.
+A summary goes to stderr unless -q.
+
+The input is kubectl get -o json|yaml output (a List, typed lists, single objects or
+multi-document YAML, optionally .gz or .zst), or one snapshot from kplace convert;
+--kubeconfig reads a live cluster instead.`,
+		Example: `  # Place the pending pods of an exported cluster; the summary goes to stderr
+  kplace place -f cluster.json -o result.json --report report.json
+
+  # Read stdin; several files at once; a directory and its subdirectories
+  kubectl get nodes,pods -A -o json | kplace place -f - -o result.json
+  kplace place -f nodes.yaml,pods.yaml -o result.json
+  kplace place -f export/ -R -o result.json
+
+  # Bin packing instead of spreading (KubeSchedulerConfiguration's spelling)
+  kplace place -f cluster.json --strategy MostAllocated -o result.json
+
+  # The result as YAML, or every pod's outcome as a Parquet table
+  kplace place -f cluster.json -o result.yaml
+  kplace place -f cluster.json -o placements.parquet
+
+  # The bundled sample cluster
+  kplace place --sample`,
+		Args: cobra.NoArgs,
+	}
+	fs := cmd.Flags()
 	fs.SortFlags = false
-	paths := fs.StringArrayP("filename", "f", nil, "input file or directory (repeatable): JSON or YAML, List/typed list/objects/multi-doc, optionally .gz or .zst; or one snapshot from kplace convert")
+	input := addInputFlags(fs, "input file or directory: JSON or YAML, List/typed list/objects/multi-doc, optionally .gz or .zst;\n"+
+		"or one snapshot from kplace convert")
 	sample := fs.Bool("sample", false, "place the bundled sample cluster (generated deterministically) instead of -f")
-	out := fs.StringP("output", "o", "", `result file: Bindings in commit order, or the placement table with --format arrow|parquet ("-" for stdout; default: none)`)
+	out := fs.StringP("output", "o", "", "result file, its format from its name: .json (a v1 List of Bindings and Evictions in commit\n"+
+		"order), .jsonl, .yaml, .arrow or .parquet (the placement table); .json, .jsonl and .yaml may end in .gz or .zst.\n"+
+		"\"-\" is stdout (default: no result file; the summary only)")
 	report := fs.String("report", "", "JSON report: counts, timings, reason for every pod left pending")
 	html := fs.String("html", "", "HTML report: one self-contained page with charts (utilisation per zone and pool, pending pods,\n"+
 		"preemptions, spread skew); see docs/report.md")
-	format := fs.String("format", "list", "result format: list (a JSON v1 List of Bindings), jsonl (one object per line),\n"+
-		"arrow (the placement table, one row per pod outcome: Arrow IPC file, zstd) or parquet (the same table)")
+	format := fs.String("format", "", "result format, instead of -o's suffix: list (a JSON v1 List of Bindings), jsonl (one object per\n"+
+		"line), yaml (the List in YAML), arrow (the placement table, one row per pod outcome: Arrow IPC file, zstd) or\n"+
+		"parquet (the same table); the default for -o - or a name without a known suffix is list")
 	solveFlags := addSolveFlags(fs)
 	tries := fs.Int("tries", 1, "solve the batch this many times, with seeds --seed, --seed+1, ..., and keep the result that places\n"+
 		"the most pods (then: fewest evictions, first seed); each is a valid kube-scheduler outcome, as it breaks ties\n"+
@@ -91,108 +125,102 @@ func cmdPlace(args []string) int {
 	lf := addLiveFlags(fs, 20, 40) // --kubeconfig or --context without -f: read the live cluster (as kplace snapshot)
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
 	memprofile := fs.String("memprofile", "", "write a heap profile to this file at the end")
-	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "Usage: kplace place -f FILE|DIR [-f ...] [-o result.json] [--report report.json] [flags]\n"+
-			"       kplace place --kubeconfig FILE [--context C] [-o result.json] [flags]   (a live cluster)\n\n"+
-			"Places every pending pod (no spec.nodeName) of the input on its nodes, highest priority first,\n"+
-			"and writes the Bindings in commit order (or, with --format arrow|parquet, a table of every pod's\n"+
-			"outcome). Pods left pending get kube-scheduler's reason.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
-		}
-		fmt.Fprintln(os.Stderr, "kplace place:", err)
-		return 2
-	}
-	if *tries < 1 || *tries > 1000 {
-		fmt.Fprintf(os.Stderr, "kplace place: --tries %d: want 1 to 1000\n", *tries)
-		return 2
-	}
-	if (*requeue || *solveFlags.crossNode) && !*solveFlags.preempt {
-		fmt.Fprintln(os.Stderr, "kplace place: --requeue-evicted and --cross-node-preemption need --preemption")
-		return 2
-	}
-	solve, err := solveFlags.config()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "kplace place:", err)
-		return 2
-	}
-	cfg := placeConfig{paths: *paths, admission: *solveFlags.admission, admissionSet: fs.Changed("admission-defaults"),
-		out: *out, report: *report, quiet: *quiet, solve: solve, tries: *tries, noExpand: !*expand, split: *split,
-		verbose: *verbose, warnings: solveFlags.warnings, html: *html}
-	cfg.solve.RequeueEvicted = *requeue
-	if err := limits.apply(&cfg.load); err != nil {
-		fmt.Fprintln(os.Stderr, "kplace place:", err)
-		return 2
-	}
-	f, err := export.ParseFormat(*format)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "kplace place:", err)
-		return 2
-	}
-	cfg.format = f
-	if err := checkOutputs(cfg.paths, output{"-o", cfg.out}, output{"--report", cfg.report}, output{"--html", cfg.html},
-		output{"--cpuprofile", *cpuprofile}, output{"--memprofile", *memprofile}); err != nil {
-		fmt.Fprintln(os.Stderr, "kplace place:", err)
-		return 2
-	}
-	if *split && (*out == "" || *out == "-" || (f != export.FormatList && f != export.FormatJSONL)) {
-		fmt.Fprintln(os.Stderr, "kplace place: --split needs -o FILE and --format list or jsonl")
-		return 2
-	}
-	if (fs.Changed("kubeconfig") || fs.Changed("context")) && (len(cfg.paths) > 0 || *sample) {
-		fmt.Fprintln(os.Stderr, "kplace place: --kubeconfig and --context read a live cluster: not with -f or --sample")
-		return 2
-	}
-	if *sample {
-		if len(cfg.paths) > 0 {
-			fmt.Fprintln(os.Stderr, "kplace place: --sample and -f are exclusive")
+	completeValues(cmd, "format", "list", "jsonl", "yaml", "arrow", "parquet")
+	completeSolveFlags(cmd)
+	run := func() int {
+		if *tries < 1 || *tries > 1000 {
+			fmt.Fprintf(os.Stderr, "kplace place: --tries %d: want 1 to 1000\n", *tries)
 			return 2
 		}
-		dir, err := os.MkdirTemp("", "kplace-sample")
+		if (*requeue || *solveFlags.crossNode) && !*solveFlags.preempt {
+			fmt.Fprintln(os.Stderr, "kplace place: --requeue-evicted and --cross-node-preemption need --preemption")
+			return 2
+		}
+		solve, err := solveFlags.config()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "kplace place:", err)
+			return 2
+		}
+		paths, err := input.files()
 		if err != nil {
 			return fail(err)
 		}
-		defer export.TrackTemp(dir)()
-		path := filepath.Join(dir, "sample.json")
-		if err := writeGenerated(path, sampleConfig); err != nil {
-			return fail(err)
+		cfg := placeConfig{paths: paths, admission: *solveFlags.admission, admissionSet: fs.Changed("admission-defaults"),
+			out: *out, report: *report, quiet: *quiet, solve: solve, tries: *tries, noExpand: !*expand, split: *split,
+			verbose: *verbose, warnings: solveFlags.warnings, html: *html}
+		cfg.solve.RequeueEvicted = *requeue
+		if err := limits.apply(&cfg.load); err != nil {
+			fmt.Fprintln(os.Stderr, "kplace place:", err)
+			return 2
 		}
-		cfg.paths = []string{path}
-	}
-	if len(cfg.paths) == 0 && !*sample && (fs.Changed("kubeconfig") || fs.Changed("context")) {
-		path, dir, err := liveInput(lf, *quiet)
+		f, compressed, err := resultFormat(*out, *format)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "kplace place:", err)
+			return 2
+		}
+		cfg.format = f
+		if err := checkOutputs(cfg.paths, output{"-o", cfg.out}, output{"--report", cfg.report}, output{"--html", cfg.html},
+			output{"--cpuprofile", *cpuprofile}, output{"--memprofile", *memprofile}); err != nil {
+			fmt.Fprintln(os.Stderr, "kplace place:", err)
+			return 2
+		}
+		if *split && (*out == "" || *out == "-" || f.Binary() || compressed != "") {
+			fmt.Fprintln(os.Stderr, "kplace place: --split needs -o FILE, uncompressed, in format list, jsonl or yaml")
+			return 2
+		}
+		if (fs.Changed("kubeconfig") || fs.Changed("context")) && (len(cfg.paths) > 0 || *sample) {
+			fmt.Fprintln(os.Stderr, "kplace place: --kubeconfig and --context read a live cluster: not with -f or --sample")
+			return 2
+		}
+		if *sample {
+			if len(cfg.paths) > 0 {
+				fmt.Fprintln(os.Stderr, "kplace place: --sample and -f are exclusive")
+				return 2
+			}
+			dir, err := os.MkdirTemp("", "kplace-sample")
+			if err != nil {
+				return fail(err)
+			}
+			defer export.TrackTemp(dir)()
+			path := filepath.Join(dir, "sample.json")
+			if err := writeGenerated(path, sampleConfig); err != nil {
+				return fail(err)
+			}
+			cfg.paths = []string{path}
+		}
+		if len(cfg.paths) == 0 && !*sample && (fs.Changed("kubeconfig") || fs.Changed("context")) {
+			path, dir, err := liveInput(lf, *quiet)
+			if err != nil {
+				return fail(err)
+			}
+			defer os.RemoveAll(dir)
+			cfg.paths = []string{path}
+		}
+		if len(cfg.paths) == 0 {
+			fmt.Fprintln(os.Stderr, "kplace place: no input: give -f FILE|DIR, --sample or --kubeconfig")
+			return 2
+		}
+		stop, err := cpuProfile(*cpuprofile)
 		if err != nil {
 			return fail(err)
 		}
-		defer os.RemoveAll(dir)
-		cfg.paths = []string{path}
-	}
-	if len(cfg.paths) == 0 {
-		fmt.Fprintln(os.Stderr, "kplace place: no input: give -f FILE|DIR, --sample or --kubeconfig")
-		fs.Usage()
-		return 2
-	}
-	stop, err := cpuProfile(*cpuprofile)
-	if err != nil {
-		return fail(err)
-	}
-	defer stop()
-	st, err := place(cfg)
-	if err != nil {
-		return fail(err)
-	}
-	if *memprofile != "" {
-		if err := export.WriteFileAtomic(*memprofile, func(w io.Writer) error { return pprof.WriteHeapProfile(w) }); err != nil {
+		defer stop()
+		st, err := place(cfg)
+		if err != nil {
 			return fail(err)
 		}
+		if *memprofile != "" {
+			if err := export.WriteFileAtomic(*memprofile, func(w io.Writer) error { return pprof.WriteHeapProfile(w) }); err != nil {
+				return fail(err)
+			}
+		}
+		if !cfg.quiet {
+			printSummary(os.Stderr, st.report)
+		}
+		return 0
 	}
-	if !cfg.quiet {
-		printSummary(os.Stderr, st.report)
-	}
-	return 0
+	cmd.RunE = func(*cobra.Command, []string) error { return codeErr(run()) }
+	return cmd
 }
 
 // sampleConfig is the bundled sample: a mixed cluster small enough to place
@@ -255,9 +283,7 @@ func place(cfg placeConfig) (*placeStats, error) {
 			return nil, err
 		}
 	} else if cfg.out != "" {
-		err := export.WriteFileAtomic(cfg.out, func(w io.Writer) error {
-			return export.WriteResult(w, c, res, cfg.format)
-		})
+		err := writeCompressed(cfg.out, func(w io.Writer) error { return export.WriteResult(w, c, res, cfg.format) })
 		if err != nil {
 			return nil, fmt.Errorf("write %s: %w", cfg.out, err)
 		}
@@ -270,6 +296,9 @@ func place(cfg placeConfig) (*placeStats, error) {
 	rep.AddWorkloads(c, res, exp.Workloads)
 	rep.Warnings = append(rep.Warnings, exp.Warnings...)
 	rep.Warnings = append(rep.Warnings, cfg.warnings...)
+	if len(c.Nodes) > 0 && rep.Counts.Pending == 0 {
+		rep.Warnings = append(rep.Warnings, "the input holds no pending pods (and its controllers want none): nothing to place")
+	}
 	rep.Counts.Created = exp.Pods
 	if cfg.verbose {
 		rep.Engine = export.EngineOf(res)
@@ -502,14 +531,5 @@ func truncate(s string, n int) string {
 
 // writeGenerated generates a cluster into path, compressed by its suffix.
 func writeGenerated(path string, cfg bench.GenConfig) error {
-	return export.WriteFileAtomic(path, func(w io.Writer) error {
-		cw, closeFn, err := compressTo(w, path)
-		if err != nil {
-			return err
-		}
-		if err := bench.Generate(cfg, cw); err != nil {
-			return err
-		}
-		return closeFn()
-	})
+	return writeCompressed(path, func(w io.Writer) error { return bench.Generate(cfg, w) })
 }

@@ -19,7 +19,7 @@ import (
 	"github.com/kplace/kplace/ingest"
 	"github.com/kplace/kplace/nodelifecycle"
 	"github.com/kplace/kplace/scenario"
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 )
 
 // simulateConfig is everything one simulate run needs.
@@ -42,11 +42,29 @@ type simulateConfig struct {
 	expand bool
 }
 
-func cmdSimulate(args []string) int {
-	fs := pflag.NewFlagSet("simulate", pflag.ContinueOnError)
+func newSimulateCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "simulate -f CLUSTER --scenario scenario.yaml [--timeline t.jsonl] [-o state.json] [--report r.json] [flags]",
+		Short: "Play a what-if scenario on a virtual clock (controllers and scheduler)",
+		Long: `Plays a what-if scenario on a virtual clock: its steps (taint, cordon, drain, fail or
+recover nodes, add or remove nodes, scale, apply), the node lifecycle controller and
+the NoExecute taint manager as Kubernetes v1.36 runs them, and the scheduler (as
+place) whenever pods wait. Writes a timeline, a step-by-step report, a story on
+stderr and the final state. The scenario format is in docs/scenarios.md.`,
+		Example: `  # A scenario file
+  kplace simulate -f cluster.json --scenario zone-failure.yaml --timeline timeline.jsonl --report report.json
+
+  # Shorthand: the nodes of zone us-east-1a fail at 60s
+  kplace simulate -f cluster.json --fail-nodes topology.kubernetes.io/zone=us-east-1a --at 60s
+
+  # Drain the gpu pool (a label selector) and keep the final state
+  kplace simulate -f cluster.json --drain 'pool in (gpu)' -o state.json`,
+		Args: cobra.NoArgs,
+	}
+	fs := cmd.Flags()
 	fs.SortFlags = false
-	paths := fs.StringArrayP("filename", "f", nil, "input file or directory (repeatable), as for place, or one snapshot")
-	scenarioFile := fs.String("scenario", "", "the scenario: YAML with kind: Scenario and steps: (see README.md)")
+	input := addInputFlags(fs, "input file or directory, as for place, or one snapshot")
+	scenarioFile := fs.String("scenario", "", "the scenario: YAML with kind: Scenario and steps: (see docs/scenarios.md)")
 	timeline := fs.String("timeline", "", "timeline file: JSON lines in time order (t, event, pod, node, reason)")
 	out := fs.StringP("output", "o", "", "the final state as a cluster: a kplace snapshot when the name ends in .arrow, else\n"+
 		"a kubectl-style JSON List (.gz, .zst compressed by suffix); place and simulate read it back")
@@ -77,77 +95,83 @@ func cmdSimulate(args []string) int {
 		"ReplicationControllers would create now and that the input lacks, pending at t = 0, as place adds them")
 	quiet := fs.BoolP("quiet", "q", false, "no story on stderr")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile to this file")
-	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "Usage: kplace simulate -f CLUSTER [-f ...] --scenario scenario.yaml [--timeline timeline.jsonl] [-o state.json] [--report report.json] [flags]\n"+
-			"       kplace simulate -f CLUSTER --fail-nodes SELECTOR|--drain SELECTOR|... [--at 60s] [flags]\n\n"+
-			"Plays a what-if scenario on a virtual clock: its steps (taint, cordon, drain, fail or recover\n"+
-			"nodes, add or remove nodes, scale, apply), the node lifecycle controller and the NoExecute taint\n"+
-			"manager as Kubernetes v1.36 runs them, and the scheduler (as place) whenever pods wait. Writes a\n"+
-			"timeline, a step-by-step report, a story on stderr and the final state.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(os.Stderr, "kplace simulate: "+format+"\n", a...)
 		return 2
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
+	completeSolveFlags(cmd)
+	run := func() int {
+		if len(*input.paths) == 0 {
+			return usage("no input: give -f FILE|DIR")
 		}
-		return usage("%v", err)
-	}
-	if len(*paths) == 0 {
-		fs.Usage()
-		return usage("no input: give -f FILE|DIR")
-	}
-	solve, err := solveFlags.config()
-	if err != nil {
-		return usage("%v", err)
-	}
-	if lc.MonitorPeriod <= 0 || lc.MonitorGracePeriod < 0 || lc.EvictionRate < 0 || lc.SecondaryEvictionRate < 0 || lc.UnhealthyZoneThreshold < 0 {
-		return usage("node lifecycle settings must not be negative (and --node-monitor-period must be positive)")
-	}
-	cfg := simulateConfig{paths: *paths, admission: *solveFlags.admission, admissionSet: fs.Changed("admission-defaults"),
-		timeline: *timeline, state: *out, report: *report, placements: *placements, placementsState: *placementsState, quiet: *quiet, expand: *expand,
-		engine: scenario.Config{Solve: solve, Lifecycle: lc, DrainTimeout: *drainTimeout}, warnings: solveFlags.warnings, html: *html}
-	shorthand := map[string]string{scenario.ActFailNodes: *failNodes, scenario.ActDrain: *drainNodes, scenario.ActCordon: *cordonNodes,
-		scenario.ActRemoveNodes: *removeNodes, scenario.ActTaint: *taintNodes}
-	var short []string
-	for _, act := range []string{scenario.ActFailNodes, scenario.ActDrain, scenario.ActCordon, scenario.ActRemoveNodes, scenario.ActTaint} {
-		if shorthand[act] != "" {
-			short = append(short, act)
+		for _, o := range []output{{"-o", *out}, {"--placements-state", *placementsState}} {
+			if err := checkWrites(o.flag, o.path, export.FormatList, true); err != nil {
+				return usage("%v", err)
+			}
 		}
-	}
-	switch {
-	case *scenarioFile != "" && len(short) > 0:
-		return usage("--scenario and the shorthand step flags are exclusive")
-	case *scenarioFile != "":
-		if cfg.sc, err = scenario.Load(*scenarioFile); err != nil {
+		if err := checkWrites("--placements", *placements, export.FormatList, false); err != nil {
 			return usage("%v", err)
 		}
-	case len(short) > 0:
-		if cfg.sc, err = shorthandScenario(short, shorthand, *taints, *at); err != nil {
+		for _, o := range []output{{"--timeline", *timeline}, {"--report", *report}, {"--html", *html}} {
+			if err := checkOutputName(o.flag, o.path); err != nil {
+				return usage("%v", err)
+			}
+		}
+		paths, err := input.files()
+		if err != nil {
+			return fail(err)
+		}
+		solve, err := solveFlags.config()
+		if err != nil {
 			return usage("%v", err)
 		}
-	default:
-		return usage("no scenario: give --scenario FILE or a shorthand step (--fail-nodes, --drain, --cordon, --remove-nodes, --taint-nodes)")
+		if lc.MonitorPeriod <= 0 || lc.MonitorGracePeriod < 0 || lc.EvictionRate < 0 || lc.SecondaryEvictionRate < 0 || lc.UnhealthyZoneThreshold < 0 {
+			return usage("node lifecycle settings must not be negative (and --node-monitor-period must be positive)")
+		}
+		cfg := simulateConfig{paths: paths, admission: *solveFlags.admission, admissionSet: fs.Changed("admission-defaults"),
+			timeline: *timeline, state: *out, report: *report, placements: *placements, placementsState: *placementsState, quiet: *quiet, expand: *expand,
+			engine: scenario.Config{Solve: solve, Lifecycle: lc, DrainTimeout: *drainTimeout}, warnings: solveFlags.warnings, html: *html}
+		shorthand := map[string]string{scenario.ActFailNodes: *failNodes, scenario.ActDrain: *drainNodes, scenario.ActCordon: *cordonNodes,
+			scenario.ActRemoveNodes: *removeNodes, scenario.ActTaint: *taintNodes}
+		var short []string
+		for _, act := range []string{scenario.ActFailNodes, scenario.ActDrain, scenario.ActCordon, scenario.ActRemoveNodes, scenario.ActTaint} {
+			if shorthand[act] != "" {
+				short = append(short, act)
+			}
+		}
+		switch {
+		case *scenarioFile != "" && len(short) > 0:
+			return usage("--scenario and the shorthand step flags are exclusive")
+		case *scenarioFile != "":
+			if cfg.sc, err = scenario.Load(*scenarioFile); err != nil {
+				return usage("%v", err)
+			}
+		case len(short) > 0:
+			if cfg.sc, err = shorthandScenario(short, shorthand, *taints, *at); err != nil {
+				return usage("%v", err)
+			}
+		default:
+			return usage("no scenario: give --scenario FILE or a shorthand step (--fail-nodes, --drain, --cordon, --remove-nodes, --taint-nodes)")
+		}
+		if *until > 0 {
+			cfg.sc.Until = *until
+		}
+		stop, err := cpuProfile(*cpuprofile)
+		if err != nil {
+			return fail(err)
+		}
+		defer stop()
+		rep, err := simulate(cfg)
+		if err != nil {
+			return fail(err)
+		}
+		if !cfg.quiet {
+			printStory(os.Stderr, rep, cfg.sc)
+		}
+		return 0
 	}
-	if *until > 0 {
-		cfg.sc.Until = *until
-	}
-	stop, err := cpuProfile(*cpuprofile)
-	if err != nil {
-		return fail(err)
-	}
-	defer stop()
-	rep, err := simulate(cfg)
-	if err != nil {
-		return fail(err)
-	}
-	if !cfg.quiet {
-		printStory(os.Stderr, rep, cfg.sc)
-	}
-	return 0
+	cmd.RunE = func(*cobra.Command, []string) error { return codeErr(run()) }
+	return cmd
 }
 
 // cpuProfile starts a CPU profile into path ("": none); stop ends it.
@@ -249,7 +273,7 @@ func simulate(cfg simulateConfig) (*scenario.Report, error) {
 			}
 		}
 		if cfg.placements != "" {
-			err := export.WriteFileAtomic(cfg.placements, func(w io.Writer) error { return export.WriteCommits(w, c, res, export.FormatList) })
+			err := writeCompressed(cfg.placements, func(w io.Writer) error { return export.WriteCommits(w, c, res, export.FormatList) })
 			if err != nil {
 				return nil, fmt.Errorf("write %s: %w", cfg.placements, err)
 			}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,63 +11,67 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"github.com/kplace/kplace/export"
 	"github.com/kplace/kplace/ingest"
 	"github.com/kplace/kplace/live"
 )
 
-func cmdSnapshot(args []string) int {
-	fs := pflag.NewFlagSet("snapshot", pflag.ContinueOnError)
+func newSnapshotCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "snapshot [--kubeconfig FILE] [--context C] -o cluster.json.zst|cluster.arrow [flags]",
+		Short: "Read a live cluster as kubectl get -o json would (paginated, rate-limited)",
+		Long: `Reads every kind kplace uses from a live cluster (` + strings.Join(live.SnapshotKinds(), ", ") + `)
+with paginated LISTs under a client-side QPS limit, and writes them as kubectl get -o json
+would, or as an Arrow snapshot. See docs/binder.md.`,
+		Example: `  # What kubectl get -o json prints, compressed
+  kplace snapshot --kubeconfig ~/.kube/config -o cluster.json.zst
+
+  # A snapshot place reads fastest
+  kplace snapshot --context prod -o cluster.arrow`,
+		Args: cobra.NoArgs,
+	}
+	fs := cmd.Flags()
 	fs.SortFlags = false
 	lf := addLiveFlags(fs, 20, 40)
 	out := fs.StringP("output", "o", "", "file to write: .json (.json.gz, .json.zst compress) as kubectl get -o json prints, or .arrow (a snapshot place reads, as kplace convert writes)")
 	pageSize := fs.Int64("page-size", 500, "objects per LIST request (the rest follows with the continue token)")
 	admission := fs.Bool("admission-defaults", true, "for .arrow: add the DefaultTolerationSeconds tolerations to pending pods (recorded in the snapshot)")
 	quiet := fs.BoolP("quiet", "q", false, "no summary or progress on stderr")
-	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "Usage: kplace snapshot [--kubeconfig FILE] [--context C] -o cluster.json.zst|cluster.arrow [flags]\n\n"+
-			"Reads every kind kplace uses from a live cluster (%s)\n"+
-			"with paginated LISTs under a client-side QPS limit, and writes them as kubectl get -o json would,\n"+
-			"or as an Arrow snapshot.\n\nFlags:\n", strings.Join(live.SnapshotKinds(), ", "))
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return 0
+	run := func() int {
+		if *out == "" {
+			return usagef(cmd, "-o FILE is required")
 		}
-		fmt.Fprintln(os.Stderr, "kplace snapshot:", err)
-		return 2
+		if err := checkWrites("-o", *out, export.FormatList, true); err != nil {
+			return usagef(cmd, "%v", err)
+		}
+		c, err := lf.client()
+		if err != nil {
+			return fail(err)
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		t0 := time.Now()
+		var st live.SnapshotStats
+		if strings.HasSuffix(*out, ".arrow") {
+			st, err = snapshotArrow(ctx, c, *out, *pageSize, *admission, fs.Changed("admission-defaults"), *quiet)
+		} else {
+			err = export.WriteFileAtomic(*out, func(w io.Writer) error {
+				st, err = writeLiveJSON(ctx, c, w, *out, *pageSize, *quiet)
+				return err
+			})
+		}
+		if err != nil {
+			return fail(fmt.Errorf("snapshot %s: %w", *out, err))
+		}
+		if !*quiet {
+			printSnapshotSummary(os.Stderr, "wrote "+*out, st, c, time.Since(t0))
+		}
+		return 0
 	}
-	if *out == "" || fs.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "kplace snapshot: -o FILE is required (and takes no arguments)")
-		fs.Usage()
-		return 2
-	}
-	c, err := lf.client()
-	if err != nil {
-		return fail(err)
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	t0 := time.Now()
-	var st live.SnapshotStats
-	if strings.HasSuffix(*out, ".arrow") {
-		st, err = snapshotArrow(ctx, c, *out, *pageSize, *admission, fs.Changed("admission-defaults"), *quiet)
-	} else {
-		err = export.WriteFileAtomic(*out, func(w io.Writer) error {
-			st, err = writeLiveJSON(ctx, c, w, *out, *pageSize, *quiet)
-			return err
-		})
-	}
-	if err != nil {
-		return fail(fmt.Errorf("snapshot %s: %w", *out, err))
-	}
-	if !*quiet {
-		printSnapshotSummary(os.Stderr, "wrote "+*out, st, c, time.Since(t0))
-	}
-	return 0
+	cmd.RunE = func(*cobra.Command, []string) error { return codeErr(run()) }
+	return cmd
 }
 
 // writeLiveJSON lists the cluster into w, compressed by path's suffix,

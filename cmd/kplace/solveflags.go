@@ -23,7 +23,8 @@ type solveFlags struct {
 // addSolveFlags defines the scheduler's flags on fs.
 func addSolveFlags(fs *pflag.FlagSet) *solveFlags {
 	f := &solveFlags{fs: fs}
-	f.strategy = fs.String("strategy", "least-allocated", "NodeResourcesFit scoring: least-allocated (spread) or most-allocated (bin packing)")
+	f.strategy = fs.String("strategy", "least-allocated", "NodeResourcesFit scoring: least-allocated (spread) or most-allocated (bin packing);\n"+
+		"KubeSchedulerConfiguration's LeastAllocated and MostAllocated are accepted")
 	f.seed = fs.Uint64("seed", 1, "seed for deterministic tie-breaking between equally scored nodes")
 	f.admission = fs.Bool("admission-defaults", true, "add the DefaultTolerationSeconds tolerations (not-ready, unreachable: 300s) to pending pods, as the API server does (a snapshot keeps the value it was converted with)")
 	f.preempt = fs.Bool("preemption", true, "let a pod that fits nowhere evict lower-priority pods (kube-scheduler's DefaultPreemption); Evictions precede its Binding in the result")
@@ -32,7 +33,8 @@ func addSolveFlags(fs *pflag.FlagSet) *solveFlags {
 		"constraint's topology domain (zone, hostname, ...), when that is cheaper by kube-scheduler's candidate order")
 	f.defaultSpread = fs.String("default-spread", "builtin", "cluster default topology spread constraints for pods with none of their own that a Service,\n"+
 		"ReplicaSet, StatefulSet or ReplicationController selects: builtin (kube-scheduler's: hostname maxSkew 3 and zone\n"+
-		"maxSkew 5, ScheduleAnyway), none, or FILE (a KubeSchedulerConfiguration, PodTopologySpreadArgs or a list)")
+		"maxSkew 5, ScheduleAnyway), none, or FILE (a KubeSchedulerConfiguration, PodTopologySpreadArgs or a list);\n"+
+		"PodTopologySpreadArgs' defaultingType spellings System (builtin) and List (none: an empty list) are accepted")
 	f.schedConfig = fs.String("scheduler-config", "", "a KubeSchedulerConfiguration to take plugin arguments from (profile default-scheduler, else the\n"+
 		"first): PodTopologySpread's default constraints, InterPodAffinity's hardPodAffinityWeight and\n"+
 		"ignorePreferredTermsOfExistingPods, NodeResourcesFit's scoringStrategy type; --default-spread and\n"+
@@ -55,6 +57,9 @@ func (f *solveFlags) config() (solver.Config, error) {
 		sc, err := ingest.ReadSchedulerConfig(*f.schedConfig)
 		if err != nil {
 			return cfg, fmt.Errorf("--scheduler-config: %w", err)
+		}
+		for _, field := range sc.Unknown {
+			f.warnings = append(f.warnings, fmt.Sprintf("%s: unknown field %s (not a KubeSchedulerConfiguration v1 field): ignored", *f.schedConfig, field))
 		}
 		for _, what := range sc.Ignored {
 			f.warnings = append(f.warnings, fmt.Sprintf("%s: %s: not applied", *f.schedConfig, what))
@@ -79,9 +84,9 @@ func (f *solveFlags) config() (solver.Config, error) {
 	}
 	switch {
 	case spreadTaken:
-	case *f.defaultSpread == "builtin":
+	case *f.defaultSpread == "builtin" || *f.defaultSpread == "System":
 		cfg.DefaultSpread, cfg.SystemDefaultSpread = solver.BuiltinDefaultSpread(), true
-	case *f.defaultSpread == "none":
+	case *f.defaultSpread == "none" || *f.defaultSpread == "List":
 	default:
 		cs, system, err := ingest.ReadDefaultSpread(*f.defaultSpread)
 		if err != nil {
@@ -93,12 +98,12 @@ func (f *solveFlags) config() (solver.Config, error) {
 		cfg.DefaultSpread, cfg.SystemDefaultSpread = cs, system
 	}
 	switch strategy {
-	case "least-allocated":
+	case "least-allocated", "LeastAllocated":
 		cfg.Strategy = solver.LeastAllocated
-	case "most-allocated":
+	case "most-allocated", "MostAllocated":
 		cfg.Strategy = solver.MostAllocated
 	default:
-		return cfg, errors.New("unknown --strategy \"" + strategy + "\" (want least-allocated or most-allocated)")
+		return cfg, errors.New("unknown --strategy \"" + strategy + "\" (want least-allocated or most-allocated, or LeastAllocated or MostAllocated)")
 	}
 	return cfg, nil
 }
