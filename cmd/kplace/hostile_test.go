@@ -77,6 +77,10 @@ func TestOutputCollisions(t *testing.T) {
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("an output was written (%v)", err)
 	}
+	// A character device takes any number of outputs.
+	if code, stderr := runCapture(t, "place", "-q", "-f", in, "-o", os.DevNull, "--report", os.DevNull); code != 0 {
+		t.Errorf("-o and --report %s: exit %d, %q; want 0", os.DevNull, code, stderr)
+	}
 }
 
 // TestLimitFlags: the limits are flags of place and convert; a bad value

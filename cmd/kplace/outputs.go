@@ -27,8 +27,12 @@ func checkOutputs(inputs []string, outs ...output) error {
 		if err := checkOutputName(o.flag, o.path); err != nil {
 			return err
 		}
-		if st, err := os.Stat(o.path); err == nil && st.IsDir() {
+		st, err := os.Stat(o.path)
+		if err == nil && st.IsDir() {
 			return fmt.Errorf("%s %s is a directory", o.flag, o.path)
+		}
+		if err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			continue // /dev/null, a terminal: outputs there do not overwrite each other
 		}
 		set = append(set, o)
 	}
