@@ -1,11 +1,10 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 
-	"github.com/kplace/kplace/ingest"
+	"github.com/kplace/kplace/profile"
 	"github.com/kplace/kplace/solver"
 	"github.com/spf13/pflag"
 )
@@ -47,58 +46,15 @@ func (f *solveFlags) config(quiet bool) (solver.Config, error) {
 	cfg.Seed = *f.seed
 	cfg.NoPreemption = !*f.preempt
 	cfg.CrossNodePreemption = *f.crossNode
-	strategy := *f.strategy
-	spreadTaken := false // from --scheduler-config
-	if *f.schedConfig != "" {
-		sc, err := ingest.ReadSchedulerConfig(*f.schedConfig)
-		if err != nil {
-			return cfg, fmt.Errorf("--scheduler-config: %w", err)
-		}
-		if !quiet {
-			for _, what := range sc.Ignored {
-				fmt.Fprintf(os.Stderr, "kplace %s: warning: %s: %s: not applied\n", fs.Name(), *f.schedConfig, what)
-			}
-		}
-		cfg.HardPodAffinityWeight = sc.HardPodAffinityWeight
-		cfg.IgnorePreferredTermsOfExistingPods = sc.IgnorePreferredTermsOfExistingPods
-		if !fs.Changed("strategy") {
-			switch sc.Strategy {
-			case "MostAllocated":
-				strategy = "most-allocated"
-			case "LeastAllocated":
-				strategy = "least-allocated"
-			}
-		}
-		if !fs.Changed("default-spread") && sc.SpreadSet {
-			cfg.DefaultSpread, cfg.SystemDefaultSpread = sc.Spread, sc.SpreadSystem
-			if sc.SpreadSystem {
-				cfg.DefaultSpread = solver.BuiltinDefaultSpread()
-			}
-			spreadTaken = true
+	ignored, err := profile.Apply(&cfg, profile.Settings{
+		SchedulerConfig: *f.schedConfig,
+		Strategy:        *f.strategy, StrategySet: fs.Changed("strategy"),
+		DefaultSpread: *f.defaultSpread, DefaultSpreadSet: fs.Changed("default-spread"),
+	})
+	if !quiet {
+		for _, what := range ignored {
+			fmt.Fprintf(os.Stderr, "kplace %s: warning: %s: %s: not applied\n", fs.Name(), *f.schedConfig, what)
 		}
 	}
-	switch {
-	case spreadTaken:
-	case *f.defaultSpread == "builtin":
-		cfg.DefaultSpread, cfg.SystemDefaultSpread = solver.BuiltinDefaultSpread(), true
-	case *f.defaultSpread == "none":
-	default:
-		cs, system, err := ingest.ReadDefaultSpread(*f.defaultSpread)
-		if err != nil {
-			return cfg, fmt.Errorf("--default-spread: %w", err)
-		}
-		if system {
-			cs = solver.BuiltinDefaultSpread()
-		}
-		cfg.DefaultSpread, cfg.SystemDefaultSpread = cs, system
-	}
-	switch strategy {
-	case "least-allocated":
-		cfg.Strategy = solver.LeastAllocated
-	case "most-allocated":
-		cfg.Strategy = solver.MostAllocated
-	default:
-		return cfg, errors.New("unknown --strategy \"" + strategy + "\" (want least-allocated or most-allocated)")
-	}
-	return cfg, nil
+	return cfg, err
 }
