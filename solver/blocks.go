@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
 )
 
 // Lazy bounding. A preempting class's candidates are taken in bound order,
@@ -339,7 +340,7 @@ func (s *Solver) plainVerdicts(cols []resCols, j int, b int, word uint64, masks 
 func (s *Solver) plainVerdict(cols []resCols, j int, n int) uint64 {
 	c := s.c
 	for k := range cols {
-		if cols[k].val > cols[k].alloc[n] {
+		if rules.Unresolvable(cols[k].val, cols[k].alloc[n]) {
 			return maskNotHelpful
 		}
 	}
@@ -348,11 +349,11 @@ func (s *Solver) plainVerdict(cols []resCols, j int, n int) uint64 {
 		return maskNoVictims
 	}
 	var m uint64
-	if c.Alloc[index.ResPods][n]-(c.Req[index.ResPods][n]-lowPods)-1 < 0 {
+	if !rules.PodsFit(c.Req[index.ResPods][n]-lowPods, c.Alloc[index.ResPods][n]) {
 		m |= maskTooMany
 	}
 	for k := range cols {
-		if col := &cols[k]; col.req[n]-col.low[n]+col.val > col.alloc[n] {
+		if col := &cols[k]; !rules.Fits(col.req[n]-col.low[n], col.val, col.alloc[n]) {
 			m |= col.bit
 		}
 	}
@@ -700,10 +701,10 @@ func (s *Solver) finishKeys(cl *class, b int, word uint64, j int, first *[64]int
 			}
 		}
 		one1 := &ones[slot]
-		count := reqPods[o] + 1 - allocPods[o]
+		count := rules.Deficit(reqPods[o], 1, allocPods[o])
 		for i := range d.Req {
 			cl := &cols[i]
-			if deficit := cl.req[o] + cl.val - cl.alloc[o]; deficit > 0 {
+			if deficit := rules.Deficit(cl.req[o], cl.val, cl.alloc[o]); deficit > 0 {
 				if m := one1[i][o]; m > 0 {
 					switch {
 					case deficit <= m:
@@ -768,7 +769,7 @@ func (s *Solver) fitWord(cl *class, b int, word uint64, k int, sure [][]int64) u
 			if cl.kept != nil {
 				used += cl.kept[o]
 			}
-			if used+cl.val > cl.alloc[o] {
+			if !rules.Fits(used, cl.val, cl.alloc[o]) {
 				fits = false
 				break
 			}
@@ -929,12 +930,12 @@ func (s *Solver) leastWord(cl *class, b int, word uint64, j, k0 int) uint64 {
 	for w := f; w != 0; w &= w - 1 {
 		o := bits.TrailingZeros64(w)
 		n := base + o
-		ok := c.Req[index.ResPods][n]+1-c.Alloc[index.ResPods][n] <= 1
+		ok := rules.Deficit(c.Req[index.ResPods][n], 1, c.Alloc[index.ResPods][n]) <= 1
 		for _, rv := range d.Req {
 			if !ok {
 				break
 			}
-			if deficit := c.Req[rv.Res][n] + rv.Val - c.Alloc[rv.Res][n]; deficit > 0 {
+			if deficit := rules.Deficit(c.Req[rv.Res][n], rv.Val, c.Alloc[rv.Res][n]); deficit > 0 {
 				m := c.MaxOne[k0*nres+int(rv.Res)][n]
 				ok = m <= 0 || deficit <= m
 			}

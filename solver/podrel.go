@@ -305,15 +305,22 @@ func (rc *relClass) scoresNow(r *relState) bool {
 	return false
 }
 
-// Reasons a node fails a pod-relative filter, in filter order.
+// Reasons a node fails a pod-relative filter, in filter order: rules'
+// codes, consecutive from relMissingLabel to relExisting (relFailMask
+// makes one bit of each; the arrays below fail to compile otherwise).
 const (
-	relOK = iota
-	relMissingLabel
-	relSpread
-	relAffinity
-	relAnti
-	relExisting
+	relOK           = rules.None
+	relMissingLabel = rules.SpreadMissingLabel
+	relSpread       = rules.SpreadConstraintsMismatch
+	relAffinity     = rules.PodAffinityMismatch
+	relAnti         = rules.PodAntiAffinityMismatch
+	relExisting     = rules.ExistingAntiAffinityMismatch
 )
+
+var _ = [1]struct{}{}[relSpread-relMissingLabel-1]
+var _ = [1]struct{}{}[relAffinity-relSpread-1]
+var _ = [1]struct{}{}[relAnti-relAffinity-1]
+var _ = [1]struct{}{}[relExisting-relAnti-1]
 
 // relState holds the batch's counters.
 type relState struct {
@@ -1205,13 +1212,13 @@ func (s *Solver) relReprieve(rc *relClass, p index.PodID, n index.NodeID) bool {
 // check runs the pod-relative filters of rc on node n: relOK, or the
 // failing filter and the index of the counter in rc.deps (-1 when the
 // failure is static: a missing label).
-func (s *Solver) check(rc *relClass, n index.NodeID) (int, int) {
+func (s *Solver) check(rc *relClass, n index.NodeID) (rules.Reason, int) {
 	return s.checkSkip(rc, n, -1)
 }
 
 // checkSkip is check without the hard spread constraint rc.hard[skip]
 // (none when skip < 0), which the caller has checked.
-func (s *Solver) checkSkip(rc *relClass, n index.NodeID, skip int) (int, int) {
+func (s *Solver) checkSkip(rc *relClass, n index.NodeID, skip int) (rules.Reason, int) {
 	r := s.rel
 	j := 0
 	for i, h := range rc.hard {
@@ -1224,11 +1231,7 @@ func (s *Solver) checkSkip(rc *relClass, n index.NodeID, skip int) (int, int) {
 		if d < 0 {
 			return relMissingLabel, -1
 		}
-		m := k.min
-		if k.domains < h.minDomains {
-			m = 0
-		}
-		if k.counts[d]+h.self-m > h.maxSkew {
+		if !rules.SkewOK(k.counts[d], h.self, rules.GlobalMin(k.min, k.domains, h.minDomains), h.maxSkew) {
 			return relSpread, j
 		}
 		j++
@@ -1248,7 +1251,7 @@ func (s *Solver) checkSkip(rc *relClass, n index.NodeID, skip int) (int, int) {
 				empty = false
 			}
 		}
-		if !exist && !(empty && rc.affSelf) {
+		if !rules.AffinityOK(true, exist, empty, rc.affSelf) {
 			return relAffinity, j
 		}
 	}
@@ -1378,7 +1381,7 @@ func (s *Solver) placeScored(cl *class, pid index.PodID) (index.NodeID, int64, b
 			if !h.hostname {
 				sz = r.domainsAmong(cand, r.counters[h.ctr].topo)
 			}
-			weights = append(weights, math.Log(float64(sz+2)))
+			weights = append(weights, rules.NormalizingWeight(sz))
 		}
 		r.weights = weights
 		lo, hi := int64(math.MaxInt64), int64(0)
@@ -1403,22 +1406,14 @@ func (s *Solver) placeScored(cl *class, pid index.PodID) (index.NodeID, int64, b
 					}
 					cnt = int64(k.counts[d])
 				}
-				f += float64(cnt)*weights[j] + float64(h.maxSkew-1)
+				f += rules.ScoreForCount(int64(cnt), h.maxSkew, weights[j])
 			}
-			v := int64(math.Round(f))
+			v := rules.RoundSpread(f)
 			cand[i].spread = v
 			lo, hi = min(lo, v), max(hi, v)
 		}
 		for i := range cand {
-			v := int64(0)
-			switch {
-			case cand[i].ignored:
-			case hi == 0:
-				v = maxNodeScore
-			default:
-				v = maxNodeScore * (hi + lo - cand[i].spread) / hi
-			}
-			cand[i].base += 2 * v
+			cand[i].base += rules.SpreadScore(cand[i].spread, lo, hi, cand[i].ignored)
 		}
 	}
 	// InterPodAffinity (weight 2): the pod's preferred terms and the
@@ -1438,9 +1433,7 @@ func (s *Solver) placeScored(cl *class, pid index.PodID) (index.NodeID, int64, b
 			lo, hi = min(lo, cand[i].spread), max(hi, cand[i].spread)
 		}
 		for i := range cand {
-			if hi > lo {
-				cand[i].base += 2 * int64(float64(maxNodeScore)*(float64(cand[i].spread-lo)/float64(hi-lo)))
-			}
+			cand[i].base += rules.PodAffinityScore(cand[i].spread, lo, hi)
 		}
 	}
 	best := -1
@@ -1531,20 +1524,10 @@ func (s *Solver) hostnameNodes() []uint64 {
 // pod-relative filters (among those passing every other filter) to counts.
 func (s *Solver) relCounts(rc *relClass, n index.NodeID, counts map[string]int) bool {
 	f, _ := s.check(rc, n)
-	switch f {
-	case relMissingLabel:
-		counts[msgSpreadLabel]++
-	case relSpread:
-		counts[msgSpread]++
-	case relAffinity:
-		counts[msgPodAffinity]++
-	case relAnti:
-		counts[msgPodAnti]++
-	case relExisting:
-		counts[msgExistingAnti]++
-	default:
+	if f == relOK {
 		return false
 	}
+	counts[f.String()]++
 	return true
 }
 

@@ -50,10 +50,7 @@ const maxMaskRes = 64 - 9 // resource columns a mask can name
 
 // relFailMask is the failure bit of pod-relative filter result f
 // (relMissingLabel to relExisting).
-func relFailMask(f int) uint64 { return maskRel << (f - relMissingLabel) }
-
-// relFailMsgs are the pod-relative filters' reasons, by failure bit.
-var relFailMsgs = [...]string{msgSpreadLabel, msgSpread, msgPodAffinity, msgPodAnti, msgExistingAnti}
+func relFailMask(f rules.Reason) uint64 { return maskRel << (f - relMissingLabel) }
 
 // candidate is a node where preemption makes room, with kube-scheduler's
 // node-choice criteria.
@@ -300,7 +297,7 @@ func (s *Solver) reprieveSlow(e *podEnt, d *index.Demand, n index.NodeID, j int,
 			need[ri] = v
 			fits = v <= slack[ri]
 		} else {
-			fits = c.Req[rv.Res][n]-c.LowerRequested(j, prio, rv.Res, n)+rv.Val+v <= c.Alloc[rv.Res][n]
+			fits = rules.Fits(c.Req[rv.Res][n]-c.LowerRequested(j, prio, rv.Res, n), rv.Val+v, c.Alloc[rv.Res][n])
 		}
 		if !fits {
 			return false
@@ -417,10 +414,10 @@ func (s *Solver) evalNode(cl *class, prio int32, n index.NodeID, exact bool) (ca
 	// NodePorts runs before NodeResourcesFit: a port clash makes the node a
 	// preemption target whatever the resources; otherwise a request above
 	// the node's allocatable makes it unresolvable.
-	clash := len(d.Ports) > 0 && c.PortConflict(n, d.Ports)
+	clash := len(d.Ports) > 0 && rules.PortsConflict(c.Ports[n], d.Ports)
 	if !clash {
 		for _, rv := range d.Req {
-			if rv.Val > c.Alloc[rv.Res][n] {
+			if rules.Unresolvable(rv.Val, c.Alloc[rv.Res][n]) {
 				return candidate{}, maskNotHelpful
 			}
 		}
@@ -451,11 +448,11 @@ func (s *Solver) evalNode(cl *class, prio int32, n index.NodeID, exact bool) (ca
 	}
 	var mask uint64
 	slackPods := c.Alloc[index.ResPods][n] - (c.Req[index.ResPods][n] - lowPods) - 1
-	if slackPods < 0 {
+	if !rules.PodsFit(c.Req[index.ResPods][n]-lowPods, c.Alloc[index.ResPods][n]) {
 		mask |= maskTooMany
 	}
 	for _, rv := range d.Req {
-		if c.Req[rv.Res][n]-c.LowerRequested(j, prio, rv.Res, n)+rv.Val > c.Alloc[rv.Res][n] {
+		if !rules.Fits(c.Req[rv.Res][n]-c.LowerRequested(j, prio, rv.Res, n), rv.Val, c.Alloc[rv.Res][n]) {
 			mask |= maskRes << min(rv.Res, maxMaskRes-1)
 		}
 	}
@@ -600,14 +597,14 @@ func (s *Solver) fitsAtNode(d *index.Demand, n index.NodeID, k int, sure [][]int
 	if sure != nil {
 		kept = sure[index.ResPods][n]
 	}
-	if c.Req[index.ResPods][n]-low[index.ResPods][n]+kept+1 > c.Alloc[index.ResPods][n] {
+	if !rules.PodsFit(c.Req[index.ResPods][n]-low[index.ResPods][n]+kept, c.Alloc[index.ResPods][n]) {
 		return false
 	}
 	for _, rv := range d.Req {
 		if sure != nil {
 			kept = sure[rv.Res][n]
 		}
-		if c.Req[rv.Res][n]-low[rv.Res][n]+kept+rv.Val > c.Alloc[rv.Res][n] {
+		if !rules.Fits(c.Req[rv.Res][n]-low[rv.Res][n]+kept, rv.Val, c.Alloc[rv.Res][n]) {
 			return false
 		}
 	}
@@ -654,9 +651,9 @@ func (s *Solver) finishKey(cl *class, n index.NodeID, j, k int, viol int32) node
 	}
 	// Every victim is below LowPrio[k] when the highest is LowPrio[k-1].
 	one := min(k, j)
-	count := c.Req[index.ResPods][n] + 1 - c.Alloc[index.ResPods][n]
+	count := rules.Deficit(c.Req[index.ResPods][n], 1, c.Alloc[index.ResPods][n])
 	for _, rv := range d.Req {
-		if deficit := c.Req[rv.Res][n] + rv.Val - c.Alloc[rv.Res][n]; deficit > 0 {
+		if deficit := rules.Deficit(c.Req[rv.Res][n], rv.Val, c.Alloc[rv.Res][n]); deficit > 0 {
 			if m := c.MaxRequest(one, rv.Res, n); m > 0 {
 				count = max(count, (deficit+m-1)/m)
 			}
@@ -857,15 +854,13 @@ func (s *Solver) splitOf(n index.NodeID, prio int32) (*nodeSplit, []podEnt) {
 		for i := range vic {
 			v := false
 			if vic[i].npdb > 0 {
-				for _, k := range vic[i].budgets(s) {
+				bs := vic[i].budgets(s)
+				for _, k := range bs {
 					if pr.stamp[k] != pr.stampNow {
 						pr.stamp[k], pr.local[k] = pr.stampNow, pd.allowed[k]
 					}
-					pr.local[k]--
-					if pr.local[k] < 0 {
-						v = true
-					}
 				}
+				v = rules.CountDown(pr.local, bs)
 			}
 			viol = append(viol, v)
 			if v {
@@ -880,7 +875,7 @@ func (s *Solver) splitOf(n index.NodeID, prio int32) (*nodeSplit, []podEnt) {
 		for i := range vic {
 			e := &vic[i]
 			v := nviol > 0 && viol[i]
-			if split && v != (pass == 0) {
+			if split && rules.ReprievePass(v) != pass {
 				continue
 			}
 			rep = append(rep, splitEnt{start: e.start, pod: e.pod, prio: e.prio, viol: v})
@@ -1188,9 +1183,9 @@ func (s *Solver) preemptionMessage(cl *class) string {
 			case m&maskPorts != 0:
 				counts[msgPorts] += k
 			case m&(maskRes-maskRel) != 0:
-				for i, msg := range relFailMsgs {
-					if m&(maskRel<<i) != 0 {
-						counts[msg] += k
+				for f := relMissingLabel; f <= relExisting; f++ {
+					if m&relFailMask(f) != 0 {
+						counts[f.String()] += k
 					}
 				}
 			default:

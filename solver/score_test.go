@@ -115,7 +115,7 @@ func TestScoreMatchesNaiveBest(t *testing.T) {
 		cl := s.classes[classOf[i]]
 		// Reference: kube-scheduler's cycle from scratch.
 		fitting, ref := reference(c, cl, func(n int) bool {
-			return cl.g.has(n) && c.Fits(uint32(n), &cl.demand)
+			return cl.g.has(n) && fitsNow(c, n, &cl.demand)
 		})
 		best, bestNode := int64(-1), 0
 		for _, n := range fitting {

@@ -860,8 +860,9 @@ func (s *Solver) normalisationChanged(cl *class, n index.NodeID, fits bool) bool
 	return moved(g.rawTT, cl.ttMax) || moved(g.rawNA, cl.naMax)
 }
 
-// Reason strings of the filters (the pod-relative ones too) and of the
-// preemption dry run, as kube-scheduler v1.36 words them (rules.Reason).
+// Reason strings of the filters and of the preemption dry run, as
+// kube-scheduler v1.36 words them: rules.Reason's String (the
+// pod-relative filters' codes are rules.Reason themselves: relSpread...).
 var (
 	msgPreFilterAbsent = rules.NodeAffinityPreFilter.String()
 	msgUnschedulable   = rules.NodeUnschedulable.String()
@@ -870,11 +871,6 @@ var (
 	msgPorts           = rules.NodePortsConflict.String()
 	msgTooManyPods     = rules.TooManyPods.String()
 	msgNoNodes         = rules.NoNodesAvailable.String()
-	msgSpread          = rules.SpreadConstraintsMismatch.String()
-	msgSpreadLabel     = rules.SpreadMissingLabel.String()
-	msgPodAffinity     = rules.PodAffinityMismatch.String()
-	msgPodAnti         = rules.PodAntiAffinityMismatch.String()
-	msgExistingAnti    = rules.ExistingAntiAffinityMismatch.String()
 	msgNotHelpful      = rules.PreemptionNotHelpful.String()
 	msgNoVictims       = rules.NoPreemptionVictims.String()
 )
@@ -918,17 +914,17 @@ func (s *Solver) reason(cl *class) string {
 	for wi, word := range dense {
 		for ; word != 0; word &= word - 1 {
 			node := index.NodeID(wi*64 + bits.TrailingZeros64(word))
-			if len(cl.demand.Ports) > 0 && c.PortConflict(node, cl.demand.Ports) {
+			if len(cl.demand.Ports) > 0 && rules.PortsConflict(c.Ports[node], cl.demand.Ports) {
 				ports++
 				continue
 			}
 			fails := false
-			if c.Req[index.ResPods][node]+1 > c.Alloc[index.ResPods][node] {
+			if !rules.PodsFit(c.Req[index.ResPods][node], c.Alloc[index.ResPods][node]) {
 				pods++
 				fails = true
 			}
 			for _, rv := range cl.demand.Req {
-				if c.Req[rv.Res][node]+rv.Val > c.Alloc[rv.Res][node] {
+				if !rules.Fits(c.Req[rv.Res][node], rv.Val, c.Alloc[rv.Res][node]) {
 					insufficient[rv.Res]++
 					fails = true
 				}
@@ -951,7 +947,7 @@ func countOver(dense []uint64, req []int64, v int64, alloc []int64) int {
 	k := 0
 	for wi, word := range dense {
 		for ; word != 0; word &= word - 1 {
-			if n := wi*64 + bits.TrailingZeros64(word); req[n]+v > alloc[n] {
+			if n := wi*64 + bits.TrailingZeros64(word); !rules.Fits(req[n], v, alloc[n]) {
 				k++
 			}
 		}
