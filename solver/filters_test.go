@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
 )
 
 const (
@@ -222,15 +223,10 @@ func naiveFeasible(c *index.Cluster, p *index.Pod) []string {
 	var out []string
 	for i := range c.Nodes {
 		n := &c.Nodes[i]
-		if n.Unschedulable && !tolerates(p.Tolerations, &index.Taint{Key: taintUnschedulable, Effect: NS}) {
+		if rules.UnschedulableFilter(n.Unschedulable, p.Tolerations) != rules.None {
 			continue
 		}
-		ok := true
-		for j := range n.Taints {
-			if (n.Taints[j].Effect == NS || n.Taints[j].Effect == NE) && !tolerates(p.Tolerations, &n.Taints[j]) {
-				ok = false
-			}
-		}
+		ok := rules.TaintFilter(n.Taints, p.Tolerations) == rules.None
 		for k, v := range p.NodeSelector {
 			if got, has := n.Labels[k]; !has || got != v {
 				ok = false
