@@ -284,10 +284,6 @@ func (s *Solver) boundAll(cl *class, ps *preState, prio int32) {
 	ps.blocks = ps.blocks[:0]
 }
 
-// noPlainVerdicts turns plainVerdicts off (every node is evaluated in
-// full), as a reference for tests.
-var noPlainVerdicts bool
-
 // resCols are one requested resource's columns for plainVerdicts.
 type resCols struct {
 	alloc, req, low []int64
@@ -299,7 +295,7 @@ type resCols struct {
 // or nil unless the class is plain: no host ports, no pod-relative
 // filter, and a preemptor priority with O(1) sums (j >= 0).
 func (s *Solver) plainCols(cl *class, j int) []resCols {
-	if j < 0 || len(cl.demand.Ports) > 0 || cl.rel != nil && len(cl.rel.deps) > 0 || noPlainVerdicts {
+	if j < 0 || len(cl.demand.Ports) > 0 || cl.rel != nil && len(cl.rel.deps) > 0 || s.cfg.sw.noPlainVerdicts {
 		return nil
 	}
 	c := s.c
@@ -374,9 +370,9 @@ func (s *Solver) plainBound(cl *class, cols []resCols, prio int32, j int, n inde
 // key k.
 func (s *Solver) plainCand(cl *class, prio int32, j int, n index.NodeID, k *nodeKey) candidate {
 	out := candidate{node: n, gen: s.c.Gen[n], pgen: s.pgenOf(n), viol: k.viol(), maxPrio: k.maxPrio(), count: k.count(), sum: k.sum(s.minPrio)}
-	if checkBound != nil {
+	if s.cfg.sw.checkBound != nil {
 		slackPods := s.c.Alloc[index.ResPods][n] - (s.c.Req[index.ResPods][n] - s.c.LowerRequested(j, prio, index.ResPods, n)) - 1
-		checkBound(cl, out, s.selectVictims(cl, prio, n, j, slackPods, nil))
+		s.cfg.sw.checkBound(cl, out, s.selectVictims(cl, prio, n, j, slackPods, nil))
 	}
 	return out
 }
@@ -421,7 +417,7 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 	// (two victims there), for scanLeast; none when not plain.
 	var least, next nodeKey
 	k0 := s.firstThreshold(cl)
-	scan := cols != nil && k0 >= 1 && k0 <= j && !noLeastSample && !ps.sparse
+	scan := cols != nil && k0 >= 1 && k0 <= j && !s.cfg.sw.noLeastSample && !ps.sparse
 	if scan {
 		least, next = makeKey(0, s.c.LowPrio[k0-1], 1), makeKey(0, s.c.LowPrio[k0-1], 2)
 	}
@@ -791,9 +787,6 @@ func (s *Solver) refloorRefined(ps *preState, top *blockEnt) {
 
 func (ps *preState) isBounded(n index.NodeID) bool { return ps.bounded[n>>6]&(1<<(n&63)) != 0 }
 
-// noLeastSample turns sampleLeast off, as a reference for tests.
-var noLeastSample bool
-
 // sampleLeast is a build's sample (appended to sample) when the class's
 // feasible set has at least sampleSize nodes whose bound is the least any
 // node may have: those of them first in node order, the entries a build's
@@ -814,7 +807,7 @@ var noLeastSample bool
 // to settle.
 func (s *Solver) sampleLeast(cl *class, ps *preState, prio int32, j int, sample []candidate) ([]candidate, bool, candidate) {
 	floor := s.leastFloor(cl, j)
-	if j < 0 || cl.rel != nil && len(cl.rel.deps) > 0 || noLeastSample {
+	if j < 0 || cl.rel != nil && len(cl.rel.deps) > 0 || s.cfg.sw.noLeastSample {
 		return sample, false, floor
 	}
 	k0, ok := s.leastThreshold(cl, j)
@@ -824,7 +817,10 @@ func (s *Solver) sampleLeast(cl *class, ps *preState, prio int32, j int, sample 
 	cols := s.plainCols(cl, j)
 	key := makeKey(0, s.c.LowPrio[k0-1], 1)
 	start := len(sample)
-	scanned := 0
+	scanned, sparseWords := 0, defaultSparseWords
+	if s.cfg.sw.sparseWords != 0 {
+		sparseWords = s.cfg.sw.sparseWords
+	}
 	for b, word := range cl.g.dense {
 		if word == 0 {
 			continue
@@ -879,11 +875,11 @@ func (s *Solver) sampleLeast(cl *class, ps *preState, prio int32, j int, sample 
 	return sample[:start], false, floor
 }
 
-// sparseWords is how many words of the feasible set sampleLeast scans
-// without finding a node of the least bound before it leaves the sample to
-// settle (and settle stops scanning for them, see preState.sparse); a
-// variable for tests.
-var sparseWords = 32
+// defaultSparseWords is how many words of the feasible set sampleLeast
+// scans without finding a node of the least bound before it leaves the
+// sample to settle (and settle stops scanning for them, see
+// preState.sparse); tests may set another (switches.sparseWords).
+const defaultSparseWords = 32
 
 // leastThreshold returns the threshold k0 <= j of the least bound of class
 // cl's nodes at threshold j (see sampleLeast), or false: the first one

@@ -476,8 +476,8 @@ func (s *Solver) evalNode(cl *class, prio int32, n index.NodeID, exact bool) (ca
 	}
 	if !exact {
 		b := s.lowerBound(cl, prio, n, j)
-		if checkBound != nil && rc == nil {
-			checkBound(cl, b, s.selectVictims(cl, prio, n, j, slackPods, nil))
+		if s.cfg.sw.checkBound != nil && rc == nil {
+			s.cfg.sw.checkBound(cl, b, s.selectVictims(cl, prio, n, j, slackPods, nil))
 		}
 		return b, 0
 	}
@@ -704,7 +704,7 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 	split := sp.nviol > 0 && sp.nviol < len(vic)
 	allViol := sp.nviol > 0 && !split
 	ports := d.Ports
-	if fast && xres < 0 && len(ports) == 0 && rc == nil && !noRunReprieve {
+	if fast && xres < 0 && len(ports) == 0 && rc == nil && !s.cfg.sw.noRunReprieve {
 		// The common case, cpu and memory only, from the split alone: the
 		// pods reprieved one by one while they fit are, from each victim
 		// on, the longest run whose sums fit (requests are not negative),
@@ -813,10 +813,6 @@ type nodeSplit struct {
 	pcpu, pmem []int64
 }
 
-// noRunReprieve makes selectVictims reprieve pod by pod in every case, as
-// a reference for tests.
-var noRunReprieve bool
-
 // splitEnt is a victim in a split's reprieve order.
 type splitEnt struct {
 	start int64
@@ -824,10 +820,6 @@ type splitEnt struct {
 	prio  int32
 	viol  bool
 }
-
-// noSplitCache makes splitOf make every split afresh, as a reference for
-// tests.
-var noSplitCache bool
 
 // splitOf returns node n's pods below prio (most important first) and
 // their split: the PDB split, the budgets counted down over them in order,
@@ -843,7 +835,7 @@ func (s *Solver) splitOf(n index.NodeID, prio int32) (*nodeSplit, []podEnt) {
 	sp := &pr.splits[n]
 	ents := s.nodePods(n)
 	gen, pgen := s.c.Gen[n], s.pgenOf(n)
-	if sp.made && sp.gen == gen && sp.pgen == pgen && sp.prio == prio && !noSplitCache {
+	if sp.made && sp.gen == gen && sp.pgen == pgen && sp.prio == prio && !s.cfg.sw.noSplitCache {
 		return sp, ents[sp.off:]
 	}
 	vic := lowerSuffix(ents, prio)
@@ -915,15 +907,15 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (candidate, []index.PodID, 
 	// both unchanged for an entry settle keeps: its victims are kept with
 	// it. Others are evaluated again when taken (pod-relative counters may
 	// have moved).
-	plain := s.plainCols(cl, s.c.LowIndex(prio)) != nil && !noVictimCache
+	plain := s.plainCols(cl, s.c.LowIndex(prio)) != nil && !s.cfg.sw.noVictimCache
 	for s.settle(cl, ps, prio) {
 		top := ps.heap[0]
 		ps.heap.pop()
 		if top.exact && top.vic > 0 {
 			buf := append(s.pre.victimBuf[:0], ps.vics[top.vic-1:top.vic-1+top.count]...)
 			s.pre.victimBuf = buf
-			if checkChoice != nil {
-				checkChoice(s, cl, prio, top)
+			if s.cfg.sw.checkChoice != nil {
+				s.cfg.sw.checkChoice(s, cl, prio, top)
 			}
 			return top, buf, true
 		}
@@ -945,8 +937,8 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (candidate, []index.PodID, 
 		// s.pre.vs holds the victims of this evaluation.
 		buf := append(s.pre.victimBuf[:0], s.pre.vs...)
 		s.pre.victimBuf = buf
-		if checkChoice != nil {
-			checkChoice(s, cl, prio, top)
+		if s.cfg.sw.checkChoice != nil {
+			s.cfg.sw.checkChoice(s, cl, prio, top)
 		}
 		return top, buf, true
 	}
@@ -981,25 +973,6 @@ func (s *Solver) releasePre(ps *preState) {
 	s.pre.spare = append(s.pre.spare, ps)
 }
 
-// eagerBounds makes every build bound every feasible node, as a reference
-// for tests.
-var eagerBounds bool
-
-// noVictimCache makes preempt evaluate every node it takes again, as a
-// reference for tests.
-var noVictimCache bool
-
-// eagerSample makes every build evaluate its sampled nodes at once, as a
-// reference for tests.
-var eagerSample bool
-
-// checkChoice, when set (tests), is called with every node preempt takes.
-var checkChoice func(s *Solver, cl *class, prio int32, chosen candidate)
-
-// checkBound, when set (tests), is called with every bound evalNode makes
-// and the node's exact evaluation.
-var checkBound func(cl *class, bound, exact candidate)
-
 // sampleSize is how many of the best nodes by bound a build samples:
 // kube-scheduler's minimum number of dry-run candidates. Among nodes equal
 // in the first four criteria the latest start decides over the sampled
@@ -1025,7 +998,7 @@ func (s *Solver) buildCandidates(cl *class, ps *preState, prio int32) {
 	ps.synced, ps.sparse = 0, false
 	sample := s.pre.sample[:0]
 	least := false // the sample is the first nodes of the least bound
-	if cl.failures > 0 || eagerBounds {
+	if cl.failures > 0 || s.cfg.sw.eagerBounds {
 		s.boundAll(cl, ps, prio)
 	} else {
 		j := c.LowIndex(prio)
@@ -1038,7 +1011,7 @@ func (s *Solver) buildCandidates(cl *class, ps *preState, prio int32) {
 		ps.heap.pop()
 	}
 	for _, b := range sample {
-		if eagerSample {
+		if s.cfg.sw.eagerSample {
 			cand, mask := s.evalNode(cl, prio, b.node, true)
 			ps.setMask(b.node, mask)
 			if mask == 0 {

@@ -121,6 +121,7 @@ func randomCluster(r *rand.Rand) ([]index.Node, []index.Pod) {
 // filter and has the best kube-scheduler score over all nodes that do (with
 // normalisation over those nodes); a pod left pending fits on no node.
 func TestPropertyRandomClusters(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(40) {
 		r := rand.New(rand.NewPCG(seed, 99))
 		nodes, pods := randomCluster(r)

@@ -109,6 +109,7 @@ func sessionRun(t *testing.T, seed uint64, rel, fresh, rebuild bool, minNodes in
 // solves over the same cluster with node records made anew each time, and
 // as solves over a cluster built anew from the same nodes and pods.
 func TestSessionMatchesFreshSolves(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(34) {
 		minNodes := 0
 		if seed >= 30 {

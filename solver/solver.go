@@ -52,6 +52,8 @@ type Config struct {
 	// noLean fills every scoring class's buckets with all its fitting
 	// nodes (the reference for lean buckets, lean.go).
 	noLean bool
+	// sw turns other accelerations off and sets hooks, for tests.
+	sw switches
 	// RequeueEvicted puts each preemption victim back in the queue at its
 	// own priority (see requeue.go): it may be placed again in the same
 	// batch, by placement or preemption. Off, a victim stays evicted.
