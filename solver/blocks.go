@@ -223,18 +223,18 @@ func (s *Solver) pushBlock(cl *class, ps *preState, j int, b int) {
 // node is bounded but those sampleLeast found) with floor least, the
 // least any block may have (see leastFloor) or, after sampleLeast found
 // every node of that bound, the next one; a block's real floor is found
-// when it reaches the top (see settle): most blocks never do. A plain
+// when it reaches the top (see settle): most blocks never do. A columnar
 // class's block without a candidate is bounded at once instead (the test
 // stops at the first candidate, usually early).
 func (s *Solver) pushBlocks(cl *class, ps *preState, j int, least candidate) {
-	cols := s.plainCols(cl, j)
+	cols := s.columnarCols(cl, j)
 	var masks [64]uint64
 	for b, word := range cl.g.dense {
 		ps.ver[b]++
 		if word &^= ps.bounded[b]; word == 0 {
 			continue
 		}
-		if cols != nil && s.plainVerdicts(cols, j, b, word, &masks, true) == 0 {
+		if cols != nil && s.columnarVerdicts(cols, j, b, word, &masks, true) == 0 {
 			s.setMasks(ps, b, word, &masks)
 			continue
 		}
@@ -259,11 +259,11 @@ func (s *Solver) leastFloor(cl *class, j int) candidate {
 }
 
 // boundAll bounds every node of the class's feasible set not bounded yet.
-// A plain class's nodes take their verdicts from the columns (see
-// plainVerdicts); only its candidates are evaluated in full.
+// A columnar class's nodes take their verdicts from the columns (see
+// columnarVerdicts); only its candidates are evaluated in full.
 func (s *Solver) boundAll(cl *class, ps *preState, prio int32) {
 	j := s.c.LowIndex(prio)
-	cols := s.plainCols(cl, j)
+	cols := s.columnarCols(cl, j)
 	var masks [64]uint64
 	for b, word := range cl.g.dense {
 		word &^= ps.bounded[b]
@@ -271,7 +271,7 @@ func (s *Solver) boundAll(cl *class, ps *preState, prio int32) {
 			continue
 		}
 		if cols != nil {
-			cand := s.plainVerdicts(cols, j, b, word, &masks, false)
+			cand := s.columnarVerdicts(cols, j, b, word, &masks, false)
 			s.setMasks(ps, b, word&^cand, &masks)
 			word = cand
 		}
@@ -284,18 +284,18 @@ func (s *Solver) boundAll(cl *class, ps *preState, prio int32) {
 	ps.blocks = ps.blocks[:0]
 }
 
-// resCols are one requested resource's columns for plainVerdicts.
+// resCols are one requested resource's columns for columnarVerdicts.
 type resCols struct {
 	alloc, req, low []int64
 	val             int64
 	bit             uint64
 }
 
-// plainCols returns the columns of the class's requests at threshold j,
-// or nil unless the class is plain: no host ports, no pod-relative
+// columnarCols returns the columns of the class's requests at threshold j,
+// or nil unless the class is columnar: no host ports, no pod-relative
 // filter, and a preemptor priority with O(1) sums (j >= 0).
-func (s *Solver) plainCols(cl *class, j int) []resCols {
-	if j < 0 || len(cl.demand.Ports) > 0 || cl.rel != nil && len(cl.rel.deps) > 0 || s.cfg.sw.noPlainVerdicts {
+func (s *Solver) columnarCols(cl *class, j int) []resCols {
+	if j < 0 || len(cl.demand.Ports) > 0 || cl.rel != nil && len(cl.rel.deps) > 0 || s.cfg.sw.noColumnarVerdicts {
 		return nil
 	}
 	c := s.c
@@ -309,17 +309,17 @@ func (s *Solver) plainCols(cl *class, j int) []resCols {
 	return cols
 }
 
-// plainVerdicts is evalNode's verdict on each node of word (block b) for
-// a plain class (cols, threshold j), into masks by offset: a request above
+// columnarVerdicts is evalNode's verdict on each node of word (block b) for
+// a columnar class (cols, threshold j), into masks by offset: a request above
 // allocatable is not helpful; no lower-priority pod, no victims; else the
 // resources (and pod count) still short once every lower-priority pod is
 // gone. It returns the nodes with none short, the candidates, whose
 // verdict needs the full evaluation; with stop, it returns at the first.
-func (s *Solver) plainVerdicts(cols []resCols, j int, b int, word uint64, masks *[64]uint64, stop bool) uint64 {
+func (s *Solver) columnarVerdicts(cols []resCols, j int, b int, word uint64, masks *[64]uint64, stop bool) uint64 {
 	var cand uint64
 	for ; word != 0; word &= word - 1 {
 		i := bits.TrailingZeros64(word)
-		m := s.plainVerdict(cols, j, b*64+i)
+		m := s.columnarVerdict(cols, j, b*64+i)
 		if m == 0 {
 			cand |= 1 << i
 			if stop {
@@ -331,9 +331,9 @@ func (s *Solver) plainVerdicts(cols []resCols, j int, b int, word uint64, masks 
 	return cand
 }
 
-// plainVerdict is plainVerdicts' verdict on node n: its failure bits, 0
+// columnarVerdict is columnarVerdicts' verdict on node n: its failure bits, 0
 // for a candidate.
-func (s *Solver) plainVerdict(cols []resCols, j int, n int) uint64 {
+func (s *Solver) columnarVerdict(cols []resCols, j int, n int) uint64 {
 	c := s.c
 	for k := range cols {
 		if rules.Unresolvable(cols[k].val, cols[k].alloc[n]) {
@@ -356,19 +356,19 @@ func (s *Solver) plainVerdict(cols []resCols, j int, n int) uint64 {
 	return m
 }
 
-// plainBound is evalNode's bound of node n for plain class cl (cols and
-// threshold j from plainCols), given the node's bound k from blockKeys:
-// the verdict from the columns (plainVerdict), then k.
-func (s *Solver) plainBound(cl *class, cols []resCols, prio int32, j int, n index.NodeID, k *nodeKey) (candidate, uint64) {
-	if m := s.plainVerdict(cols, j, int(n)); m != 0 {
+// columnarBound is evalNode's bound of node n for columnar class cl (cols and
+// threshold j from columnarCols), given the node's bound k from blockKeys:
+// the verdict from the columns (columnarVerdict), then k.
+func (s *Solver) columnarBound(cl *class, cols []resCols, prio int32, j int, n index.NodeID, k *nodeKey) (candidate, uint64) {
+	if m := s.columnarVerdict(cols, j, int(n)); m != 0 {
 		return candidate{}, m
 	}
-	return s.plainCand(cl, prio, j, n, k), 0
+	return s.columnarCand(cl, prio, j, n, k), 0
 }
 
-// plainCand is the bound of candidate node n (plainVerdict 0) from its
+// columnarCand is the bound of candidate node n (columnarVerdict 0) from its
 // key k.
-func (s *Solver) plainCand(cl *class, prio int32, j int, n index.NodeID, k *nodeKey) candidate {
+func (s *Solver) columnarCand(cl *class, prio int32, j int, n index.NodeID, k *nodeKey) candidate {
 	out := candidate{node: n, gen: s.c.Gen[n], pgen: s.pgenOf(n), viol: k.viol(), maxPrio: k.maxPrio(), count: k.count(), sum: k.sum(s.minPrio)}
 	if s.cfg.sw.checkBound != nil {
 		slackPods := s.c.Alloc[index.ResPods][n] - (s.c.Req[index.ResPods][n] - s.c.LowerRequested(j, prio, index.ResPods, n)) - 1
@@ -377,15 +377,15 @@ func (s *Solver) plainCand(cl *class, prio int32, j int, n index.NodeID, k *node
 	return out
 }
 
-// plainNodeBound is evalNode's bound of node n for plain class cl (cols
-// and threshold j from plainCols), from the columns alone: plainVerdict,
+// columnarNodeBound is evalNode's bound of node n for columnar class cl (cols
+// and threshold j from columnarCols), from the columns alone: columnarVerdict,
 // then nodeBound.
-func (s *Solver) plainNodeBound(cl *class, cols []resCols, prio int32, j int, n index.NodeID) (candidate, uint64) {
-	if m := s.plainVerdict(cols, j, int(n)); m != 0 {
+func (s *Solver) columnarNodeBound(cl *class, cols []resCols, prio int32, j int, n index.NodeID) (candidate, uint64) {
+	if m := s.columnarVerdict(cols, j, int(n)); m != 0 {
 		return candidate{}, m
 	}
 	k := s.nodeBound(cl, n, j)
-	return s.plainCand(cl, prio, j, n, &k), 0
+	return s.columnarCand(cl, prio, j, n, &k), 0
 }
 
 // setMasks bounds the nodes of word (block b) with their failure masks.
@@ -412,9 +412,9 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 	gen := s.c.Gen
 	dense := cl.g.dense
 	j := s.c.LowIndex(prio)
-	cols := s.plainCols(cl, j)
+	cols := s.columnarCols(cl, j)
 	// The least bound (one victim at the first threshold) and the next one
-	// (two victims there), for scanLeast; none when not plain.
+	// (two victims there), for scanLeast; none when not columnar.
 	var least, next nodeKey
 	k0 := s.firstThreshold(cl)
 	scan := cols != nil && k0 >= 1 && k0 <= j && !s.cfg.sw.noLeastSample && !ps.sparse
@@ -469,9 +469,9 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 		var mask uint64
 		switch {
 		case cols != nil && top.keys >= 0:
-			cand, mask = s.plainBound(cl, cols, prio, j, n, &ps.keys[top.keys])
+			cand, mask = s.columnarBound(cl, cols, prio, j, n, &ps.keys[top.keys])
 		case cols != nil:
-			cand, mask = s.plainNodeBound(cl, cols, prio, j, n)
+			cand, mask = s.columnarNodeBound(cl, cols, prio, j, n)
 		default:
 			cand, mask = s.evalNode(cl, prio, n, false)
 		}
@@ -510,10 +510,10 @@ func (s *Solver) scanLeast(cl *class, ps *preState, prio int32, j, k0 int, cols 
 	for w := found; w != 0; w &= w - 1 {
 		n := index.NodeID(b*64 + bits.TrailingZeros64(w))
 		ps.bounded[b] |= 1 << (n & 63)
-		m := s.plainVerdict(cols, j, int(n)) // 0: it fits at k0 <= j
+		m := s.columnarVerdict(cols, j, int(n)) // 0: it fits at k0 <= j
 		ps.setMask(n, m)
 		if m == 0 {
-			ps.heap.push(s.plainCand(cl, prio, j, n, least))
+			ps.heap.push(s.columnarCand(cl, prio, j, n, least))
 		}
 	}
 	rest := word &^ found
@@ -814,7 +814,7 @@ func (s *Solver) sampleLeast(cl *class, ps *preState, prio int32, j int, sample 
 	if !ok {
 		return sample, false, floor
 	}
-	cols := s.plainCols(cl, j)
+	cols := s.columnarCols(cl, j)
 	key := makeKey(0, s.c.LowPrio[k0-1], 1)
 	start := len(sample)
 	scanned, sparseWords := 0, defaultSparseWords
@@ -836,10 +836,10 @@ func (s *Solver) sampleLeast(cl *class, ps *preState, prio int32, j int, sample 
 			n := index.NodeID(b*64 + bits.TrailingZeros64(w))
 			var cand candidate
 			if cols != nil {
-				if s.plainVerdict(cols, j, int(n)) != 0 {
+				if s.columnarVerdict(cols, j, int(n)) != 0 {
 					continue // cannot be: it fits at k0 <= j; be safe
 				}
-				cand = s.plainCand(cl, prio, j, n, &key)
+				cand = s.columnarCand(cl, prio, j, n, &key)
 			} else {
 				var mask uint64
 				if cand, mask = s.evalNode(cl, prio, n, false); mask != 0 {

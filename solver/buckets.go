@@ -47,7 +47,7 @@ type buckets struct {
 	// dim; a per-node count past its field's range goes to index).
 	packed map[uint64]int32
 	shift  []uint8
-	// lean: the class keeps its plain nodes in truncated per-domain buckets
+	// lean: the class keeps its bare nodes in truncated per-domain buckets
 	// (see lean.go); topo is the domain dimensions' topology (nil when the
 	// class has none).
 	lean bool
@@ -73,10 +73,10 @@ type bucket struct {
 	members int // fitting nodes in the bucket
 	ignored bool
 	vals    []int32 // per dim: domain id, or the node's count; -1: no key
-	// A lean class's plain bucket (plain > 0: its domain + 2) holds the
+	// A lean class's bare bucket (bare > 0: its domain + 2) holds the
 	// best entries of its fitting nodes, not all: cut is the best entry
 	// left out when truncated (see lean.go).
-	plain     int32
+	bare      int32
 	cut       entry
 	truncated bool
 }
@@ -84,7 +84,7 @@ type bucket struct {
 // useBuckets reports whether cl's scoring may run on buckets.
 func (s *Solver) useBuckets(cl *class) bool {
 	rc := cl.rel
-	return rc != nil && rc.scoring && !s.cfg.plain
+	return rc != nil && rc.scoring && !s.cfg.oneHeap
 }
 
 // singleton reports whether every domain of t is one node.
@@ -329,8 +329,8 @@ func (s *Solver) placeBuckets(cl *class, pid index.PodID) (index.NodeID, int64, 
 		if bk.members == 0 || !s.bucketPasses(cl, b, bk) {
 			continue
 		}
-		if bk.plain > 0 {
-			if !s.livePlain(cl, b, int32(i)) {
+		if bk.bare > 0 {
+			if !s.liveBare(cl, b, int32(i)) {
 				continue
 			}
 		} else {

@@ -73,7 +73,7 @@ func (s *Solver) build(cl *class) {
 	if rc := cl.rel; rc != nil {
 		rc.unpark()
 	}
-	if cl.rel != nil && !cl.scanOnly && !s.cfg.plain && s.buildTwin(cl, keep) {
+	if cl.rel != nil && !cl.scanOnly && !s.cfg.oneHeap && s.buildTwin(cl, keep) {
 		return
 	}
 	if cl.dom != nil {

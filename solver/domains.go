@@ -120,7 +120,7 @@ const minDomainNodes = 8
 // one with fewest domains) and no score that needs every node per pod.
 func (s *Solver) splitDomains(cl *class) {
 	rc := cl.rel
-	if rc == nil || rc.scoring || cl.dom != nil || s.cfg.plain {
+	if rc == nil || rc.scoring || cl.dom != nil || s.cfg.oneHeap {
 		return
 	}
 	best := -1

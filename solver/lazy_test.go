@@ -134,11 +134,11 @@ func lazyMatchesEager(t *testing.T, stream uint64, set func(sw *switches, eager 
 	}
 }
 
-// TestPlainVerdictsMatchEvalNode places random preemption batches with the
-// column verdicts of plain classes (plainVerdicts) and with every node
+// TestColumnarVerdictsMatchEvalNode places random preemption batches with the
+// column verdicts of columnar classes (columnarVerdicts) and with every node
 // evaluated in full, lazily and eagerly bounded: the commits and reasons
 // (their per-node preemption counts) must be the same.
-func TestPlainVerdictsMatchEvalNode(t *testing.T) {
+func TestColumnarVerdictsMatchEvalNode(t *testing.T) {
 	t.Parallel()
 	reasons := map[string]bool{}
 	for seed := range uint64(40) {
@@ -151,7 +151,7 @@ func TestPlainVerdictsMatchEvalNode(t *testing.T) {
 				if c, err = index.Build(in); err != nil {
 					t.Fatal(err)
 				}
-				runs[i] = Solve(c, Config{Seed: seed, sw: switches{eagerBounds: eager, noPlainVerdicts: off}})
+				runs[i] = Solve(c, Config{Seed: seed, sw: switches{eagerBounds: eager, noColumnarVerdicts: off}})
 			}
 			if !slices.Equal(runs[0].Commits, runs[1].Commits) {
 				t.Fatalf("seed %d eager %v: commits differ", seed, eager)
@@ -174,7 +174,7 @@ func TestPlainVerdictsMatchEvalNode(t *testing.T) {
 			}
 		}
 	}
-	// The batches must reach the verdicts plainVerdicts gives (Too many
+	// The batches must reach the verdicts columnarVerdicts gives (Too many
 	// pods only arises on an overcommitted node).
 	for _, part := range []string{"Insufficient cpu", "Insufficient memory", "No preemption victims", "not helpful"} {
 		if !reasons[part] {
@@ -184,7 +184,7 @@ func TestPlainVerdictsMatchEvalNode(t *testing.T) {
 }
 
 // TestKeptVictimsMatchEvaluation places random preemption batches with the
-// victims kept from a plain class's evaluation of the node it takes and
+// victims kept from a columnar class's evaluation of the node it takes and
 // with that node evaluated again: the commits and reasons must be the
 // same (a kept evaluation is only used while the node and its budgets are
 // unchanged, see settle).

@@ -94,7 +94,7 @@ func TestLeastWordMatchesNodeBound(t *testing.T) {
 			if !ok {
 				return
 			}
-			if s.plainCols(cl, j) == nil {
+			if s.columnarCols(cl, j) == nil {
 				ported++
 			}
 			want := makeKey(0, s.c.LowPrio[k0-1], 1)
@@ -286,7 +286,7 @@ func TestRunReprieveMatchesOneByOne(t *testing.T) {
 			for b, word := range cl.g.dense {
 				for w := word; w != 0; w &= w - 1 {
 					n := index.NodeID(b*64 + bits.TrailingZeros64(w))
-					if j < 0 || s.plainCols(cl, j) == nil || s.plainVerdict(s.plainCols(cl, j), j, int(n)) != 0 {
+					if j < 0 || s.columnarCols(cl, j) == nil || s.columnarVerdict(s.columnarCols(cl, j), j, int(n)) != 0 {
 						continue
 					}
 					slackPods := s.c.Alloc[index.ResPods][n] - (s.c.Req[index.ResPods][n] - s.c.LowerRequested(j, prio, index.ResPods, n)) - 1

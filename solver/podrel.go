@@ -1334,7 +1334,7 @@ func (s *Solver) relPlaced(cl *class, p index.PodID, n index.NodeID, delta int32
 // fits and passes the pod-relative filters is scored in full, the
 // pod-relative scores normalised over them, as one scheduling cycle does.
 // The solver does this on buckets (placeBuckets); the scan below runs with
-// Config.plain, as the reference the buckets are tested against.
+// Config.oneHeap, as the reference the buckets are tested against.
 func (s *Solver) placeScored(cl *class, pid index.PodID) (index.NodeID, int64, bool) {
 	rc := cl.rel
 	r := s.rel

@@ -63,7 +63,7 @@ type candidate struct {
 	node    index.NodeID
 	gen     uint32 // node generation when evaluated
 	pgen    uint32 // the node's budget generation when evaluated (see sureViol.gen)
-	// vic is, for an evaluated node of a plain class, 1 + the offset of
+	// vic is, for an evaluated node of a columnar class, 1 + the offset of
 	// its victims (count of them) in preState.vics; 0 when not kept.
 	vic int32
 	// exact is false for a lower bound on the first four criteria (start
@@ -630,7 +630,7 @@ func (s *Solver) startBound(n index.NodeID, maxPrio, prio int32) int64 {
 
 // firstThreshold is the first threshold the bounds try for class cl: 1
 // when no pod is below the lowest one (removing them frees nothing) and
-// the class is plain (no host ports, no pod-relative filter: its pod fits
+// the class is columnar (no host ports, no pod-relative filter: its pod fits
 // no node of its feasible set as it is, or it would not preempt), else 0.
 func (s *Solver) firstThreshold(cl *class) int {
 	c := s.c
@@ -903,11 +903,11 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (candidate, []index.PodID, 
 	} else {
 		s.syncCandidates(cl, ps, prio)
 	}
-	// A plain class's evaluation depends only on the node and the budgets,
+	// A columnar class's evaluation depends only on the node and the budgets,
 	// both unchanged for an entry settle keeps: its victims are kept with
 	// it. Others are evaluated again when taken (pod-relative counters may
 	// have moved).
-	plain := s.plainCols(cl, s.c.LowIndex(prio)) != nil && !s.cfg.sw.noVictimCache
+	columnar := s.columnarCols(cl, s.c.LowIndex(prio)) != nil && !s.cfg.sw.noVictimCache
 	for s.settle(cl, ps, prio) {
 		top := ps.heap[0]
 		ps.heap.pop()
@@ -927,7 +927,7 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (candidate, []index.PodID, 
 		if !top.exact || !sameCand(&fresh, &top) {
 			// A bound, or a PDB budget shrank since: rank the node by its
 			// evaluation.
-			if plain {
+			if columnar {
 				fresh.vic = int32(len(ps.vics)) + 1
 				ps.vics = append(ps.vics, s.pre.vs...)
 			}

@@ -43,9 +43,9 @@ type Config struct {
 	// (anti-)affinity terms of its own (existing pods' terms then count
 	// for nothing).
 	IgnorePreferredTermsOfExistingPods bool
-	// plain turns off domain-split heaps and templates (for the tests that
+	// oneHeap turns off domain-split heaps and templates (for the tests that
 	// compare them with the one-heap scan).
-	plain bool
+	oneHeap bool
 	// noReclaim leaves freed room to the queue's order (for the test that
 	// shows what reclaim prevents).
 	noReclaim bool
@@ -143,9 +143,9 @@ type Result struct {
 	// templates made; bucketed the pods placed on buckets.
 	splitClasses, twinBuilds, templates, bucketed int
 	// countArrays counts the counter arrays made (see countPool);
-	// leanFills and plainRefills the lean bucket fills and the plain
+	// leanFills and bareRefills the lean bucket fills and the bare
 	// buckets rescanned (lean.go).
-	countArrays, leanFills, plainRefills int
+	countArrays, leanFills, bareRefills int
 	// Preemptions counts pods bound after evicting lower-priority pods;
 	// Retried counts pods placed on their second turn (see retry);
 	// Reclaimed the pods placed on room that evictions freed after they
@@ -207,9 +207,9 @@ type Solver struct {
 	// placeBuckets' scratch (buckets.go).
 	liveBuckets []int32
 	// lean buckets' scratch (lean.go).
-	leanFills, plainRefills int
-	leanTouched             []index.NodeID
-	npBuf                   []uint64
+	leanFills, bareRefills int
+	leanTouched            []index.NodeID
+	npBuf                  []uint64
 	// ImageLocality columns by image list, and their scratch (images.go).
 	imageCols            map[string][]uint8
 	imageSum             []int64
@@ -411,7 +411,7 @@ queue:
 	if s.rel != nil {
 		res.countArrays = s.rel.pool.made
 	}
-	res.leanFills, res.plainRefills = s.leanFills, s.plainRefills
+	res.leanFills, res.bareRefills = s.leanFills, s.bareRefills
 
 	// Reasons reflect the final state: pods left pending fit nowhere now.
 	// Reasons only read the cluster: compute them on every processor.

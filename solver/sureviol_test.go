@@ -148,12 +148,12 @@ func TestPreemptionChoiceOptimal(t *testing.T) {
 // batches (budgets running out meanwhile), each block of the class's
 // feasible set: blockKeys must hold nodeBound's bound of every node (the
 // same as nodeBoundSlow's, from fitsAtNode and finishKey), and
-// pop them in keyLess order then by node; plainBound (a refined block's
-// node of a plain class) and plainNodeBound (the others) must equal
+// pop them in keyLess order then by node; columnarBound (a refined block's
+// node of a columnar class) and columnarNodeBound (the others) must equal
 // evalNode's bound and failure bits.
 func TestBlockKeysMatchNodeBounds(t *testing.T) {
 	t.Parallel()
-	blocks, plain, sure := 0, 0, 0
+	blocks, columnar, sure := 0, 0, 0
 	for seed := range uint64(30) {
 		checkChoice := func(s *Solver, cl *class, prio int32, _ candidate) {
 			j := s.c.LowIndex(prio)
@@ -198,21 +198,21 @@ func TestBlockKeysMatchNodeBounds(t *testing.T) {
 				if !slices.Equal(got, want) {
 					t.Fatalf("seed %d block %d: blockKeys\n%+v\nnodeBound\n%+v", seed, b, got, want)
 				}
-				cols := s.plainCols(cl, j)
+				cols := s.columnarCols(cl, j)
 				if cols == nil {
 					continue
 				}
 				for _, k := range got {
 					n := index.NodeID(b*64 + int(k.off))
-					pc, pm := s.plainBound(cl, cols, prio, j, n, &k)
+					pc, pm := s.columnarBound(cl, cols, prio, j, n, &k)
 					ec, em := s.evalNode(cl, prio, n, false)
 					if pm != em || pm == 0 && pc != ec {
-						t.Fatalf("seed %d node %d: plainBound %+v %b, evalNode %+v %b", seed, n, pc, pm, ec, em)
+						t.Fatalf("seed %d node %d: columnarBound %+v %b, evalNode %+v %b", seed, n, pc, pm, ec, em)
 					}
-					if nc, nm := s.plainNodeBound(cl, cols, prio, j, n); nm != em || nm == 0 && nc != ec {
-						t.Fatalf("seed %d node %d: plainNodeBound %+v %b, evalNode %+v %b", seed, n, nc, nm, ec, em)
+					if nc, nm := s.columnarNodeBound(cl, cols, prio, j, n); nm != em || nm == 0 && nc != ec {
+						t.Fatalf("seed %d node %d: columnarNodeBound %+v %b, evalNode %+v %b", seed, n, nc, nm, ec, em)
 					}
-					plain++
+					columnar++
 				}
 			}
 			s.pre.vs = append(s.pre.vs[:0], vs...)
@@ -224,7 +224,7 @@ func TestBlockKeysMatchNodeBounds(t *testing.T) {
 		}
 		Solve(c, Config{Seed: seed, sw: switches{checkChoice: checkChoice}})
 	}
-	if blocks < 1000 || plain < 10000 || sure == 0 {
-		t.Errorf("%d blocks, %d plain bounds, %d nodes with kept pods: the test does not exercise the keys", blocks, plain, sure)
+	if blocks < 1000 || columnar < 10000 || sure == 0 {
+		t.Errorf("%d blocks, %d columnar bounds, %d nodes with kept pods: the test does not exercise the keys", blocks, columnar, sure)
 	}
 }

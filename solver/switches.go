@@ -5,9 +5,9 @@ package solver
 // Config (zero: every acceleration on, no hook), not package variables,
 // so that tests setting them run in parallel with the others.
 type switches struct {
-	// noPlainVerdicts turns plainVerdicts off: every node is evaluated
+	// noColumnarVerdicts turns columnarVerdicts off: every node is evaluated
 	// in full.
-	noPlainVerdicts bool
+	noColumnarVerdicts bool
 	// noLeastSample turns sampleLeast off.
 	noLeastSample bool
 	// sparseWords, when not 0, replaces defaultSparseWords.
