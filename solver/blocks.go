@@ -161,6 +161,10 @@ func (k *nodeKey) sum(minPrio int32) int64 {
 // keyLess orders node keys as betterCand orders bounds (see nodeKey).
 func keyLess(a, b *nodeKey) bool { return a.rank < b.rank }
 
+// blockHeap is the blocks by floor, best first.
+// Hand-written rather than the generic heap (binheap.go): with it for
+// candidates, blocks and keys, BenchmarkPreemption took 7% more CPU
+// (median of 5 interleaved runs of 30 solves, GOMAXPROCS=1: 1.54 s, 1.65 s).
 type blockHeap []blockEnt
 
 func (h *blockHeap) push(e blockEnt) {
@@ -612,7 +616,8 @@ func (s *Solver) blockKeys(cl *class, b int, word uint64, j int, out []nodeKey) 
 }
 
 // keyHeap is a refined block's node bounds not bounded yet, least first
-// (keyLess, then node): a heap, as a block is seldom consumed far.
+// (keyLess, then node): a heap, as a block is seldom consumed far. It is
+// hand-written for the reason candHeap is.
 type keyHeap []nodeKey
 
 func keyBefore(a, b *nodeKey) bool {

@@ -78,6 +78,9 @@ func sameCand(a, b *candidate) bool {
 	return a.viol == b.viol && a.maxPrio == b.maxPrio && a.sum == b.sum && a.count == b.count && a.start == b.start
 }
 
+// Hand-written rather than the generic heap (binheap.go): with it for
+// candidates, blocks and keys, BenchmarkPreemption took 7% more CPU
+// (median of 5 interleaved runs of 30 solves, GOMAXPROCS=1: 1.54 s, 1.65 s).
 type candHeap []candidate
 
 func (h *candHeap) push(c candidate) {
