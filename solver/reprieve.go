@@ -139,7 +139,7 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 			e := &vic[i]
 			isViol := allViol
 			if split {
-				if isViol = viol[i]; isViol != (pass == 0) {
+				if isViol = viol[i]; rules.ReprievePass(isViol) != pass {
 					continue
 				}
 			}
