@@ -6,7 +6,7 @@ SCEN    := .scenarios
 # The oracle checker lives beside the project (../shared/oracle).
 ORACLE_SRC ?= ../shared/oracle
 
-.PHONY: build run test apiserver live-scale bench lint fuzz conformance preemption-compare taint-evict-compare zone-failure-validate clean
+.PHONY: build run test test-long apiserver live-scale bench lint fuzz conformance preemption-compare taint-evict-compare zone-failure-validate clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/kplace
@@ -18,6 +18,12 @@ run: build
 test: apiserver
 	$(GO) vet ./...
 	$(GO) test ./...
+
+# The exhaustive tests whole, where make test takes a sample: every seed of
+# the differential tests and of the session test, every byte of a snapshot
+# flipped, every cut of a truncated JSON file (tens of minutes on 2 cores).
+test-long:
+	$(GO) test -count=1 -timeout 90m ./ingest ./solver ./bench -long
 
 # The kube-apiserver (v1.36.3) and etcd (v3.6.8) the tests against a real
 # API server start (live/livetest): taken from ../shared/apiserver when it is

@@ -393,32 +393,6 @@ func (c *Cluster) DemandOf(p *Pod) Demand {
 	return d
 }
 
-// Fits reports whether d fits on node n now: one more pod, every requested
-// resource, and no host port conflict.
-func (c *Cluster) Fits(n NodeID, d *Demand) bool {
-	if c.Req[ResPods][n]+1 > c.Alloc[ResPods][n] {
-		return false
-	}
-	for _, rv := range d.Req {
-		if c.Req[rv.Res][n]+rv.Val > c.Alloc[rv.Res][n] {
-			return false
-		}
-	}
-	return len(d.Ports) == 0 || !c.PortConflict(n, d.Ports)
-}
-
-// PortConflict reports whether any of ports clashes with one in use on n.
-func (c *Cluster) PortConflict(n NodeID, ports []PortKey) bool {
-	for _, used := range c.Ports[n] {
-		for _, p := range ports {
-			if used.Conflicts(p) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // Bind places pod p on node n with demand d.
 func (c *Cluster) Bind(p PodID, n NodeID, d *Demand) {
 	c.Req[ResPods][n]++

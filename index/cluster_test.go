@@ -81,19 +81,18 @@ func TestBindUnbind(t *testing.T) {
 	}
 	p := &Pod{Requests: ResourceList{{Name: "cpu", Value: 3500}}, HostPorts: []HostPort{{Port: 8080}}}
 	d := c.DemandOf(p)
-	if !c.Fits(0, &d) {
-		t.Fatal("3500m + 500m should fit 4000m")
+	if c.Req[ResCPU][0] != 500 || c.Alloc[ResCPU][0] != 4000 || c.Req[ResPods][0] != 1 {
+		t.Fatalf("before bind: cpu %d of %d, pods %d", c.Req[ResCPU][0], c.Alloc[ResCPU][0], c.Req[ResPods][0])
 	}
 	c.Bind(1, 0, &d)
 	if c.Req[ResCPU][0] != 4000 || c.PodNode[1] != 0 || c.Gen[0] != 1 || len(c.Changes) != 1 {
 		t.Fatalf("after bind: cpu %d node %d gen %d changes %d", c.Req[ResCPU][0], c.PodNode[1], c.Gen[0], len(c.Changes))
 	}
-	small := c.DemandOf(&Pod{})
-	if c.Fits(0, &small) {
-		t.Error("node a holds 2 pods of 2: even an empty pod must not fit")
+	if c.Req[ResPods][0] != 2 || c.Alloc[ResPods][0] != 2 {
+		t.Errorf("node a holds %d pods of %d, want 2 of 2", c.Req[ResPods][0], c.Alloc[ResPods][0])
 	}
-	if !c.PortConflict(0, []PortKey{{IP: "10.0.0.1", Proto: "TCP", Port: 8080}}) {
-		t.Error("a specific IP conflicts with the wildcard port in use")
+	if len(c.Ports[0]) != 2 || !c.Ports[0][1].Conflicts(PortKey{IP: "10.0.0.1", Proto: "TCP", Port: 8080}) {
+		t.Errorf("ports in use on a: %v, want the wildcard 8080 added", c.Ports[0])
 	}
 	c.Unbind(1, &d)
 	if c.Req[ResCPU][0] != 500 || c.PodNode[1] != NoNode || c.Gen[0] != 2 || len(c.Ports[0]) != 1 {

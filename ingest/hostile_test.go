@@ -23,7 +23,8 @@ func smallWindow(t testing.TB, size int) {
 	t.Cleanup(func() { streamWindow = old })
 }
 
-// TestTruncatedJSON cuts a JSON list at many bytes and loads the prefix,
+// TestTruncatedJSON cuts a JSON list at many bytes (every byte with -long)
+// and loads the prefix,
 // sequentially and in parallel, with windows from tiny to the default:
 // every cut is an *Error saying the file is truncated, never a panic (a
 // capture that refilled the window used to slice the buffer with an index
@@ -36,11 +37,14 @@ func TestTruncatedJSON(t *testing.T) {
 	data = bytes.TrimRight(data, " \n") // every shorter prefix is truncated
 	for _, window := range []int{16, 300, 64 << 10} {
 		smallWindow(t, window)
-		step := 3 // most cuts through the tiny window, a sample for the others
+		step := 7 // most cuts through the tiny window, a sample for the others
 		if window > 16 {
-			step = 17
+			step = 43
 		}
-		if testing.Short() {
+		switch {
+		case *long:
+			step = 1 // every cut
+		case testing.Short():
 			step = 41
 		}
 		for _, par := range []int{1, 3} {

@@ -18,6 +18,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
+// long runs the exhaustive tests whole (every byte flipped, every cut):
+// go test -long, make test-long. Without it they take a sample.
+var long = flag.Bool("long", false, "run the exhaustive tests whole, not a sample")
+
 // dump renders an Input as stable, indented JSON; source files are shown
 // by base name without a compression suffix, so compressed copies of a
 // file dump the same.

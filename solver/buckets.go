@@ -6,6 +6,7 @@ import (
 	"math/bits"
 
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
 )
 
 // Bucketed scoring.
@@ -46,7 +47,7 @@ type buckets struct {
 	// dim; a per-node count past its field's range goes to index).
 	packed map[uint64]int32
 	shift  []uint8
-	// lean: the class keeps its plain nodes in truncated per-domain buckets
+	// lean: the class keeps its bare nodes in truncated per-domain buckets
 	// (see lean.go); topo is the domain dimensions' topology (nil when the
 	// class has none).
 	lean bool
@@ -72,10 +73,10 @@ type bucket struct {
 	members int // fitting nodes in the bucket
 	ignored bool
 	vals    []int32 // per dim: domain id, or the node's count; -1: no key
-	// A lean class's plain bucket (plain > 0: its domain + 2) holds the
+	// A lean class's bare bucket (bare > 0: its domain + 2) holds the
 	// best entries of its fitting nodes, not all: cut is the best entry
 	// left out when truncated (see lean.go).
-	plain     int32
+	bare      int32
 	cut       entry
 	truncated bool
 }
@@ -83,7 +84,7 @@ type bucket struct {
 // useBuckets reports whether cl's scoring may run on buckets.
 func (s *Solver) useBuckets(cl *class) bool {
 	rc := cl.rel
-	return rc != nil && rc.scoring && !s.cfg.plain
+	return rc != nil && rc.scoring && !s.cfg.oneHeap
 }
 
 // singleton reports whether every domain of t is one node.
@@ -328,8 +329,8 @@ func (s *Solver) placeBuckets(cl *class, pid index.PodID) (index.NodeID, int64, 
 		if bk.members == 0 || !s.bucketPasses(cl, b, bk) {
 			continue
 		}
-		if bk.plain > 0 {
-			if !s.livePlain(cl, b, int32(i)) {
+		if bk.bare > 0 {
+			if !s.liveBare(cl, b, int32(i)) {
 				continue
 			}
 		} else {
@@ -363,7 +364,7 @@ func (s *Solver) placeBuckets(cl *class, pid index.PodID) (index.NodeID, int64, 
 			if !h.hostname {
 				sz = s.distinctAmong(b, live, j)
 			}
-			weights = append(weights, math.Log(float64(sz+2)))
+			weights = append(weights, rules.NormalizingWeight(sz))
 		}
 		r.weights = weights
 		lo, hi := int64(math.MaxInt64), int64(0)
@@ -384,23 +385,15 @@ func (s *Solver) placeBuckets(cl *class, pid index.PodID) (index.NodeID, int64, 
 				if !b.dims[j].perNode {
 					cnt = b.dims[j].ctr.counts[v]
 				}
-				f += float64(cnt)*weights[j] + float64(h.maxSkew-1)
+				f += rules.ScoreForCount(int64(cnt), h.maxSkew, weights[j])
 			}
-			x := int64(math.Round(f))
+			x := rules.RoundSpread(f)
 			raw = append(raw, x)
 			lo, hi = min(lo, x), max(hi, x)
 		}
 		s.bucketRaw = raw
 		for i, id := range live {
-			v := int64(0)
-			switch {
-			case b.list[id].ignored:
-			case hi == 0:
-				v = maxNodeScore
-			default:
-				v = maxNodeScore * (hi + lo - raw[i]) / hi
-			}
-			add[i] += 2 * v
+			add[i] += rules.SpreadScore(raw[i], lo, hi, b.list[id].ignored)
 		}
 	}
 	anyActive := false
@@ -435,10 +428,8 @@ func (s *Solver) placeBuckets(cl *class, pid index.PodID) (index.NodeID, int64, 
 			lo, hi = min(lo, g), max(hi, g)
 		}
 		s.bucketRaw = raw
-		if hi > lo {
-			for i := range live {
-				add[i] += 2 * int64(float64(maxNodeScore)*(float64(raw[i]-lo)/float64(hi-lo)))
-			}
+		for i := range live {
+			add[i] += rules.PodAffinityScore(raw[i], lo, hi)
 		}
 	}
 	var be entry
@@ -494,11 +485,7 @@ func (s *Solver) bucketPasses(cl *class, b *buckets, bk *bucket) bool {
 		if !ok {
 			return false
 		}
-		m := k.min
-		if k.domains < h.minDomains {
-			m = 0
-		}
-		if cnt+h.self-m > h.maxSkew {
+		if !rules.SkewOK(cnt, h.self, rules.GlobalMin(k.min, k.domains, h.minDomains), h.maxSkew) {
 			return false
 		}
 	}
@@ -517,7 +504,7 @@ func (s *Solver) bucketPasses(cl *class, b *buckets, bk *bucket) bool {
 				empty = false
 			}
 		}
-		if !exist && !(empty && rc.affSelf) {
+		if !rules.AffinityOK(true, exist, empty, rc.affSelf) {
 			return false
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
 )
 
 // Class (re)builds: the one place that looks at every feasible node.
@@ -72,7 +73,7 @@ func (s *Solver) build(cl *class) {
 	if rc := cl.rel; rc != nil {
 		rc.unpark()
 	}
-	if cl.rel != nil && !cl.scanOnly && !s.cfg.plain && s.buildTwin(cl, keep) {
+	if cl.rel != nil && !cl.scanOnly && !s.cfg.oneHeap && s.buildTwin(cl, keep) {
 		return
 	}
 	if cl.dom != nil {
@@ -262,10 +263,11 @@ func (s *Solver) scanScore(cl *class, dense []uint64, w *scanner, lo, hi, keep i
 	}
 }
 
-// fits is index.Cluster.Fits with the pods, cpu and memory columns hoisted.
+// fits is the NodeResourcesFit and NodePorts filters on node n now, with
+// the pods, cpu and memory columns hoisted.
 func (s *Solver) fits(n index.NodeID, cl *class) bool {
 	h := &s.hot[n]
-	if h.usePods >= h.capPods {
+	if !rules.PodsFit(h.usePods, h.capPods) {
 		return false
 	}
 	d := &cl.demand
@@ -279,11 +281,11 @@ func (s *Solver) fits(n index.NodeID, cl *class) bool {
 		default:
 			used, alloc = s.c.Req[rv.Res][n], s.c.Alloc[rv.Res][n]
 		}
-		if used+rv.Val > alloc {
+		if !rules.Fits(used, rv.Val, alloc) {
 			return false
 		}
 	}
-	return len(d.Ports) == 0 || !s.c.PortConflict(n, d.Ports)
+	return len(d.Ports) == 0 || !rules.PortsConflict(s.c.Ports[n], d.Ports)
 }
 
 // prepareStatic takes the class's TaintToleration and NodeAffinity maxima

@@ -12,11 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 )
 
-// Well-known names the filters use.
-const (
-	taintUnschedulable = rules.TaintNodeUnschedulable
-	fieldNodeName      = index.FieldNodeName
-)
+// fieldNodeName is the node field NodeAffinity's matchFields may select on.
+const fieldNodeName = index.FieldNodeName
 
 // group is the static part shared by classes: pods equal in tolerations,
 // node selector and node affinity have the same feasible nodes, rejection
@@ -271,9 +268,6 @@ func (e *keyEncoder) encode(p *index.Pod) ([]byte, int) {
 	return e.buf, static
 }
 
-// tolerates reports whether any of tols tolerates taint.
-func tolerates(tols []index.Toleration, taint *index.Taint) bool { return index.Tolerates(tols, taint) }
-
 // newGroup computes the static feasibility, rejection counts and scoring
 // inputs of p's group.
 func newGroup(c *index.Cluster, p *index.Pod) *group {
@@ -385,7 +379,7 @@ func (m *memo) taintSets(c *index.Cluster, tols []index.Toleration, enc *keyEnco
 	return memoized(&m.mu, m.taints, enc.buf, func() *taintSets {
 		ts := &taintSets{bad: c.UntoleratedNodes(tols)}
 		for i := range c.Taints {
-			if t := &c.Taints[i]; t.Effect == index.EffectPreferNoSchedule && !toleratesPreferNoSchedule(tols, t) {
+			if t := &c.Taints[i]; t.Effect == index.EffectPreferNoSchedule && !rules.ToleratesPreferNoSchedule(tols, t) {
 				ts.pns = append(ts.pns, c.TaintNodes[i])
 			}
 		}
@@ -464,8 +458,7 @@ func (g *group) initNamed(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncod
 	var dense []uint64
 	lo, hi := 0, len(all)
 	g.tols = p.Tolerations
-	unschedTaint := index.Taint{Key: taintUnschedulable, Effect: index.EffectNoSchedule}
-	g.unschedTol = tolerates(p.Tolerations, &unschedTaint)
+	g.unschedTol = rules.UnschedulableFilter(true, p.Tolerations) == rules.None
 	names, conflict, named := preFilterNames(c, p)
 	if named && names.GetCardinality() <= maxNamed {
 		dense = make([]uint64, len(all))
@@ -577,47 +570,14 @@ func (g *group) initNamed(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncod
 	}
 }
 
-// toleratesPreferNoSchedule applies TaintToleration's scoring rule: only
-// tolerations with an empty or PreferNoSchedule effect count.
-func toleratesPreferNoSchedule(tols []index.Toleration, taint *index.Taint) bool {
-	return rules.ToleratesPreferNoSchedule(tols, taint)
-}
-
-// preFilterNames mirrors NodeAffinity's PreFilter: when every required term
-// has matchFields metadata.name In requirements, the union over terms of the
-// intersection of their value sets, restricted to existing nodes. ok is
-// false when there is no such restriction; conflict is true when the name
-// sets are disjoint (decided on names, before unknown nodes are dropped).
+// preFilterNames is NodeAffinity's PreFilter (rules.PreFilterNodeNames)
+// restricted to existing nodes. ok is false when there is no such
+// restriction; conflict is true when the name sets are disjoint (decided
+// on names, before unknown nodes are dropped).
 func preFilterNames(c *index.Cluster, p *index.Pod) (names *roaring.Bitmap, conflict, ok bool) {
-	if !p.HasRequired || len(p.RequiredTerms) == 0 {
+	union, conflict, ok := rules.PreFilterNodeNames(p)
+	if !ok {
 		return nil, false, false
-	}
-	var union map[string]struct{}
-	for i := range p.RequiredTerms {
-		var inter map[string]struct{}
-		for _, r := range p.RequiredTerms[i].MatchFields {
-			if r.Key != fieldNodeName || r.Operator != index.SelIn {
-				continue
-			}
-			s := make(map[string]struct{}, len(r.Values))
-			for _, v := range r.Values {
-				if inter == nil {
-					s[v] = struct{}{}
-				} else if _, in := inter[v]; in {
-					s[v] = struct{}{}
-				}
-			}
-			inter = s
-		}
-		if inter == nil {
-			return nil, false, false
-		}
-		if union == nil {
-			union = map[string]struct{}{}
-		}
-		for v := range inter {
-			union[v] = struct{}{}
-		}
 	}
 	names = roaring.New()
 	for v := range union {
@@ -625,7 +585,7 @@ func preFilterNames(c *index.Cluster, p *index.Pod) (names *roaring.Bitmap, conf
 			names.Add(id)
 		}
 	}
-	return names, len(union) == 0, true
+	return names, conflict, true
 }
 
 // requiredNodes returns the nodes matching p's nodeSelector and required node

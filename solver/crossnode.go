@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
 )
 
 // Cross-node preemption (Config.CrossNodePreemption), beyond
@@ -127,11 +128,7 @@ func (s *Solver) crossEval(rc *relClass, n index.NodeID, prio int32) (candidate,
 		need := int(k.counts[d])
 		if f == relSpread {
 			h := &rc.hard[j]
-			m := k.min
-			if k.domains < h.minDomains {
-				m = 0
-			}
-			need = int(k.counts[d] + h.self - m - h.maxSkew)
+			need = int(rules.SkewExcess(k.counts[d], h.self, rules.GlobalMin(k.min, k.domains, h.minDomains), h.maxSkew))
 		}
 		before := len(vs)
 		list := s.domainPods(id, d)

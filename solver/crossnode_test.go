@@ -9,6 +9,7 @@ import (
 )
 
 func TestCrossNodeAntiAffinity(t *testing.T) {
+	t.Parallel()
 	// web's zone anti-affinity rejects zone a for db, which runs on n2,
 	// too small for web; zone b's node is too small as well. Only evicting
 	// db from n2 lets web onto n1.
@@ -50,6 +51,7 @@ func TestCrossNodeAntiAffinity(t *testing.T) {
 }
 
 func TestCrossNodeExistingAntiAffinity(t *testing.T) {
+	t.Parallel()
 	// guard on n2 repels web from its whole zone.
 	nodes := []index.Node{zoned("n1", "a").obj(), zoned("n2", "a").alloc("cpu", 200).obj(), zoned("n3", "b").alloc("cpu", 100).obj()}
 	in := &index.Input{Nodes: nodes, Pods: []index.Pod{
@@ -61,6 +63,7 @@ func TestCrossNodeExistingAntiAffinity(t *testing.T) {
 }
 
 func TestCrossNodeSpread(t *testing.T) {
+	t.Parallel()
 	// Zone a counts two web pods (on n2, too small for the new one), zone
 	// b none and its node is too small: n1 fails only the skew (2+1-0 >
 	// 2). Evicting one web pod of zone a is enough: the least important.
@@ -81,6 +84,7 @@ func TestCrossNodeSpread(t *testing.T) {
 }
 
 func TestCrossNodeCheapest(t *testing.T) {
+	t.Parallel()
 	// Zone a is blocked by a db pod of priority 30 on a small node, zone b
 	// by one of priority 20: zone b's is the cheaper victim; with its
 	// budget spent, zone a's (no PDB violation beats lower priority).
@@ -105,6 +109,7 @@ func TestCrossNodeCheapest(t *testing.T) {
 }
 
 func TestCrossNodeAgainstNodeLocal(t *testing.T) {
+	t.Parallel()
 	// Zone a: dbA1 on n1 itself and dbA2 on the small n2; zone b: dbB on
 	// n3. kube-scheduler's preemption can only use n3 (evict dbB); the
 	// cross-node one may clear zone a (evict dbA1 and dbA2) for n1. The
@@ -138,6 +143,7 @@ func TestCrossNodeAgainstNodeLocal(t *testing.T) {
 }
 
 func TestCrossNodeWithRequeue(t *testing.T) {
+	t.Parallel()
 	// The cross-node victim goes back in the queue and lands in zone b.
 	db := sel("app", "db")
 	nodes := []index.Node{

@@ -71,6 +71,7 @@ func pcg(seed, stream uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, str
 // (RandomRelCluster), and preemption under PodDisruptionBudgets on up to
 // 264 nodes (PreemptionInput).
 func TestDifferentialRandom(t *testing.T) {
+	t.Parallel()
 	var ta tally
 	for seed := range seeds(40, 8) {
 		nodes, pods := solver.RandomCluster(pcg(seed, 99))

@@ -48,6 +48,7 @@ func evictionOrderInput() *index.Input {
 // when some violate a budget and some do not); the fast solver evicts them
 // in reprieve order, the budget-violating ones first.
 func TestKnownDivergenceEvictionOrder(t *testing.T) {
+	t.Parallel()
 	knownDivergence(t, evictionOrderInput, []string{"evict b@n1<-p", "evict a@n1<-p", "bind p@n1"},
 		"a preemption's Evictions come in reprieve order (PDB-violating victims first), not kube-scheduler's victim order (most important first)")
 }
@@ -96,6 +97,7 @@ func startTieInput() *index.Input {
 // (here n1, by the class's first preemption) is bounded again but not
 // evaluated, and loses the tie to an evaluated node with an earlier start.
 func TestKnownDivergencePreemptionStartTie(t *testing.T) {
+	t.Parallel()
 	knownDivergence(t, startTieInput, []string{"evict v1b@n1<-p1", "bind p1@n1", "evict v1c@n1<-p2", "bind p2@n1"},
 		"the start-time criterion of the preemption node ignores nodes changed since the class built its candidates")
 }
@@ -128,6 +130,7 @@ func normalisationInput() *index.Input {
 // the whole NodeAffinity score (660 against nC's 463; oracle schedule
 // binds p to nB three runs out of three).
 func TestKnownDivergenceNormalisation(t *testing.T) {
+	t.Parallel()
 	knownDivergence(t, normalisationInput, []string{"bind p@nB"},
 		"TaintToleration and NodeAffinity scores are normalised over the nodes that fit before the pod-relative filters, not over the nodes that pass every filter")
 }

@@ -4,6 +4,7 @@ import (
 	"math/bits"
 
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
 )
 
 // Domain-split heaps.
@@ -119,7 +120,7 @@ const minDomainNodes = 8
 // one with fewest domains) and no score that needs every node per pod.
 func (s *Solver) splitDomains(cl *class) {
 	rc := cl.rel
-	if rc == nil || rc.scoring || cl.dom != nil || s.cfg.plain {
+	if rc == nil || rc.scoring || cl.dom != nil || s.cfg.oneHeap {
 		return
 	}
 	best := -1
@@ -274,11 +275,7 @@ func (ds *domSplit) wakeDomains() {
 func (ds *domSplit) allowed(rc *relClass, d int32) bool {
 	h := &rc.hard[ds.j]
 	k := ds.ctr
-	m := k.min
-	if k.domains < h.minDomains {
-		m = 0
-	}
-	return k.counts[d]+h.self-m <= h.maxSkew
+	return rules.SkewOK(k.counts[d], h.self, rules.GlobalMin(k.min, k.domains, h.minDomains), h.maxSkew)
 }
 
 // placeDom picks the best node of a domain-split class that passes every
@@ -390,7 +387,7 @@ func (s *Solver) materialize(cl *class, d int32) {
 	}
 	k := domKeep(max(cl.pods, 16), len(ds.heaps))
 	before := len(ds.heaps[d])
-	h, rest, more := s.take(&t.heaps[d], &t.entries, ds.heaps[d], before+k, func(e entry) (int, int) { return s.checkSkip(cl.rel, e.node, ds.j) }, cl.rel)
+	h, rest, more := s.take(&t.heaps[d], &t.entries, ds.heaps[d], before+k, func(e entry) (rules.Reason, int) { return s.checkSkip(cl.rel, e.node, ds.j) }, cl.rel)
 	if before > 0 {
 		h.init() // the entries sync pushed come first
 	}

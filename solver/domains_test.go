@@ -9,14 +9,15 @@ import (
 	"github.com/kplace/kplace/index"
 )
 
-// TestSplitAndTemplatesMatchPlain solves random spread clusters twice, with
+// TestSplitAndTemplatesMatchOneHeap solves random spread clusters twice, with
 // the domain-split heaps and templates and with one scanned heap per class,
 // and asserts the same commits (node, victims, order) and the same pending
 // reasons: both must pick the best node that passes every filter. Larger
 // clusters make classes split by zone (8 or more nodes per zone) and many
 // twins; priorities make some pods preempt, some runs requeue evicted pods
 // or preempt across nodes.
-func TestSplitAndTemplatesMatchPlain(t *testing.T) {
+func TestSplitAndTemplatesMatchOneHeap(t *testing.T) {
+	t.Parallel()
 	split, twins := 0, 0
 	for seed := range uint64(40) {
 		minNodes, span := 10, 40
@@ -32,7 +33,7 @@ func TestSplitAndTemplatesMatchPlain(t *testing.T) {
 		}
 		cfg := Config{Seed: seed, RequeueEvicted: seed%4 == 3, CrossNodePreemption: seed%3 == 2}
 		res := Solve(cluster(t, nodes, pods), cfg)
-		cfg.plain = true
+		cfg.oneHeap = true
 		plain := Solve(cluster(t, nodes, pods), cfg)
 		sameResult(t, seed, res, plain)
 		split += res.splitClasses
@@ -48,6 +49,7 @@ func TestSplitAndTemplatesMatchPlain(t *testing.T) {
 // TestTopologyMembers checks the per-domain node lists the split heaps
 // rebuild from.
 func TestTopologyMembers(t *testing.T) {
+	t.Parallel()
 	c := cluster(t, []index.Node{
 		makeNode("n0").label("zone", "b").obj(), makeNode("n1").obj(),
 		makeNode("n2").label("zone", "a").obj(), makeNode("n3").label("zone", "b").obj(),
@@ -64,13 +66,14 @@ func TestTopologyMembers(t *testing.T) {
 	}
 }
 
-// TestBucketsMatchPlain compares bucketed scoring with placeScored's scan
-// (Config.plain) on random clusters where pods also have ScheduleAnyway
+// TestBucketsMatchOneHeap compares bucketed scoring with placeScored's scan
+// (Config.oneHeap) on random clusters where pods also have ScheduleAnyway
 // constraints and preferred (anti-)affinity, and running pods carry
 // preferred and required affinity terms that select pending pods: the same
 // commits and pending reasons, as the buckets must pick the node the scan
 // picks.
-func TestBucketsMatchPlain(t *testing.T) {
+func TestBucketsMatchOneHeap(t *testing.T) {
+	t.Parallel()
 	bucketed := 0
 	for seed := range uint64(40) {
 		minNodes, span := 10, 40
@@ -112,7 +115,7 @@ func TestBucketsMatchPlain(t *testing.T) {
 		}
 		cfg := Config{Seed: seed, RequeueEvicted: seed%4 == 3}
 		res := Solve(cluster(t, nodes, pods), cfg)
-		cfg.plain = true
+		cfg.oneHeap = true
 		plain := Solve(cluster(t, nodes, pods), cfg)
 		sameResult(t, seed, res, plain)
 		bucketed += res.bucketed
@@ -136,7 +139,7 @@ func sameResult(t *testing.T, seed uint64, res, plain *Result) {
 		t.Fatalf("seed %d: %d commits, plain %d", seed, len(res.Commits), len(plain.Commits))
 	}
 	if fmt.Sprint(res.Pending) != fmt.Sprint(plain.Pending) {
-		t.Fatalf("seed %d: pending differs:\n%v\nplain:\n%v", seed, res.Pending, plain.Pending)
+		t.Fatalf("seed %d: pending differs:\n%v\nbare:\n%v", seed, res.Pending, plain.Pending)
 	}
 }
 
@@ -146,6 +149,7 @@ func sameResult(t *testing.T, seed uint64, res, plain *Result) {
 // so a handful of arrays serve all 40 counters, and every placement kept
 // the hostname skew (one pod per node per deployment).
 func TestCountArraysReused(t *testing.T) {
+	t.Parallel()
 	c, err := index.Build(spreadInput(2000, 5, 20*300))
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
 )
 
 const (
@@ -16,6 +17,7 @@ const (
 )
 
 func TestToleratesTaint(t *testing.T) {
+	t.Parallel()
 	taint := index.Taint{Key: "key1", Value: "value1", Effect: NS}
 	f := func(tol index.Toleration, taint index.Taint, want bool) {
 		t.Helper()
@@ -52,6 +54,7 @@ func TestToleratesTaint(t *testing.T) {
 // NoSchedule and NoExecute and key2=value2:NoSchedule; a pod tolerating only
 // the first two cannot land there.
 func TestSeedThreeTaints(t *testing.T) {
+	t.Parallel()
 	tolerations := func(b *podB) *podB {
 		return b.tol("key1", "Equal", "value1", NS).tol("key1", "Equal", "value1", NE)
 	}
@@ -76,6 +79,7 @@ func TestSeedThreeTaints(t *testing.T) {
 }
 
 func TestTaintFilter(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		taint index.Taint
@@ -111,6 +115,7 @@ func TestTaintFilter(t *testing.T) {
 }
 
 func TestUnschedulableNodes(t *testing.T) {
+	t.Parallel()
 	nodes := []index.Node{
 		makeNode("cordoned").unschedulable().obj(),
 		makeNode("tainted").taint("dedicated", "x", NS).obj(),
@@ -134,6 +139,7 @@ func TestUnschedulableNodes(t *testing.T) {
 }
 
 func TestPreferNoScheduleSteers(t *testing.T) {
+	t.Parallel()
 	nodes := []index.Node{
 		makeNode("soft-tainted").taint("spot", "true", PN).obj(),
 		makeNode("clean").obj(),
@@ -169,6 +175,7 @@ func affinityNodes() []index.Node {
 }
 
 func TestNodeAffinityFilter(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		pod  *podB
@@ -222,15 +229,10 @@ func naiveFeasible(c *index.Cluster, p *index.Pod) []string {
 	var out []string
 	for i := range c.Nodes {
 		n := &c.Nodes[i]
-		if n.Unschedulable && !tolerates(p.Tolerations, &index.Taint{Key: taintUnschedulable, Effect: NS}) {
+		if rules.UnschedulableFilter(n.Unschedulable, p.Tolerations) != rules.None {
 			continue
 		}
-		ok := true
-		for j := range n.Taints {
-			if (n.Taints[j].Effect == NS || n.Taints[j].Effect == NE) && !tolerates(p.Tolerations, &n.Taints[j]) {
-				ok = false
-			}
-		}
+		ok := rules.TaintFilter(n.Taints, p.Tolerations) == rules.None
 		for k, v := range p.NodeSelector {
 			if got, has := n.Labels[k]; !has || got != v {
 				ok = false
@@ -308,6 +310,7 @@ func naiveTerm(n *index.Node, t *index.NodeSelectorTerm) bool {
 }
 
 func TestPreFilterNodeNames(t *testing.T) {
+	t.Parallel()
 	nodes := []index.Node{makeNode("n1").unschedulable().obj(), makeNode("n2").obj(), makeNode("n3").obj()}
 	got, _, _ := solve(t, nodes, []index.Pod{
 		makePod("to-cordoned").fieldTerm(req("metadata.name", "In", "n1")).obj(),
@@ -327,6 +330,7 @@ func TestPreFilterNodeNames(t *testing.T) {
 }
 
 func TestResourceFit(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		node *nodeB
@@ -358,6 +362,7 @@ func TestResourceFit(t *testing.T) {
 }
 
 func TestResourcesConsumedInOrder(t *testing.T) {
+	t.Parallel()
 	// Two nodes of 1 cpu; three pods of 600m: the third fits nowhere, and
 	// the bound pod already on n1 counts.
 	nodes := []index.Node{makeNode("n1").alloc("cpu", 1000).obj(), makeNode("n2").alloc("cpu", 1000).obj()}
@@ -382,6 +387,7 @@ func TestResourcesConsumedInOrder(t *testing.T) {
 }
 
 func TestHostPorts(t *testing.T) {
+	t.Parallel()
 	nodes := []index.Node{makeNode("n1").obj(), makeNode("n2").obj()}
 	pods := []index.Pod{
 		makePod("running").hostPort(8080).on("n1").obj(),
@@ -402,6 +408,7 @@ func TestHostPorts(t *testing.T) {
 }
 
 func TestPortConflictRules(t *testing.T) {
+	t.Parallel()
 	f := func(a, b index.PortKey, want bool) {
 		t.Helper()
 		nodes := []index.Node{makeNode("n").obj()}
@@ -423,6 +430,7 @@ func TestPortConflictRules(t *testing.T) {
 }
 
 func TestPriorityOrder(t *testing.T) {
+	t.Parallel()
 	nodes := []index.Node{makeNode("n").alloc("cpu", 1000).obj()}
 	pods := []index.Pod{
 		makePod("low-old").req("cpu", 1000).priority(10).created(100).obj(),
@@ -443,6 +451,7 @@ func TestPriorityOrder(t *testing.T) {
 }
 
 func TestUnsupportedAndGated(t *testing.T) {
+	t.Parallel()
 	nodes := []index.Node{makeNode("n").obj()}
 	got, _, res := solve(t, nodes, []index.Pod{
 		makePod("pvc").unsupported("volumes").obj(),
@@ -460,6 +469,7 @@ func TestUnsupportedAndGated(t *testing.T) {
 }
 
 func TestFitMessageSortsAsStrings(t *testing.T) {
+	t.Parallel()
 	got := FitMessage(12, map[string]int{"node(s) had untolerated taint(s)": 2, "Insufficient cpu": 10})
 	want := "0/12 nodes are available: 10 Insufficient cpu, 2 node(s) had untolerated taint(s)."
 	if got != want {
@@ -473,6 +483,7 @@ func TestFitMessageSortsAsStrings(t *testing.T) {
 }
 
 func TestNoNodes(t *testing.T) {
+	t.Parallel()
 	got, _, _ := solve(t, nil, []index.Pod{makePod("p").obj()})
 	if got["p"] != "no nodes available to schedule pods" {
 		t.Errorf("got %q", got["p"])

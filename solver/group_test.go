@@ -18,6 +18,7 @@ import (
 // add node selectors and label expressions, and name one to three nodes
 // (some unknown) in one or two terms.
 func TestNamedWindowMatchesFullInit(t *testing.T) {
+	t.Parallel()
 	windows := 0
 	for seed := range uint64(200) {
 		r := rand.New(rand.NewPCG(seed, 31))
@@ -99,6 +100,7 @@ func TestNamedWindowMatchesFullInit(t *testing.T) {
 // through its nonzero list (or whole when the list overflowed), must be all
 // zeros, and the nonzero list must have named every node left nonzero.
 func TestCountArrayGivenBackClear(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(50) {
 		r := rand.New(rand.NewPCG(seed, 3))
 		nodes := 64 + r.IntN(2000)

@@ -11,6 +11,7 @@ import (
 // pod lands on one of them, with 52 more than the third would score; the
 // pods of two workloads with that image share one column of scores.
 func TestImageLocality(t *testing.T) {
+	t.Parallel()
 	img := []index.NodeImage{{Names: []string{"registry/big:1"}, Size: 800 << 20}}
 	n1, n3 := makeNode("n1").obj(), makeNode("n3").obj()
 	n1.Images, n3.Images = img, img
@@ -47,6 +48,7 @@ func TestImageLocality(t *testing.T) {
 // TestImagesWithoutNodeImages: when no node lists images, the pods'
 // images do not split classes (ImageLocality is 0 everywhere).
 func TestImagesWithoutNodeImages(t *testing.T) {
+	t.Parallel()
 	nodes := []index.Node{makeNode("n1").obj(), makeNode("n2").obj()}
 	var pods []index.Pod
 	for _, im := range []string{"x:1", "y:1"} {

@@ -93,27 +93,28 @@ func preemptionInputSized(r *rand.Rand, nNodes, nDeploy int) *index.Input {
 // nodes bounded block by block as the heap needs them and with every node
 // bounded at each build: the commits and reasons must be the same.
 func TestLazyBoundsMatchEager(t *testing.T) {
-	defer func(e bool) { eagerBounds = e }(eagerBounds)
-	lazyMatchesEager(t, 5, func(eager bool) { eagerBounds = eager })
+	t.Parallel()
+	lazyMatchesEager(t, 5, func(sw *switches, eager bool) { sw.eagerBounds = eager })
 }
 
 // lazyMatchesEager places 60 random preemption batches (preemptionInput,
-// PCG stream) with set(false) and with set(true): the commits and the
+// PCG stream) with set(sw, false) and with set(sw, true): the commits and the
 // pending pods with their reasons must be the same, and the batches must
 // evict at least 500 pods in all.
-func lazyMatchesEager(t *testing.T, stream uint64, set func(eager bool)) {
+func lazyMatchesEager(t *testing.T, stream uint64, set func(sw *switches, eager bool)) {
 	t.Helper()
 	evictions := 0
 	for seed := range uint64(60) {
 		var runs [2]*Result
 		for i, eager := range []bool{false, true} {
-			set(eager)
+			cfg := Config{Seed: seed}
+			set(&cfg.sw, eager)
 			in := preemptionInput(rand.New(rand.NewPCG(seed, stream)))
 			c, err := index.Build(in)
 			if err != nil {
 				t.Fatal(err)
 			}
-			runs[i] = Solve(c, Config{Seed: seed})
+			runs[i] = Solve(c, cfg)
 		}
 		lazy, eager := runs[0], runs[1]
 		if !slices.Equal(lazy.Commits, eager.Commits) {
@@ -133,25 +134,24 @@ func lazyMatchesEager(t *testing.T, stream uint64, set func(eager bool)) {
 	}
 }
 
-// TestPlainVerdictsMatchEvalNode places random preemption batches with the
-// column verdicts of plain classes (plainVerdicts) and with every node
+// TestColumnarVerdictsMatchEvalNode places random preemption batches with the
+// column verdicts of columnar classes (columnarVerdicts) and with every node
 // evaluated in full, lazily and eagerly bounded: the commits and reasons
 // (their per-node preemption counts) must be the same.
-func TestPlainVerdictsMatchEvalNode(t *testing.T) {
-	defer func(e, p bool) { eagerBounds, noPlainVerdicts = e, p }(eagerBounds, noPlainVerdicts)
+func TestColumnarVerdictsMatchEvalNode(t *testing.T) {
+	t.Parallel()
 	reasons := map[string]bool{}
 	for seed := range uint64(40) {
 		for _, eager := range []bool{false, true} {
 			var runs [2]*Result
 			var c *index.Cluster
 			for i, off := range []bool{false, true} {
-				eagerBounds, noPlainVerdicts = eager, off
 				in := preemptionInputSized(rand.New(rand.NewPCG(seed, 9)), 60, 40)
 				var err error
 				if c, err = index.Build(in); err != nil {
 					t.Fatal(err)
 				}
-				runs[i] = Solve(c, Config{Seed: seed})
+				runs[i] = Solve(c, Config{Seed: seed, sw: switches{eagerBounds: eager, noColumnarVerdicts: off}})
 			}
 			if !slices.Equal(runs[0].Commits, runs[1].Commits) {
 				t.Fatalf("seed %d eager %v: commits differ", seed, eager)
@@ -174,7 +174,7 @@ func TestPlainVerdictsMatchEvalNode(t *testing.T) {
 			}
 		}
 	}
-	// The batches must reach the verdicts plainVerdicts gives (Too many
+	// The batches must reach the verdicts columnarVerdicts gives (Too many
 	// pods only arises on an overcommitted node).
 	for _, part := range []string{"Insufficient cpu", "Insufficient memory", "No preemption victims", "not helpful"} {
 		if !reasons[part] {
@@ -184,21 +184,21 @@ func TestPlainVerdictsMatchEvalNode(t *testing.T) {
 }
 
 // TestKeptVictimsMatchEvaluation places random preemption batches with the
-// victims kept from a plain class's evaluation of the node it takes and
+// victims kept from a columnar class's evaluation of the node it takes and
 // with that node evaluated again: the commits and reasons must be the
 // same (a kept evaluation is only used while the node and its budgets are
 // unchanged, see settle).
 func TestKeptVictimsMatchEvaluation(t *testing.T) {
-	defer func(e bool) { noVictimCache = e }(noVictimCache)
-	lazyMatchesEager(t, 37, func(eager bool) { noVictimCache = eager })
+	t.Parallel()
+	lazyMatchesEager(t, 37, func(sw *switches, eager bool) { sw.noVictimCache = eager })
 }
 
 // TestListUpkeepMatchesRebuild places random preemption batches with the
 // node pod lists kept up to date on every bind and eviction and with them
 // rebuilt after each change: the commits and reasons must be the same.
 func TestListUpkeepMatchesRebuild(t *testing.T) {
-	defer func(e bool) { noListUpkeep = e }(noListUpkeep)
-	lazyMatchesEager(t, 41, func(eager bool) { noListUpkeep = eager })
+	t.Parallel()
+	lazyMatchesEager(t, 41, func(sw *switches, eager bool) { sw.noListUpkeep = eager })
 }
 
 // samePending compares two pending entries by pod, kind and reason (the

@@ -14,15 +14,15 @@ import (
 // classes in proportion to n, and filling each at tens of nanoseconds a
 // node makes the solve grow as n².
 //
-// Most of a class's nodes are plain: every per-node dimension (a hostname
+// Most of a class's nodes are bare: every per-node dimension (a hostname
 // count) is 0 there, because the class's workload has few pods. The bucket
-// of a plain node depends on its domain of the domain dimensions alone
+// of a bare node depends on its domain of the domain dimensions alone
 // (they share one topology, zone say, or there is none), so a lean class
-// keeps, per domain, one plain bucket holding only its best entries, cut
+// keeps, per domain, one bare bucket holding only its best entries, cut
 // as domain-split heaps cut theirs, and the exact count of its fitting
 // nodes (the PodTopologySpread weights read counts, not nodes). Nodes that
-// are not plain are kept whole in buckets of their own, as in a full fill.
-// A plain bucket whose entries ran out while its cut may hold its best node
+// are not bare are kept whole in buckets of their own, as in a full fill.
+// A bare bucket whose entries ran out while its cut may hold its best node
 // is rescanned alone, from its domain's nodes.
 //
 // A fill then costs a fit test per feasible node and a score for the few
@@ -36,18 +36,18 @@ import (
 type leanState struct {
 	// fit has a bit per feasible node that fits the class now.
 	fit []uint64
-	// explicit holds the bucket of every fitting node that is not plain.
+	// explicit holds the bucket of every fitting node that is not bare.
 	explicit map[index.NodeID]int32
-	// plainOf[ignored][d+1] is the plain bucket of domain d (-1 for the
+	// bareOf[ignored][d+1] is the bare bucket of domain d (-1 for the
 	// nodes lacking the key), -1 until made.
-	plainOf [2][]int32
+	bareOf [2][]int32
 	// ttHist and naHist count the fitting nodes per raw TaintToleration
 	// and NodeAffinity value (nil when the group has no such column).
 	ttHist, naHist []int32
 }
 
-// isPlain reports whether every per-node dimension of b is 0 on node n.
-func (s *Solver) isPlain(b *buckets, n index.NodeID) bool {
+// isBare reports whether every per-node dimension of b is 0 on node n.
+func (s *Solver) isBare(b *buckets, n index.NodeID) bool {
 	for i := range b.dims {
 		dm := &b.dims[i]
 		switch k := dm.ctr; {
@@ -71,9 +71,9 @@ func ignoredAt(cl *class, n index.NodeID) bool {
 	return elig != nil && elig[n>>6]&(1<<(n&63)) == 0
 }
 
-// plainBucket returns plain node n's bucket, made if new, and its slot:
+// bareBucket returns bare node n's bucket, made if new, and its slot:
 // ignored*(domains) + its domain + 1 (0: the nodes lacking the key).
-func (s *Solver) plainBucket(cl *class, b *buckets, n index.NodeID) (int, int32) {
+func (s *Solver) bareBucket(cl *class, b *buckets, n index.NodeID) (int, int32) {
 	pd := int32(0)
 	if b.topo != nil {
 		pd = b.topo.Of[n] + 1
@@ -82,21 +82,21 @@ func (s *Solver) plainBucket(cl *class, b *buckets, n index.NodeID) (int, int32)
 	if ignoredAt(cl, n) {
 		ig = 1
 	}
-	slot := &b.ln.plainOf[ig][pd]
+	slot := &b.ln.bareOf[ig][pd]
 	if *slot < 0 {
 		s.valuesOf(b, n)
 		*slot = b.newBucket(ig == 1)
-		b.list[*slot].plain = pd + 1
+		b.list[*slot].bare = pd + 1
 	}
-	return ig*len(b.ln.plainOf[0]) + int(pd), *slot
+	return ig*len(b.ln.bareOf[0]) + int(pd), *slot
 }
 
 // fillLean builds lean class cl's buckets b: which feasible nodes fit (a
 // word at a time through roomLevels, testing only the nodes whose free
-// room is near the request), the plain buckets' counts (per domain, a word
+// room is near the request), the bare buckets' counts (per domain, a word
 // at a time through the domains' bitsets), the raw value counts and the
-// entries of the nodes that are not plain. A plain bucket finds its best
-// entries on its first use (livePlain), through the bound index.
+// entries of the nodes that are not bare. A bare bucket finds its best
+// entries on its first use (liveBare), through the bound index.
 func (s *Solver) fillLean(cl *class, b *buckets) {
 	s.leanFills++
 	g := cl.g
@@ -106,10 +106,10 @@ func (s *Solver) fillLean(cl *class, b *buckets) {
 	if b.topo != nil {
 		domains += len(b.topo.Size)
 	}
-	for i := range ln.plainOf {
-		ln.plainOf[i] = make([]int32, domains)
-		for d := range ln.plainOf[i] {
-			ln.plainOf[i][d] = -1
+	for i := range ln.bareOf {
+		ln.bareOf[i] = make([]int32, domains)
+		for d := range ln.bareOf[i] {
+			ln.bareOf[i][d] = -1
 		}
 	}
 	if g.rawTT != nil {
@@ -120,7 +120,7 @@ func (s *Solver) fillLean(cl *class, b *buckets) {
 	}
 	ws := s.scanners(g.feasCard)
 	s.parallel(ws, ln.fit, func(_ *scanner, lo, hi int) { s.fitWords(cl, ln.fit, lo, hi) })
-	np := s.nonPlain(b, len(g.dense))
+	np := s.nonBare(b, len(g.dense))
 	explicit := s.leanTouched[:0]
 	hist := ln.ttHist != nil || ln.naHist != nil
 	for wi, word := range ln.fit {
@@ -133,7 +133,7 @@ func (s *Solver) fillLean(cl *class, b *buckets) {
 			explicit = append(explicit, index.NodeID(wi*64+bits.TrailingZeros64(x)))
 		}
 	}
-	s.countPlain(cl, b, np)
+	s.countBare(cl, b, np)
 	s.leanMaxima(cl, b)
 	gen := s.c.Gen
 	for _, n := range explicit {
@@ -143,11 +143,11 @@ func (s *Solver) fillLean(cl *class, b *buckets) {
 		ln.explicit[n] = id
 	}
 	s.leanTouched = explicit[:0]
-	// The plain buckets' best entries, each worker over its words.
+	// The bare buckets' best entries, each worker over its words.
 	keep := domKeep(max(cl.pods, 16), domains)
-	var slots []int // the plain slots with a bucket, and the buckets
-	for ig := range ln.plainOf {
-		for pd, id := range ln.plainOf[ig] {
+	var slots []int // the bare slots with a bucket, and the buckets
+	for ig := range ln.bareOf {
+		for pd, id := range ln.bareOf[ig] {
 			if id >= 0 {
 				slots = append(slots, ig*domains+pd, int(id))
 			}
@@ -163,7 +163,7 @@ func (s *Solver) fillLean(cl *class, b *buckets) {
 	}
 	s.parallel(ws, ln.fit, func(w *scanner, lo, hi int) {
 		for i := 0; i < len(slots); i += 2 {
-			s.scanPlain(cl, b, np, slots[i], &w.doms[slots[i]], keep, lo, hi)
+			s.scanBare(cl, b, np, slots[i], &w.doms[slots[i]], keep, lo, hi)
 		}
 	})
 	for i := 0; i < len(slots); i += 2 {
@@ -189,15 +189,15 @@ func mergeTops(ws []scanner, slot, keep int) *topK {
 	return m
 }
 
-// scanPlain offers to t the fitting plain nodes of plain slot slot (see
-// plainBucket) in bitset words [lo, hi), np holding the nodes that are not
-// plain. The domain's
+// scanBare offers to t the fitting bare nodes of bare slot slot (see
+// bareBucket) in bitset words [lo, hi), np holding the nodes that are not
+// bare. The domain's
 // nodes come a word at a time from its bitset (when the domains are few);
 // when the class's static scores are the same on every node (no raw
 // columns), a node whose bound cannot enter t costs a load and a compare.
-func (s *Solver) scanPlain(cl *class, b *buckets, np []uint64, slot int, t *topK, keep, lo, hi int) {
+func (s *Solver) scanBare(cl *class, b *buckets, np []uint64, slot int, t *topK, keep, lo, hi int) {
 	ln := b.ln
-	domains := len(ln.plainOf[0])
+	domains := len(ln.bareOf[0])
 	pd, ig := slot%domains, slot/domains
 	var mask []uint64
 	if b.topo != nil && len(b.topo.Size) < maxMaskDomains {
@@ -230,7 +230,7 @@ func (s *Solver) scanPlain(cl *class, b *buckets, np []uint64, slot int, t *topK
 				}
 				continue
 			}
-			s.offerPlain(cl, t, n, keep)
+			s.offerBare(cl, t, n, keep)
 		}
 	}
 }
@@ -251,7 +251,7 @@ func eligibleOf(cl *class) []uint64 {
 // nodes with a pod slot left); the others with room are tested one by one.
 func (s *Solver) fitWords(cl *class, fit []uint64, lo, hi int) {
 	roomCPU, roomMem := s.room.of(cl)
-	sureCPU, sureMem := s.room.sure(cl.needCPU, &s.room.cpu), s.room.sure(cl.needMem, &s.room.mem)
+	enoughCPU, enoughMem := s.room.atLeast(cl.needCPU, &s.room.cpu), s.room.atLeast(cl.needMem, &s.room.mem)
 	for wi := lo; wi < hi; wi++ {
 		word := cl.g.dense[wi]
 		cand := word & roomCPU[wi] & roomMem[wi]
@@ -260,8 +260,8 @@ func (s *Solver) fitWords(cl *class, fit []uint64, lo, hi int) {
 			continue
 		}
 		var f uint64
-		if !cl.fullFit && sureCPU != nil && sureMem != nil {
-			f = cand & sureCPU[wi] & sureMem[wi]
+		if !cl.fullFit && enoughCPU != nil && enoughMem != nil {
+			f = cand & enoughCPU[wi] & enoughMem[wi]
 		}
 		for x := cand &^ f; x != 0; x &= x - 1 {
 			if n := index.NodeID(wi*64 + bits.TrailingZeros64(x)); s.fits(n, cl) {
@@ -272,10 +272,10 @@ func (s *Solver) fitWords(cl *class, fit []uint64, lo, hi int) {
 	}
 }
 
-// countPlain counts the fitting plain nodes of each plain bucket (made for
+// countBare counts the fitting bare nodes of each bare bucket (made for
 // those that have some): a word at a time per domain when the domains are
 // few, else node by node.
-func (s *Solver) countPlain(cl *class, b *buckets, np []uint64) {
+func (s *Solver) countBare(cl *class, b *buckets, np []uint64) {
 	ln := b.ln
 	elig := eligibleOf(cl)
 	var masks [][]uint64
@@ -285,13 +285,13 @@ func (s *Solver) countPlain(cl *class, b *buckets, np []uint64) {
 	if b.topo != nil && masks == nil {
 		for wi, word := range ln.fit {
 			for x := word &^ np[wi]; x != 0; x &= x - 1 {
-				_, id := s.plainBucket(cl, b, index.NodeID(wi*64+bits.TrailingZeros64(x)))
+				_, id := s.bareBucket(cl, b, index.NodeID(wi*64+bits.TrailingZeros64(x)))
 				b.list[id].members++
 			}
 		}
 		return
 	}
-	for pd := range ln.plainOf[0] {
+	for pd := range ln.bareOf[0] {
 		for ig := range 2 {
 			if ig == 1 && elig == nil {
 				break
@@ -315,14 +315,14 @@ func (s *Solver) countPlain(cl *class, b *buckets, np []uint64) {
 				members += bits.OnesCount64(x)
 			}
 			if members > 0 {
-				_, id := s.plainBucket(cl, b, index.NodeID(first))
+				_, id := s.bareBucket(cl, b, index.NodeID(first))
 				b.list[id].members = members
 			}
 		}
 	}
 }
 
-// maxMaskDomains bounds the domains countPlain counts word by word.
+// maxMaskDomains bounds the domains countBare counts word by word.
 const maxMaskDomains = 64
 
 // domainMasks returns a bitset per domain of t, those lacking the key
@@ -346,11 +346,11 @@ func (s *Solver) domainMasks(t *index.Topology) [][]uint64 {
 	return m
 }
 
-// nonPlain returns a bitset of the nodes that are not plain for b: those
+// nonBare returns a bitset of the nodes that are not bare for b: those
 // lacking the key of a per-node dimension, or with a count above 0 there,
 // found through the counters' nonzero lists. The bitset is scratch, valid
 // until the next call.
-func (s *Solver) nonPlain(b *buckets, words int) []uint64 {
+func (s *Solver) nonBare(b *buckets, words int) []uint64 {
 	np := s.npBuf[:0]
 	np = append(np, make([]uint64, words)...)
 	s.npBuf = np
@@ -410,7 +410,7 @@ func (s *Solver) keyNodes(key string) []uint64 {
 	return bs
 }
 
-// fromTop makes plain bucket bk's heap from the best entries t kept.
+// fromTop makes bare bucket bk's heap from the best entries t kept.
 func (bk *bucket) fromTop(t *topK) {
 	bk.heap = append(bk.heap[:0], t.heap...)
 	bk.heap.init()
@@ -418,11 +418,11 @@ func (bk *bucket) fromTop(t *topK) {
 	t.reset()
 }
 
-// offerPlain offers fitting plain node n to t, pruned by the bounds as
+// offerBare offers fitting bare node n to t, pruned by the bounds as
 // scanDomNode prunes: the class-independent bound, then the class's own
 // (upper). A pruned node only raises t's cut when it may beat it, and the
 // node's hot record (its tie-break) is read only then or to score it.
-func (s *Solver) offerPlain(cl *class, t *topK, n index.NodeID, keep int) {
+func (s *Solver) offerBare(cl *class, t *topK, n index.NodeID, keep int) {
 	st := cl.staticScore(n)
 	if len(t.heap) == keep {
 		thr := &t.heap[0]
@@ -510,7 +510,7 @@ func (s *Solver) syncLean(cl *class) {
 				b.list[id].members--
 				delete(ln.explicit, n)
 			} else {
-				_, id := s.plainBucket(cl, b, n)
+				_, id := s.bareBucket(cl, b, n)
 				b.list[id].members--
 			}
 			ln.fit[n>>6] &^= bit
@@ -532,8 +532,8 @@ func (s *Solver) syncLean(cl *class) {
 		}
 		e := entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: c.Gen[n]}
 		id := int32(0)
-		if s.isPlain(b, n) {
-			_, id = s.plainBucket(cl, b, n)
+		if s.isBare(b, n) {
+			_, id = s.bareBucket(cl, b, n)
 		} else {
 			id = s.bucketOf(cl, b, n)
 			ln.explicit[n] = id
@@ -543,10 +543,10 @@ func (s *Solver) syncLean(cl *class) {
 	}
 }
 
-// livePlain drops the stale entries on top of plain bucket id and, when
+// liveBare drops the stale entries on top of bare bucket id and, when
 // its entries ran out while its cut may hold its best node, rescans its
 // domain; false when it holds no fitting node.
-func (s *Solver) livePlain(cl *class, b *buckets, id int32) bool {
+func (s *Solver) liveBare(cl *class, b *buckets, id int32) bool {
 	bk := &b.list[id]
 	gen := s.c.Gen
 	h := &bk.heap
@@ -554,22 +554,22 @@ func (s *Solver) livePlain(cl *class, b *buckets, id int32) bool {
 		h.pop()
 	}
 	if bk.truncated && (len(*h) == 0 || better(&bk.cut, &(*h)[0])) {
-		s.refillPlain(cl, b, id)
+		s.refillBare(cl, b, id)
 	}
 	return len(bk.heap) > 0
 }
 
-// refillPlain rescans plain bucket id's domain for its best entries.
-func (s *Solver) refillPlain(cl *class, b *buckets, id int32) {
-	s.plainRefills++
+// refillBare rescans bare bucket id's domain for its best entries.
+func (s *Solver) refillBare(cl *class, b *buckets, id int32) {
+	s.bareRefills++
 	ln := b.ln
 	bk := &b.list[id]
-	slot := int(bk.plain - 1)
+	slot := int(bk.bare - 1)
 	if bk.ignored {
-		slot += len(ln.plainOf[0])
+		slot += len(ln.bareOf[0])
 	}
-	np := s.nonPlain(b, len(ln.fit))
-	keep := domKeep(max(cl.pods, 16), len(ln.plainOf[0]))
+	np := s.nonBare(b, len(ln.fit))
+	keep := domKeep(max(cl.pods, 16), len(ln.bareOf[0]))
 	ws := s.scanners(bk.members)
 	for i := range ws {
 		for len(ws[i].doms) <= slot {
@@ -577,6 +577,6 @@ func (s *Solver) refillPlain(cl *class, b *buckets, id int32) {
 		}
 		ws[i].doms[slot].reset()
 	}
-	s.parallel(ws, ln.fit, func(w *scanner, lo, hi int) { s.scanPlain(cl, b, np, slot, &w.doms[slot], keep, lo, hi) })
+	s.parallel(ws, ln.fit, func(w *scanner, lo, hi int) { s.scanBare(cl, b, np, slot, &w.doms[slot], keep, lo, hi) })
 	bk.fromTop(mergeTops(ws, slot, keep))
 }

@@ -11,7 +11,7 @@ import (
 // TestLeanBucketsMatchFull solves random clusters where default spreading
 // and soft constraints make most classes score every node, three ways:
 // lean buckets, full bucket fills (Config.noLean) and placeScored's scan
-// of every node (Config.plain). All three must give the same commits and
+// of every node (Config.oneHeap). All three must give the same commits and
 // pending reasons. The clusters have zones of a few dozen nodes, nodes
 // lacking the zone or the hostname label, PreferNoSchedule taints and
 // preferred node affinity (so the normalisation maxima move), workloads
@@ -19,6 +19,7 @@ import (
 // own soft or hard constraints or preferred pod affinity, and priorities
 // that make pods preempt.
 func TestLeanBucketsMatchFull(t *testing.T) {
+	t.Parallel()
 	fills, refills := 0, 0
 	for seed := range uint64(30) {
 		in := randomDefaultSpreadInput(seed)
@@ -35,15 +36,15 @@ func TestLeanBucketsMatchFull(t *testing.T) {
 		full.noLean = true
 		sameResult(t, seed, lean, solveIn(full))
 		plain := cfg
-		plain.plain = true
+		plain.oneHeap = true
 		sameResult(t, seed, lean, solveIn(plain))
 		fills += lean.leanFills
-		refills += lean.plainRefills
+		refills += lean.bareRefills
 	}
 	if fills < 100 || refills < 20 {
-		t.Fatalf("%d lean fills, %d plain bucket refills: the test no longer exercises them", fills, refills)
+		t.Fatalf("%d lean fills, %d bare bucket refills: the test no longer exercises them", fills, refills)
 	}
-	t.Logf("%d lean fills, %d plain bucket refills", fills, refills)
+	t.Logf("%d lean fills, %d bare bucket refills", fills, refills)
 }
 
 // randomDefaultSpreadInput makes a cluster of 60 to 260 nodes in zones

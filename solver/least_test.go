@@ -43,14 +43,14 @@ func fullInput(seed uint64) *index.Input {
 
 // solveInputs places each input's batch with seed (the tests' hooks look
 // on).
-func solveInputs(t *testing.T, seed uint64, ins ...*index.Input) {
+func solveInputs(t *testing.T, sw switches, seed uint64, ins ...*index.Input) {
 	t.Helper()
 	for _, in := range ins {
 		c, err := index.Build(in)
 		if err != nil {
 			t.Fatal(err)
 		}
-		Solve(c, Config{Seed: seed})
+		Solve(c, Config{Seed: seed, sw: sw})
 	}
 }
 
@@ -82,10 +82,10 @@ func leastInput(seed uint64) *index.Input {
 // keeps exactly the nodes whose nodeBound is the least any node may have
 // (one victim at leastThreshold), classes with host ports included.
 func TestLeastWordMatchesNodeBound(t *testing.T) {
-	defer func(f func(*Solver, *class, int32, candidate)) { checkChoice = f }(checkChoice)
+	t.Parallel()
 	least, other, ported := 0, 0, 0
 	for seed := range uint64(12) {
-		checkChoice = func(s *Solver, cl *class, prio int32, _ candidate) {
+		checkChoice := func(s *Solver, cl *class, prio int32, _ candidate) {
 			j := s.c.LowIndex(prio)
 			if j < 0 || cl.rel != nil && len(cl.rel.deps) > 0 {
 				return
@@ -94,7 +94,7 @@ func TestLeastWordMatchesNodeBound(t *testing.T) {
 			if !ok {
 				return
 			}
-			if s.plainCols(cl, j) == nil {
+			if s.columnarCols(cl, j) == nil {
 				ported++
 			}
 			want := makeKey(0, s.c.LowPrio[k0-1], 1)
@@ -118,7 +118,7 @@ func TestLeastWordMatchesNodeBound(t *testing.T) {
 				}
 			}
 		}
-		solveInputs(t, seed, leastInput(seed), fullInput(seed))
+		solveInputs(t, switches{checkChoice: checkChoice}, seed, leastInput(seed), fullInput(seed))
 	}
 	if least < 10000 || other < 10000 || ported < 10 {
 		t.Errorf("%d nodes of the least bound, %d others, %d preemptions of a class with host ports: the test does not exercise leastWord", least, other, ported)
@@ -131,26 +131,24 @@ func TestLeastWordMatchesNodeBound(t *testing.T) {
 // sampled ones marked alike, and sampleLeast must have made the sample
 // often.
 func TestSampleLeastMatchesSettle(t *testing.T) {
-	defer func(f func(*Solver, *class, int32, candidate)) { checkChoice = f }(checkChoice)
-	defer func(v bool) { noLeastSample = v }(noLeastSample)
-	defer func(v int) { sparseWords = v }(sparseWords)
+	t.Parallel()
 	fast, fastPorts, builds, sparse := 0, 0, 0, 0
 	for seed := range uint64(30) {
 		// Every third seed gives up after one word without a node of the
 		// least bound (sparse builds).
-		sparseWords = 32
+		sparseWords := 0 // defaultSparseWords
 		if seed%3 == 2 {
 			sparseWords = 1
 		}
 		turn := 0
-		checkChoice = func(s *Solver, cl *class, prio int32, _ candidate) {
+		checkChoice := func(s *Solver, cl *class, prio int32, _ candidate) {
 			if turn++; turn%2 != 0 && len(cl.demand.Ports) == 0 || cl.failures > 0 {
 				return
 			}
 			vs := append([]index.PodID(nil), s.pre.vs...)
 			var seqs [2][]candidate
 			for i, off := range []bool{false, true} {
-				noLeastSample = off
+				s.cfg.sw.noLeastSample = off
 				ps := s.newPreState(len(cl.g.dense))
 				if !off {
 					if _, ok, _ := s.sampleLeast(cl, ps, prio, s.c.LowIndex(prio), nil); ok {
@@ -172,7 +170,7 @@ func TestSampleLeastMatchesSettle(t *testing.T) {
 				}
 				s.releasePre(ps)
 			}
-			noLeastSample = false
+			s.cfg.sw.noLeastSample = false
 			builds++
 			if !slices.Equal(seqs[0], seqs[1]) {
 				for k := range min(len(seqs[0]), len(seqs[1])) {
@@ -184,7 +182,7 @@ func TestSampleLeastMatchesSettle(t *testing.T) {
 			}
 			s.pre.vs = append(s.pre.vs[:0], vs...)
 		}
-		solveInputs(t, seed, leastInput(seed), fullInput(seed))
+		solveInputs(t, switches{checkChoice: checkChoice, sparseWords: sparseWords}, seed, leastInput(seed), fullInput(seed))
 	}
 	if fast < 30 || builds-fast < 30 || fastPorts < 30 || sparse < 10 {
 		t.Errorf("%d builds, %d sampled by sampleLeast (%d with host ports), %d sparse: the test does not exercise them all", builds, fast, fastPorts, sparse)
@@ -196,13 +194,12 @@ func TestSampleLeastMatchesSettle(t *testing.T) {
 // commits and reasons must be the same. At every preemption, each kept
 // split still valid for the preemptor's priority must equal a recount.
 func TestSplitCacheMatchesRecount(t *testing.T) {
-	defer func(e bool) { noSplitCache = e }(noSplitCache)
-	lazyMatchesEager(t, 43, func(eager bool) { noSplitCache = eager })
+	t.Parallel()
+	lazyMatchesEager(t, 43, func(sw *switches, eager bool) { sw.noSplitCache = eager })
 
-	defer func(f func(*Solver, *class, int32, candidate)) { checkChoice = f }(checkChoice)
 	hits, violating := 0, 0
 	for seed := range uint64(20) {
-		checkChoice = func(s *Solver, cl *class, prio int32, _ candidate) {
+		checkChoice := func(s *Solver, cl *class, prio int32, _ candidate) {
 			if s.pre.splits == nil {
 				return
 			}
@@ -214,9 +211,9 @@ func TestSplitCacheMatchesRecount(t *testing.T) {
 				kept := sp
 				kept.viol = slices.Clone(sp.viol)
 				kept.rep, kept.pcpu, kept.pmem = slices.Clone(sp.rep), slices.Clone(sp.pcpu), slices.Clone(sp.pmem)
-				noSplitCache = true
+				s.cfg.sw.noSplitCache = true
 				fresh, vic := s.splitOf(index.NodeID(n), prio)
-				noSplitCache = false
+				s.cfg.sw.noSplitCache = false
 				if !slices.Equal(kept.viol, fresh.viol) || kept.nviol != fresh.nviol || kept.off != fresh.off ||
 					!slices.Equal(kept.rep, fresh.rep) || !slices.Equal(kept.pcpu, fresh.pcpu) || !slices.Equal(kept.pmem, fresh.pmem) {
 					t.Fatalf("seed %d node %d: kept split %+v, made again %+v", seed, n, kept, *fresh)
@@ -228,7 +225,7 @@ func TestSplitCacheMatchesRecount(t *testing.T) {
 				violating += fresh.nviol
 			}
 		}
-		solveInputs(t, seed, preemptionInput(rand.New(rand.NewPCG(seed, 47))))
+		solveInputs(t, switches{checkChoice: checkChoice}, seed, preemptionInput(rand.New(rand.NewPCG(seed, 47))))
 	}
 	if hits < 1000 || violating < 100 {
 		t.Errorf("%d kept splits checked, %d violating victims: the test does not exercise the cache", hits, violating)
@@ -240,18 +237,17 @@ func TestSplitCacheMatchesRecount(t *testing.T) {
 // pod's entry: the same pods per budget, in the same order, the same
 // most per node.
 func TestSureFromEntBudgets(t *testing.T) {
-	defer func(v bool) { noEntBudgets = v }(noEntBudgets)
+	t.Parallel()
 	pods := 0
 	for seed := range uint64(20) {
 		var states [2]*sureViol
 		for i, off := range []bool{false, true} {
-			noEntBudgets = off
 			in := preemptionInput(rand.New(rand.NewPCG(seed, 59)))
 			c, err := index.Build(in)
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := newSolver(c, Config{Seed: seed})
+			s := newSolver(c, Config{Seed: seed, sw: switches{noEntBudgets: off}})
 			s.initSure()
 			states[i] = s.pre.sure
 		}
@@ -279,28 +275,27 @@ func TestSureFromEntBudgets(t *testing.T) {
 // with every pod reprieved one by one: the commits and reasons must be
 // the same, and at every preemption each node's evaluation too.
 func TestRunReprieveMatchesOneByOne(t *testing.T) {
-	defer func(v bool) { noRunReprieve = v }(noRunReprieve)
-	lazyMatchesEager(t, 61, func(eager bool) { noRunReprieve = eager })
+	t.Parallel()
+	lazyMatchesEager(t, 61, func(sw *switches, eager bool) { sw.noRunReprieve = eager })
 
-	defer func(f func(*Solver, *class, int32, candidate)) { checkChoice = f }(checkChoice)
 	evals, victims := 0, 0
 	for seed := range uint64(20) {
-		checkChoice = func(s *Solver, cl *class, prio int32, _ candidate) {
+		checkChoice := func(s *Solver, cl *class, prio int32, _ candidate) {
 			vs := append([]index.PodID(nil), s.pre.vs...)
 			j := s.c.LowIndex(prio)
 			for b, word := range cl.g.dense {
 				for w := word; w != 0; w &= w - 1 {
 					n := index.NodeID(b*64 + bits.TrailingZeros64(w))
-					if j < 0 || s.plainCols(cl, j) == nil || s.plainVerdict(s.plainCols(cl, j), j, int(n)) != 0 {
+					if j < 0 || s.columnarCols(cl, j) == nil || s.columnarVerdict(s.columnarCols(cl, j), j, int(n)) != 0 {
 						continue
 					}
 					slackPods := s.c.Alloc[index.ResPods][n] - (s.c.Req[index.ResPods][n] - s.c.LowerRequested(j, prio, index.ResPods, n)) - 1
-					noRunReprieve = false
+					s.cfg.sw.noRunReprieve = false
 					runs := s.selectVictims(cl, prio, n, j, slackPods, nil)
 					got := slices.Clone(s.pre.vs)
-					noRunReprieve = true
+					s.cfg.sw.noRunReprieve = true
 					one := s.selectVictims(cl, prio, n, j, slackPods, nil)
-					noRunReprieve = false
+					s.cfg.sw.noRunReprieve = false
 					if runs != one || !slices.Equal(got, s.pre.vs) {
 						t.Fatalf("seed %d node %d: by runs %+v %v, one by one %+v %v", seed, n, runs, got, one, s.pre.vs)
 					}
@@ -310,7 +305,7 @@ func TestRunReprieveMatchesOneByOne(t *testing.T) {
 			}
 			s.pre.vs = append(s.pre.vs[:0], vs...)
 		}
-		solveInputs(t, seed, preemptionInput(rand.New(rand.NewPCG(seed, 67))), fullInput(seed))
+		solveInputs(t, switches{checkChoice: checkChoice}, seed, preemptionInput(rand.New(rand.NewPCG(seed, 67))), fullInput(seed))
 	}
 	if evals < 10000 || victims < 10000 {
 		t.Errorf("%d evaluations, %d victims: the test does not exercise the reprieve", evals, victims)

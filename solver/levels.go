@@ -307,10 +307,11 @@ func headsDown(h []cellHead, i int) {
 	}
 }
 
-// buildLevels is build's scan for a session's plain class: each worker
-// walks the cells from the highest bound down, scanning its share of each
-// cell's nodes, until none left can enter its best keep; the workers'
-// bests and cuts merge as a full scan's do.
+// buildLevels is build's scan for a session's class without a pod-relative
+// part or a domain split: each worker walks the cells from the highest
+// bound down, scanning its share of each cell's nodes, until none left can
+// enter its best keep; the workers' bests and cuts merge as a full scan's
+// do.
 func (s *Solver) buildLevels(cl *class, dense []uint64, keep int) {
 	lv := s.lv
 	stMax := slices.Max(cl.ttScore) + slices.Max(cl.naScore)

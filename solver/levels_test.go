@@ -69,6 +69,7 @@ func levelsCluster(t *testing.T, seed uint64) *Solver {
 // BalancedAllocation score is at most its cell's bound. Covers shared
 // shapes, nodes without memory, loose cells and both strategies.
 func TestCellBound(t *testing.T) {
+	t.Parallel()
 	shared, loose, checked := 0, 0, 0
 	for seed := range uint64(16) {
 		s := levelsCluster(t, seed)
@@ -142,6 +143,7 @@ func checkCellBounds(t *testing.T, s *Solver, cl *class, maxGap int64) int {
 // fit's truncation, one for the balance's); nodes loaded past 90% of
 // either are loose.
 func TestCellBoundTight(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 5))
 	shapes := [][2]int64{{16000, 64 << 30}, {8000, 32 << 30}, {4000, 16 << 30}}
 	var nodes []index.Node
@@ -182,6 +184,7 @@ func TestCellBoundTight(t *testing.T) {
 // TestCellWalk: a walk with no stop visits every cell with nodes of the
 // shapes a class can fit once, by bound from the highest down.
 func TestCellWalk(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(8) {
 		s := levelsCluster(t, seed)
 		lv := s.lv
@@ -219,6 +222,7 @@ func TestCellWalk(t *testing.T) {
 // cut such that no node it did not keep is better than the cut and every
 // one it kept is, and its best entry is a full scan's best node.
 func TestBuildLevels(t *testing.T) {
+	t.Parallel()
 	stopped := 0
 	for seed := range uint64(16) {
 		s := levelsCluster(t, seed)

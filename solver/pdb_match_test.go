@@ -14,6 +14,7 @@ import (
 // TestPDBMatch checks the budgets found through anchor labels against
 // every budget's selector applied to every pod.
 func TestPDBMatch(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(4, 4))
 	keys := []string{"app", "tier", "team", "x"}
 	vals := []string{"a", "b", "c"}
@@ -88,6 +89,7 @@ func TestPDBMatch(t *testing.T) {
 // map identity, against match on pods sharing a few maps across both
 // namespaces, visited in random order (repeats and runs of one map).
 func TestBudgetMemo(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 5))
 	nss := []string{"default", "other"}
 	var pdbs []index.PDB
@@ -153,6 +155,7 @@ func TestBudgetMemo(t *testing.T) {
 // selectorOf (apimachinery's conversion) on valid and invalid keys and
 // values: the same verdict, the same selector.
 func TestSingleSelectorMatchesApimachinery(t *testing.T) {
+	t.Parallel()
 	keys := []string{"app", "App.v2", "example.com/app", "a/b/c", "/app", "app/", "-app", "app-", "EXAMPLE.com/app", "ex_ample.com/app",
 		strings.Repeat("k", 63), strings.Repeat("k", 64), strings.Repeat("d", 254) + "/k", "ä"}
 	vals := []string{"", "web", "web-1", "web_1.x", "-web", "web-", "w b", strings.Repeat("v", 63), strings.Repeat("v", 64), "ü"}

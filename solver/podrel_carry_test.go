@@ -46,6 +46,7 @@ func solveNS(t *testing.T, nodes []index.Node, pods []index.Pod, nss []index.Nam
 }
 
 func TestCarrierPreferredAffinityAttracts(t *testing.T) {
+	t.Parallel()
 	api := sel("app", "api")
 	for _, tc := range []struct {
 		name    string
@@ -78,6 +79,7 @@ func contains(list []string, s string) bool {
 }
 
 func TestCarrierPreferredAntiAffinityRepels(t *testing.T) {
+	t.Parallel()
 	api := sel("app", "api")
 	nodes := carryNodes()
 	// The noisy pod on a1 repels api pods from a1 (hostname) or zone A.
@@ -104,6 +106,7 @@ func TestCarrierPreferredAntiAffinityRepels(t *testing.T) {
 // term matching the incoming pod adds HardPodAffinityWeight, 1, to its
 // domain.
 func TestCarrierRequiredAffinityWeight(t *testing.T) {
+	t.Parallel()
 	web := makePod("web").label("app", "web").on("b1").affinity(term(zone, sel("app", "cache"))).obj()
 	t.Run("attracts a matching pod", func(t *testing.T) {
 		got, _, _ := solve(t, carryNodes(), []index.Pod{web, makePod("cache").label("app", "cache").obj()})
@@ -135,6 +138,7 @@ func TestCarrierRequiredAffinityWeight(t *testing.T) {
 }
 
 func TestCarrierNamespaces(t *testing.T) {
+	t.Parallel()
 	api := sel("app", "api")
 	nss := []index.Namespace{
 		{Name: "default", Labels: map[string]string{"team": "web"}},
@@ -177,6 +181,7 @@ func TestCarrierNamespaces(t *testing.T) {
 // TestCarrierPlacedInBatch: a carrier placed earlier in the batch scores
 // the pods after it; one placed later does not.
 func TestCarrierPlacedInBatch(t *testing.T) {
+	t.Parallel()
 	api := sel("app", "api")
 	carrier := makePod("cache").label("app", "cache").selector(zone, "B").prefAff(10, term(labelHostname, api))
 	for _, tc := range []struct {
@@ -207,6 +212,7 @@ func TestCarrierPlacedInBatch(t *testing.T) {
 // TestCarrierEvicted: a preemptor evicts the carrier; the pods placed after
 // are no longer attracted to its zone.
 func TestCarrierEvicted(t *testing.T) {
+	t.Parallel()
 	api := sel("app", "api")
 	nodes := carryNodes()
 	carrier := makePod("cache").label("app", "cache").on("b1").req("cpu", 4000).prefAff(10, term(zone, api)).obj()
@@ -230,6 +236,7 @@ func TestCarrierEvicted(t *testing.T) {
 // term matches them (here through their namespace's labels) are in
 // different classes and land differently.
 func TestCarrierClassKey(t *testing.T) {
+	t.Parallel()
 	nss := []index.Namespace{
 		{Name: "one", Labels: map[string]string{"team": "web"}},
 		{Name: "two", Labels: map[string]string{"team": "data"}},
@@ -257,6 +264,7 @@ func TestCarrierClassKey(t *testing.T) {
 // required and preferred terms over the incoming pod) for every class and
 // node, after random binds and evictions.
 func TestPropertyAffinityScore(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(25) {
 		r := rand.New(rand.NewPCG(seed, 11))
 		zones := []string{"a", "b", "c"}
@@ -494,6 +502,7 @@ func TestPlaceScoredAllocatesNothing(t *testing.T) {
 // of its own unscored by InterPodAffinity, and scores one that has them as
 // before (kube-scheduler v1.36 skips the whole PreScore only then).
 func TestInterPodAffinityArgs(t *testing.T) {
+	t.Parallel()
 	solveCfg := func(cfg Config, pods ...index.Pod) map[string]string {
 		t.Helper()
 		c, err := index.Build(&index.Input{Nodes: carryNodes(), Pods: pods})

@@ -118,6 +118,7 @@ func (st *naiveState) naiveAntiOK(p *index.Pod, n int) bool {
 // anti-affinity rules at its moment, and that no pod left pending fits any
 // node at the end.
 func TestPropertySpreadSkew(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(30) {
 		nodes, pods := randomSpreadCluster(seed, 10, 40)
 		c := cluster(t, nodes, pods)

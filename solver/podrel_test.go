@@ -87,6 +87,7 @@ func zoneOf(nodes []index.Node, name string) string {
 // TestSeedSpreadExamples runs every example of the seed page's topology
 // spread section.
 func TestSeedSpreadExamples(t *testing.T) {
+	t.Parallel()
 	foo := sel("foo", "bar")
 	mypod := func() *podB { return makePod("mypod").label("foo", "bar") }
 
@@ -196,6 +197,7 @@ func TestSeedSpreadExamples(t *testing.T) {
 }
 
 func TestSpreadMinDomains(t *testing.T) {
+	t.Parallel()
 	foo := sel("foo", "bar")
 	nodes := seedNodes()
 	pods := fooPods("node1", "node3")
@@ -219,6 +221,7 @@ func TestSpreadMinDomains(t *testing.T) {
 }
 
 func TestSpreadNodeInclusionPolicies(t *testing.T) {
+	t.Parallel()
 	foo := sel("foo", "bar")
 	nodes := append(seedNodes(), makeNode("node5").label("node", "node5").label(zone, "zoneC").taint("dedicated", "x", NS).obj())
 	base := fooPods("node1", "node3")
@@ -259,6 +262,7 @@ func TestSpreadNodeInclusionPolicies(t *testing.T) {
 // TestSpreadMatchLabelKeys: selectors merged with pod-template-hash (as
 // ingest merges matchLabelKeys) count only their own revision.
 func TestSpreadMatchLabelKeys(t *testing.T) {
+	t.Parallel()
 	nodes := seedNodes()
 	var pods []index.Pod
 	for _, n := range []string{"node1", "node2", "node3"} {
@@ -278,6 +282,7 @@ func TestSpreadMatchLabelKeys(t *testing.T) {
 // built-in soft defaults and avoids the node holding its siblings, although
 // node1 scores better on resources.
 func TestDefaultSpread(t *testing.T) {
+	t.Parallel()
 	nodes := []index.Node{makeNode("node1").alloc("cpu", 40000).alloc("memory", 160<<30).obj(), makeNode("node2").obj()}
 	owner := &index.OwnerRef{Kind: index.KindReplicaSet, Name: "web-1", APIVersion: "apps/v1"}
 	var pods []index.Pod
@@ -313,6 +318,7 @@ func cloneInput(in *index.Input) *index.Input {
 }
 
 func TestPodAntiAffinity(t *testing.T) {
+	t.Parallel()
 	web := sel("app", "web")
 	nodes := []index.Node{makeNode("n1").obj(), makeNode("n2").obj()}
 	var pods []index.Pod
@@ -330,6 +336,7 @@ func TestPodAntiAffinity(t *testing.T) {
 }
 
 func TestExistingPodsAntiAffinity(t *testing.T) {
+	t.Parallel()
 	nodes := []index.Node{makeNode("n1").alloc("cpu", 64000).obj(), makeNode("n2").obj()}
 	pods := []index.Pod{
 		makePod("guard").label("app", "guard").on("n1").anti(term("kubernetes.io/hostname", sel("app", "web"))).obj(),
@@ -349,6 +356,7 @@ func TestExistingPodsAntiAffinity(t *testing.T) {
 }
 
 func TestPodAffinity(t *testing.T) {
+	t.Parallel()
 	nodes := []index.Node{
 		makeNode("a1").label(zone, "A").alloc("cpu", 64000).obj(), makeNode("a2").label(zone, "A").obj(),
 		makeNode("b1").label(zone, "B").obj(), makeNode("nozone").alloc("cpu", 64000).obj(),
@@ -411,6 +419,7 @@ func TestPodAffinity(t *testing.T) {
 }
 
 func TestPreferredPodAffinity(t *testing.T) {
+	t.Parallel()
 	nodes := []index.Node{
 		makeNode("a1").label(zone, "A").alloc("cpu", 64000).obj(),
 		makeNode("b1").label(zone, "B").obj(),
@@ -432,6 +441,7 @@ func TestPreferredPodAffinity(t *testing.T) {
 // TestMatchesSetAgainstLabels compares matchesSet with apimachinery's
 // labels.SelectorFromSet(set).Matches on random sets and label maps.
 func TestMatchesSetAgainstLabels(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(4, 4))
 	keys, vals := []string{"app", "tier", "x", "k8s.io/name"}, []string{"a", "b", ""}
 	randMap := func(n int) map[string]string {

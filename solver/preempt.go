@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"math"
 	"math/bits"
 	"slices"
 
@@ -50,128 +49,7 @@ const maxMaskRes = 64 - 9 // resource columns a mask can name
 
 // relFailMask is the failure bit of pod-relative filter result f
 // (relMissingLabel to relExisting).
-func relFailMask(f int) uint64 { return maskRel << (f - relMissingLabel) }
-
-// relFailMsgs are the pod-relative filters' reasons, by failure bit.
-var relFailMsgs = [...]string{msgSpreadLabel, msgSpread, msgPodAffinity, msgPodAnti, msgExistingAnti}
-
-// candidate is a node where preemption makes room, with kube-scheduler's
-// node-choice criteria.
-type candidate struct {
-	sum     int64 // sum of victim priorities, each shifted by 2^31
-	start   int64 // earliest start of the highest-priority victims (later is better)
-	viol    int32 // victims whose PDB is violated
-	maxPrio int32 // highest victim priority
-	count   int32 // victims
-	node    index.NodeID
-	gen     uint32 // node generation when evaluated
-	pgen    uint32 // the node's budget generation when evaluated (see sureViol.gen)
-	// vic is, for an evaluated node of a plain class, 1 + the offset of
-	// its victims (count of them) in preState.vics; 0 when not kept.
-	vic int32
-	// exact is false for a lower bound on the first four criteria (start
-	// unknown), found in O(1) from the node's lower-priority sums.
-	exact bool
-	// sample marks a bound of a node a build sampled (see sampleSize); its
-	// start is then at least the exact one (see startBound).
-	sample bool
-}
-
-// tied reports whether c takes part in the start-time tie-break: an
-// evaluated node, or the bound of a sampled one.
-func (c *candidate) tied() bool { return c.exact || c.sample }
-
-// add counts victim e (viol: its eviction violates a budget) into c's
-// criteria.
-func (c *candidate) add(e *podEnt, viol bool) { c.addVictim(e.prio, e.start, viol) }
-
-// addVictim counts a victim of priority prio and start time start.
-func (c *candidate) addVictim(prio int32, start int64, viol bool) {
-	if viol {
-		c.viol++
-	}
-	c.sum += int64(prio) + math.MaxInt32 + 1
-	switch {
-	case prio > c.maxPrio:
-		c.maxPrio, c.start = prio, start
-	case prio == c.maxPrio:
-		c.start = min(c.start, start)
-	}
-}
-
-// betterCand orders candidates, best first.
-func betterCand(a, b *candidate) bool {
-	switch {
-	case a.viol != b.viol:
-		return a.viol < b.viol
-	case a.maxPrio != b.maxPrio:
-		return a.maxPrio < b.maxPrio
-	case a.sum != b.sum:
-		return a.sum < b.sum
-	case a.count != b.count:
-		return a.count < b.count
-	case a.tied() != b.tied():
-		return a.tied() // start decides among evaluated and sampled nodes
-	case a.start != b.start:
-		return a.start > b.start // a sampled node's bound: the latest its start may be
-	case a.exact != b.exact:
-		return !a.exact // a sampled node before an evaluated one it may tie with
-	}
-	return a.node < b.node
-}
-
-func sameCand(a, b *candidate) bool {
-	return a.viol == b.viol && a.maxPrio == b.maxPrio && a.sum == b.sum && a.count == b.count && a.start == b.start
-}
-
-type candHeap []candidate
-
-func (h *candHeap) push(c candidate) {
-	*h = append(*h, c)
-	a := *h
-	for i := len(a) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !betterCand(&a[i], &a[p]) {
-			break
-		}
-		a[i], a[p] = a[p], a[i]
-		i = p
-	}
-}
-
-func (h *candHeap) pop() {
-	a := *h
-	n := len(a) - 1
-	a[0] = a[n]
-	*h = a[:n]
-	h.down(0)
-}
-
-// init orders the heap in O(n).
-func (h candHeap) init() {
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		h.down(i)
-	}
-}
-
-func (h candHeap) down(i int) {
-	a, n := h, len(h)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
-		}
-		m := l
-		if r := l + 1; r < n && betterCand(&a[r], &a[l]) {
-			m = r
-		}
-		if !betterCand(&a[m], &a[i]) {
-			return
-		}
-		a[i], a[m] = a[m], a[i]
-		i = m
-	}
-}
+func relFailMask(f rules.Reason) uint64 { return maskRel << (f - relMissingLabel) }
 
 // preState is a class's preemption state.
 type preState struct {
@@ -276,48 +154,6 @@ type preemption struct {
 	memo   budgetMemo // entOf's
 }
 
-// reprieveSlow is the reprieve test of victim e for a preemptor that
-// requests more columns than selectVictims keeps apart: whether e fits
-// back, given the slack per column of d.Req (slack, taken from when it
-// does), and passes rc's filters back (see selectVictims).
-func (s *Solver) reprieveSlow(e *podEnt, d *index.Demand, n index.NodeID, j int, prio int32, slack *[8]int64, rc *relClass) bool {
-	c := s.c
-	var need [8]int64
-	// The victim's requests of the preemptor's columns: both lists are in
-	// column order.
-	req := s.podReq(e.pod)
-	q := 0
-	for ri, rv := range d.Req {
-		for q < len(req) && req[q].Res < rv.Res {
-			q++
-		}
-		var v int64
-		if q < len(req) && req[q].Res == rv.Res {
-			v = req[q].Val
-		}
-		fits := false
-		if ri < len(slack) {
-			need[ri] = v
-			fits = v <= slack[ri]
-		} else {
-			fits = c.Req[rv.Res][n]-c.LowerRequested(j, prio, rv.Res, n)+rv.Val+v <= c.Alloc[rv.Res][n]
-		}
-		if !fits {
-			return false
-		}
-	}
-	if e.ports && len(d.Ports) > 0 && s.portsClash(e.pod, d.Ports) {
-		return false
-	}
-	if rc != nil && !s.relReprieve(rc, e.pod, n) {
-		return false
-	}
-	for ri := range min(len(d.Req), len(slack)) {
-		slack[ri] -= need[ri]
-	}
-	return true
-}
-
 // podReq returns bound pod p's requests by column: those it was bound
 // with, or DemandOf's Req (cached) when the index has not recorded them.
 func (s *Solver) podReq(p index.PodID) []index.ResVal {
@@ -417,10 +253,10 @@ func (s *Solver) evalNode(cl *class, prio int32, n index.NodeID, exact bool) (ca
 	// NodePorts runs before NodeResourcesFit: a port clash makes the node a
 	// preemption target whatever the resources; otherwise a request above
 	// the node's allocatable makes it unresolvable.
-	clash := len(d.Ports) > 0 && c.PortConflict(n, d.Ports)
+	clash := len(d.Ports) > 0 && rules.PortsConflict(c.Ports[n], d.Ports)
 	if !clash {
 		for _, rv := range d.Req {
-			if rv.Val > c.Alloc[rv.Res][n] {
+			if rules.Unresolvable(rv.Val, c.Alloc[rv.Res][n]) {
 				return candidate{}, maskNotHelpful
 			}
 		}
@@ -451,11 +287,11 @@ func (s *Solver) evalNode(cl *class, prio int32, n index.NodeID, exact bool) (ca
 	}
 	var mask uint64
 	slackPods := c.Alloc[index.ResPods][n] - (c.Req[index.ResPods][n] - lowPods) - 1
-	if slackPods < 0 {
+	if !rules.PodsFit(c.Req[index.ResPods][n]-lowPods, c.Alloc[index.ResPods][n]) {
 		mask |= maskTooMany
 	}
 	for _, rv := range d.Req {
-		if c.Req[rv.Res][n]-c.LowerRequested(j, prio, rv.Res, n)+rv.Val > c.Alloc[rv.Res][n] {
+		if !rules.Fits(c.Req[rv.Res][n]-c.LowerRequested(j, prio, rv.Res, n), rv.Val, c.Alloc[rv.Res][n]) {
 			mask |= maskRes << min(rv.Res, maxMaskRes-1)
 		}
 	}
@@ -479,419 +315,14 @@ func (s *Solver) evalNode(cl *class, prio int32, n index.NodeID, exact bool) (ca
 	}
 	if !exact {
 		b := s.lowerBound(cl, prio, n, j)
-		if checkBound != nil && rc == nil {
-			checkBound(cl, b, s.selectVictims(cl, prio, n, j, slackPods, nil))
+		if s.cfg.sw.checkBound != nil && rc == nil {
+			s.cfg.sw.checkBound(cl, b, s.selectVictims(cl, prio, n, j, slackPods, nil))
 		}
 		return b, 0
 	}
 	// With rc, the lower-priority pods are out of the counters:
 	// selectVictims reprieves into them and puts the victims back.
 	return s.selectVictims(cl, prio, n, j, slackPods, rc), 0
-}
-
-// lowerBound bounds node n's criteria from below without looking at its
-// pods (see nodeBound); j >= 0 is the preemptor's threshold.
-func (s *Solver) lowerBound(cl *class, prio int32, n index.NodeID, j int) candidate {
-	out := candidate{node: n, gen: s.c.Gen[n], pgen: s.pgenOf(n), maxPrio: math.MinInt32, count: 1}
-	if j < 0 {
-		return out // no sums for this priority: the weakest bound
-	}
-	k := s.nodeBound(cl, n, j)
-	out.viol, out.maxPrio, out.count, out.sum = k.viol(), k.maxPrio(), k.count(), k.sum(s.minPrio)
-	return out
-}
-
-// nodeBound bounds node n's first four criteria from below in O(1) from
-// its lower-priority sums, for class cl at threshold j >= 0: the highest
-// victim priority is at least the lowest priority p such that removing
-// every pod below the next priority in use makes room, keeping the pods
-// whose eviction surely violates a budget (sureviol.go); when nothing
-// makes room with those kept, a violation is certain and the pods are not
-// kept. The victims are at least as many as any one resource's deficit
-// needs, given the largest request of a pod below that next priority; each
-// victim adds at least the lowest priority in use to the sum.
-func (s *Solver) nodeBound(cl *class, n index.NodeID, j int) nodeKey {
-	d := &cl.demand
-	if len(d.Req) > maxBlockRes {
-		return s.nodeBoundSlow(cl, n, j)
-	}
-	// What the pods below a threshold must free on n, per column (the pod
-	// count first): the demand fits once they are gone when they free at
-	// least that much (fitsAtNode with the node's columns read once).
-	c := s.c
-	nres := len(c.ResNames)
-	var need [maxBlockRes + 1]int64
-	var col [maxBlockRes + 1]int32
-	need[0], col[0] = c.Req[index.ResPods][n]+1-c.Alloc[index.ResPods][n], index.ResPods
-	for i, rv := range d.Req {
-		need[i+1], col[i+1] = c.Req[rv.Res][n]+rv.Val-c.Alloc[rv.Res][n], rv.Res
-	}
-	ncol := len(d.Req) + 1
-	fitsAt := func(k int, sure [][]int64) bool {
-		low := c.Low[k*nres : (k+1)*nres]
-		for i := range ncol {
-			freed := low[col[i]][n]
-			if sure != nil {
-				freed -= sure[col[i]][n]
-			}
-			if freed < need[i] {
-				return false
-			}
-		}
-		return true
-	}
-	k, viol := s.boundThreshold(cl, n, j, fitsAt)
-	// finishKey, from the deficits above.
-	maxPrio := int32(math.MinInt32)
-	if k > 0 && k <= j {
-		maxPrio = c.LowPrio[k-1]
-	}
-	one := min(k, j)
-	count := need[0]
-	for i := 1; i < ncol; i++ {
-		if deficit := need[i]; deficit > 0 {
-			if m := c.MaxOne[one*nres+int(col[i])][n]; m > 0 {
-				count = max(count, (deficit+m-1)/m)
-			}
-		}
-	}
-	return makeKey(viol, maxPrio, int32(max(1, min(count, math.MaxInt32))))
-}
-
-// nodeBoundSlow is nodeBound for a demand of more columns than it keeps
-// apart.
-func (s *Solver) nodeBoundSlow(cl *class, n index.NodeID, j int) nodeKey {
-	d := &cl.demand
-	k, viol := s.boundThreshold(cl, n, j, func(k int, sure [][]int64) bool { return s.fitsAtNode(d, n, k, sure) })
-	return s.finishKey(cl, n, j, k, viol)
-}
-
-// boundThreshold is nodeBound's first threshold at which node n fits
-// (j+1: none) and whether a violation is certain, given fitsAt (the
-// surely violating pods kept when sure is not nil).
-func (s *Solver) boundThreshold(cl *class, n index.NodeID, j int, fitsAt func(k int, sure [][]int64) bool) (int, int32) {
-	var viol int32
-	k := s.firstThreshold(cl)
-	for k <= j && !fitsAt(k, nil) {
-		k++
-	}
-	if sj := s.sureSums(j); k <= j && sj != nil && sj[index.ResPods][n] > 0 {
-		kv := k
-		for kv <= j && !fitsAt(kv, s.sureSums(kv)) {
-			kv++
-		}
-		if kv > j {
-			viol = 1
-		} else {
-			k = kv
-		}
-	}
-	return k, viol
-}
-
-// fitsAtNode reports whether demand d fits node n once every pod below
-// threshold k is removed, except, when sure is not nil (threshold k's sums
-// of sureViol), the pods whose eviction surely violates a budget.
-func (s *Solver) fitsAtNode(d *index.Demand, n index.NodeID, k int, sure [][]int64) bool {
-	c := s.c
-	nres := len(c.ResNames)
-	low := c.Low[k*nres : (k+1)*nres]
-	var kept int64
-	if sure != nil {
-		kept = sure[index.ResPods][n]
-	}
-	if c.Req[index.ResPods][n]-low[index.ResPods][n]+kept+1 > c.Alloc[index.ResPods][n] {
-		return false
-	}
-	for _, rv := range d.Req {
-		if sure != nil {
-			kept = sure[rv.Res][n]
-		}
-		if c.Req[rv.Res][n]-low[rv.Res][n]+kept+rv.Val > c.Alloc[rv.Res][n] {
-			return false
-		}
-	}
-	return true
-}
-
-// startBound bounds from above the start kube-scheduler's fifth criterion
-// reads on node n (the earliest start of the victims of the highest
-// priority) when that priority is maxPrio, for a preemptor of priority
-// prio: the latest start of the node's pods of priority maxPrio, kept by
-// the index. MinInt64 when it has none: the node's highest victim priority
-// is then not maxPrio.
-func (s *Solver) startBound(n index.NodeID, maxPrio, prio int32) int64 {
-	if maxPrio >= prio {
-		return math.MaxInt64 // no bound on the priority: no bound on the start
-	}
-	j := s.c.LowIndex(maxPrio)
-	if j < 0 {
-		return math.MinInt64 // no pod of that priority
-	}
-	return s.c.LatestStart(j, n)
-}
-
-// firstThreshold is the first threshold the bounds try for class cl: 1
-// when no pod is below the lowest one (removing them frees nothing) and
-// the class is plain (no host ports, no pod-relative filter: its pod fits
-// no node of its feasible set as it is, or it would not preempt), else 0.
-func (s *Solver) firstThreshold(cl *class) int {
-	c := s.c
-	if len(cl.demand.Ports) == 0 && (cl.rel == nil || len(cl.rel.deps) == 0) && len(c.LowPrio) > 0 && c.LowPrio[0] <= s.minPrio {
-		return 1
-	}
-	return 0
-}
-
-// finishKey completes node n's bound for class cl (threshold j) from k,
-// the first threshold at which it fits (j+1: none), and viol.
-func (s *Solver) finishKey(cl *class, n index.NodeID, j, k int, viol int32) nodeKey {
-	c := s.c
-	d := &cl.demand
-	maxPrio := int32(math.MinInt32)
-	if k > 0 && k <= j {
-		maxPrio = c.LowPrio[k-1]
-	}
-	// Every victim is below LowPrio[k] when the highest is LowPrio[k-1].
-	one := min(k, j)
-	count := c.Req[index.ResPods][n] + 1 - c.Alloc[index.ResPods][n]
-	for _, rv := range d.Req {
-		if deficit := c.Req[rv.Res][n] + rv.Val - c.Alloc[rv.Res][n]; deficit > 0 {
-			if m := c.MaxRequest(one, rv.Res, n); m > 0 {
-				count = max(count, (deficit+m-1)/m)
-			}
-		}
-	}
-	return makeKey(viol, maxPrio, int32(max(1, min(count, math.MaxInt32))))
-}
-
-// selectVictims finds the minimal victims on candidate node n by reprieve
-// and returns the node's criteria; the victims are left in s.pre.vs, in
-// eviction order.
-//
-// rc, when not nil, is the class's pod-relative part, with every
-// lower-priority pod of n moved out of its counters: a victim is
-// reprieved only if the node still passes rc's filters with it back, and
-// the victims are moved back in before returning.
-func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, slackPods int64, rc *relClass) candidate {
-	c := s.c
-	d := &cl.demand
-	pr := &s.pre
-	sp, vic := s.splitOf(n, prio) // most important first
-	// Slack on the node with every lower-priority pod gone and the
-	// preemptor placed, for the resources the preemptor requests (the only
-	// ones NodeResourcesFit checks). The common case, cpu, memory and at
-	// most one other column, keeps them apart; slack[] serves the others.
-	var slack [8]int64
-	for i, rv := range d.Req[:min(len(d.Req), len(slack))] {
-		slack[i] = c.Alloc[rv.Res][n] - (c.Req[rv.Res][n] - c.LowerRequested(j, prio, rv.Res, n)) - rv.Val
-	}
-	sCPU, sMem, sX := int64(math.MaxInt64), int64(math.MaxInt64), int64(math.MaxInt64)
-	hasCPU, hasMem, xres, fast := false, false, int32(-1), len(d.Req) <= len(slack)
-	for i, rv := range d.Req[:min(len(d.Req), len(slack))] {
-		switch {
-		case rv.Res == index.ResCPU:
-			sCPU, hasCPU = slack[i], true
-		case rv.Res == index.ResMemory:
-			sMem, hasMem = slack[i], true
-		case xres < 0:
-			sX, xres = slack[i], rv.Res
-		default:
-			fast = false
-		}
-	}
-	out := candidate{node: n, gen: c.Gen[n], pgen: s.pgenOf(n), maxPrio: math.MinInt32, start: math.MaxInt64, exact: true}
-	victims := pr.vs[:0]
-	// Reprieve, most important first: the violating victims first when
-	// only some violate, then the others.
-	split := sp.nviol > 0 && sp.nviol < len(vic)
-	allViol := sp.nviol > 0 && !split
-	ports := d.Ports
-	if fast && xres < 0 && len(ports) == 0 && rc == nil && !noRunReprieve {
-		// The common case, cpu and memory only, from the split alone: the
-		// pods reprieved one by one while they fit are, from each victim
-		// on, the longest run whose sums fit (requests are not negative),
-		// found by bisection; the pod after the run is the next victim.
-		pcpu, pmem := sp.pcpu, sp.pmem
-		for i, n := 0, len(sp.rep); i < n; {
-			lo, hi := i, i+int(min(max(slackPods, 0), int64(n-i)))
-			for lo < hi {
-				m := int(uint(lo+hi+1) >> 1)
-				if (!hasCPU || pcpu[m]-pcpu[i] <= sCPU) && (!hasMem || pmem[m]-pmem[i] <= sMem) {
-					lo = m
-				} else {
-					hi = m - 1
-				}
-			}
-			if lo > i {
-				slackPods -= int64(lo - i)
-				if hasCPU {
-					sCPU -= pcpu[lo] - pcpu[i]
-				}
-				if hasMem {
-					sMem -= pmem[lo] - pmem[i]
-				}
-			}
-			if lo == n {
-				break
-			}
-			e := &sp.rep[lo]
-			victims = append(victims, e.pod)
-			out.addVictim(e.prio, e.start, allViol || e.viol)
-			i = lo + 1
-		}
-		out.count = int32(len(victims))
-		pr.vs = victims
-		return out
-	}
-	viol := sp.viol
-	for pass := 0; pass < 2; pass++ {
-		for i := range vic {
-			e := &vic[i]
-			isViol := allViol
-			if split {
-				if isViol = viol[i]; isViol != (pass == 0) {
-					continue
-				}
-			}
-			if slackPods >= 1 {
-				if fast {
-					if e.cpu <= sCPU && e.mem <= sMem {
-						var vx int64
-						if xres >= 0 {
-							vx = e.value(s, xres)
-						}
-						if vx <= sX && !(e.ports && len(ports) > 0 && s.portsClash(e.pod, ports)) && (rc == nil || s.relReprieve(rc, e.pod, n)) {
-							slackPods--
-							if hasCPU {
-								sCPU -= e.cpu
-							}
-							if hasMem {
-								sMem -= e.mem
-							}
-							if xres >= 0 {
-								sX -= vx
-							}
-							continue
-						}
-					}
-				} else if s.reprieveSlow(e, d, n, j, prio, &slack, rc) {
-					slackPods--
-					continue
-				}
-			}
-			victims = append(victims, e.pod)
-			out.add(e, isViol)
-		}
-		if !split {
-			break
-		}
-	}
-	out.count = int32(len(victims))
-	pr.vs = victims
-	if rc != nil {
-		for _, v := range victims {
-			s.relMove(v, n, 1)
-		}
-	}
-	return out
-}
-
-// nodeSplit is a node's victims for one preemptor priority in reprieve
-// order (see splitOf), as of the node's generation and budget generation.
-type nodeSplit struct {
-	gen, pgen uint32
-	prio      int32
-	made      bool
-	off       int // the victims' offset in the node's list (nodePods)
-	// viol marks the victims whose eviction violates a budget (empty
-	// without budgets), nviol counts them.
-	viol  []bool
-	nviol int
-	// rep lists the victims in reprieve order, most important first but
-	// the violating ones before the others when only some violate;
-	// pcpu[k] and pmem[k] sum the cpu and memory requests of the first k
-	// of them. selectVictims' common case reads only these.
-	rep        []splitEnt
-	pcpu, pmem []int64
-}
-
-// noRunReprieve makes selectVictims reprieve pod by pod in every case, as
-// a reference for tests.
-var noRunReprieve bool
-
-// splitEnt is a victim in a split's reprieve order.
-type splitEnt struct {
-	start int64
-	pod   index.PodID
-	prio  int32
-	viol  bool
-}
-
-// noSplitCache makes splitOf make every split afresh, as a reference for
-// tests.
-var noSplitCache bool
-
-// splitOf returns node n's pods below prio (most important first) and
-// their split: the PDB split, the budgets counted down over them in order,
-// and the reprieve order it makes. It depends only on the node's pods and
-// the budgets, so it is kept per node until the node or its budget
-// generation changes (pgenOf): a node is mostly dry-run by several classes
-// between two of its changes. The split is the cache's: read only.
-func (s *Solver) splitOf(n index.NodeID, prio int32) (*nodeSplit, []podEnt) {
-	pr := &s.pre
-	if pr.splits == nil {
-		pr.splits = make([]nodeSplit, s.c.NumNodes())
-	}
-	sp := &pr.splits[n]
-	ents := s.nodePods(n)
-	gen, pgen := s.c.Gen[n], s.pgenOf(n)
-	if sp.made && sp.gen == gen && sp.pgen == pgen && sp.prio == prio && !noSplitCache {
-		return sp, ents[sp.off:]
-	}
-	vic := lowerSuffix(ents, prio)
-	viol := slices.Grow(sp.viol[:0], len(vic))
-	nviol := 0
-	if pd := s.pdbs(); pd != nil && len(pd.allowed) > 0 {
-		pr.stampNow++
-		for i := range vic {
-			v := false
-			if vic[i].npdb > 0 {
-				for _, k := range vic[i].budgets(s) {
-					if pr.stamp[k] != pr.stampNow {
-						pr.stamp[k], pr.local[k] = pr.stampNow, pd.allowed[k]
-					}
-					pr.local[k]--
-					if pr.local[k] < 0 {
-						v = true
-					}
-				}
-			}
-			viol = append(viol, v)
-			if v {
-				nviol++
-			}
-		}
-	}
-	rep := slices.Grow(sp.rep[:0], len(vic))
-	pcpu, pmem := append(slices.Grow(sp.pcpu[:0], len(vic)+1), 0), append(slices.Grow(sp.pmem[:0], len(vic)+1), 0)
-	split := nviol > 0 && nviol < len(vic)
-	for pass := 0; pass < 2; pass++ {
-		for i := range vic {
-			e := &vic[i]
-			v := nviol > 0 && viol[i]
-			if split && v != (pass == 0) {
-				continue
-			}
-			rep = append(rep, splitEnt{start: e.start, pod: e.pod, prio: e.prio, viol: v})
-			pcpu, pmem = append(pcpu, pcpu[len(pcpu)-1]+e.cpu), append(pmem, pmem[len(pmem)-1]+e.mem)
-		}
-		if !split {
-			break
-		}
-	}
-	*sp = nodeSplit{gen: gen, pgen: pgen, prio: prio, made: true, off: len(ents) - len(vic), viol: viol, nviol: nviol, rep: rep, pcpu: pcpu, pmem: pmem}
-	return sp, vic
 }
 
 // preempt tries to make room for pod pid of class cl by evicting
@@ -916,19 +347,19 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (candidate, []index.PodID, 
 	} else {
 		s.syncCandidates(cl, ps, prio)
 	}
-	// A plain class's evaluation depends only on the node and the budgets,
+	// A columnar class's evaluation depends only on the node and the budgets,
 	// both unchanged for an entry settle keeps: its victims are kept with
 	// it. Others are evaluated again when taken (pod-relative counters may
 	// have moved).
-	plain := s.plainCols(cl, s.c.LowIndex(prio)) != nil && !noVictimCache
+	columnar := s.columnarCols(cl, s.c.LowIndex(prio)) != nil && !s.cfg.sw.noVictimCache
 	for s.settle(cl, ps, prio) {
 		top := ps.heap[0]
 		ps.heap.pop()
 		if top.exact && top.vic > 0 {
 			buf := append(s.pre.victimBuf[:0], ps.vics[top.vic-1:top.vic-1+top.count]...)
 			s.pre.victimBuf = buf
-			if checkChoice != nil {
-				checkChoice(s, cl, prio, top)
+			if s.cfg.sw.checkChoice != nil {
+				s.cfg.sw.checkChoice(s, cl, prio, top)
 			}
 			return top, buf, true
 		}
@@ -940,7 +371,7 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (candidate, []index.PodID, 
 		if !top.exact || !sameCand(&fresh, &top) {
 			// A bound, or a PDB budget shrank since: rank the node by its
 			// evaluation.
-			if plain {
+			if columnar {
 				fresh.vic = int32(len(ps.vics)) + 1
 				ps.vics = append(ps.vics, s.pre.vs...)
 			}
@@ -950,8 +381,8 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (candidate, []index.PodID, 
 		// s.pre.vs holds the victims of this evaluation.
 		buf := append(s.pre.victimBuf[:0], s.pre.vs...)
 		s.pre.victimBuf = buf
-		if checkChoice != nil {
-			checkChoice(s, cl, prio, top)
+		if s.cfg.sw.checkChoice != nil {
+			s.cfg.sw.checkChoice(s, cl, prio, top)
 		}
 		return top, buf, true
 	}
@@ -986,25 +417,6 @@ func (s *Solver) releasePre(ps *preState) {
 	s.pre.spare = append(s.pre.spare, ps)
 }
 
-// eagerBounds makes every build bound every feasible node, as a reference
-// for tests.
-var eagerBounds bool
-
-// noVictimCache makes preempt evaluate every node it takes again, as a
-// reference for tests.
-var noVictimCache bool
-
-// eagerSample makes every build evaluate its sampled nodes at once, as a
-// reference for tests.
-var eagerSample bool
-
-// checkChoice, when set (tests), is called with every node preempt takes.
-var checkChoice func(s *Solver, cl *class, prio int32, chosen candidate)
-
-// checkBound, when set (tests), is called with every bound evalNode makes
-// and the node's exact evaluation.
-var checkBound func(cl *class, bound, exact candidate)
-
 // sampleSize is how many of the best nodes by bound a build samples:
 // kube-scheduler's minimum number of dry-run candidates. Among nodes equal
 // in the first four criteria the latest start decides over the sampled
@@ -1030,7 +442,7 @@ func (s *Solver) buildCandidates(cl *class, ps *preState, prio int32) {
 	ps.synced, ps.sparse = 0, false
 	sample := s.pre.sample[:0]
 	least := false // the sample is the first nodes of the least bound
-	if cl.failures > 0 || eagerBounds {
+	if cl.failures > 0 || s.cfg.sw.eagerBounds {
 		s.boundAll(cl, ps, prio)
 	} else {
 		j := c.LowIndex(prio)
@@ -1043,7 +455,7 @@ func (s *Solver) buildCandidates(cl *class, ps *preState, prio int32) {
 		ps.heap.pop()
 	}
 	for _, b := range sample {
-		if eagerSample {
+		if s.cfg.sw.eagerSample {
 			cand, mask := s.evalNode(cl, prio, b.node, true)
 			ps.setMask(b.node, mask)
 			if mask == 0 {
@@ -1188,9 +600,9 @@ func (s *Solver) preemptionMessage(cl *class) string {
 			case m&maskPorts != 0:
 				counts[msgPorts] += k
 			case m&(maskRes-maskRel) != 0:
-				for i, msg := range relFailMsgs {
-					if m&(maskRel<<i) != 0 {
-						counts[msg] += k
+				for f := relMissingLabel; f <= relExisting; f++ {
+					if m&relFailMask(f) != 0 {
+						counts[f.String()] += k
 					}
 				}
 			default:

@@ -41,9 +41,8 @@ func BenchmarkBlockKeys(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer func(f func(*Solver, *class, int32, candidate)) { checkChoice = f }(checkChoice)
 	seen, ran := 0, false
-	checkChoice = func(s *Solver, cl *class, prio int32, _ candidate) {
+	checkChoice := func(s *Solver, cl *class, prio int32, _ candidate) {
 		if seen++; seen != 50 {
 			return
 		}
@@ -62,7 +61,7 @@ func BenchmarkBlockKeys(b *testing.B) {
 			keys = s.blockKeys(cl, bl, cl.g.dense[bl], j, keys[:0])
 		}
 	}
-	Solve(c, Config{Seed: 1})
+	Solve(c, Config{Seed: 1, sw: switches{checkChoice: checkChoice}})
 	if !ran {
 		b.Fatal("fewer than 50 preemptions")
 	}

@@ -106,6 +106,7 @@ func randFor(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 11)) }
 // preemptor, an evicted pod is bound again only with requeue, and the
 // output is the same run after run.
 func TestPropertyPreemptPodRelative(t *testing.T) {
+	t.Parallel()
 	for _, cfg := range []Config{{}, {RequeueEvicted: true}, {CrossNodePreemption: true}, {RequeueEvicted: true, CrossNodePreemption: true}} {
 		preempted, replaced, cross := 0, 0, 0
 		for seed := range uint64(40) {

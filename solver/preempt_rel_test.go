@@ -16,6 +16,7 @@ const hostname = "kubernetes.io/hostname"
 func zoned(name, z string) *nodeB { return makeNode(name).label(zone, z) }
 
 func TestPreemptSpreadSkew(t *testing.T) {
+	t.Parallel()
 	// n1 (zone a) holds two web pods, zone b's only node is too small for
 	// the pod: with maxSkew 2, n1 fails only the skew (2+1-0 > 2). The dry
 	// run removes every lower-priority pod, then reprieves the most
@@ -38,6 +39,7 @@ func TestPreemptSpreadSkew(t *testing.T) {
 }
 
 func TestPreemptAntiAffinity(t *testing.T) {
+	t.Parallel()
 	db := sel("app", "db")
 	t.Run("own term", func(t *testing.T) {
 		// n1 has room but runs a low-priority db pod the new pod's
@@ -76,6 +78,7 @@ func TestPreemptAntiAffinity(t *testing.T) {
 }
 
 func TestPreemptReprieveKeepsAntiAffinity(t *testing.T) {
+	t.Parallel()
 	// Either pod's cpu alone leaves room: resources alone would reprieve db
 	// (the more important) and evict other. db's return breaks the new
 	// pod's anti-affinity, so db is the victim and other is reprieved.
@@ -90,6 +93,7 @@ func TestPreemptReprieveKeepsAntiAffinity(t *testing.T) {
 }
 
 func TestPreemptNotHelpfulPodRelative(t *testing.T) {
+	t.Parallel()
 	web := sel("app", "web")
 	t.Run("missing label", func(t *testing.T) {
 		// n1 lacks the zone label (unresolvable, although it holds a
@@ -149,6 +153,7 @@ func TestPreemptNotHelpfulPodRelative(t *testing.T) {
 }
 
 func TestPreemptPodRelativeEqualPriority(t *testing.T) {
+	t.Parallel()
 	// The blocking pod has the preemptor's priority: never a victim.
 	nodes := []index.Node{makeNode("n1").obj(), makeNode("n2").alloc("cpu", 100).obj()}
 	pods := []index.Pod{
@@ -165,6 +170,7 @@ func TestPreemptPodRelativeEqualPriority(t *testing.T) {
 }
 
 func TestPreemptPodRelativePDB(t *testing.T) {
+	t.Parallel()
 	// Both nodes hold a pod the new pod's anti-affinity rejects; n1's has
 	// the lower priority but its budget allows no disruption.
 	nodes := []index.Node{makeNode("n1").obj(), makeNode("n2").obj(), makeNode("n3").alloc("cpu", 100).obj()}

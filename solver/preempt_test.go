@@ -51,6 +51,7 @@ func checkTrace(t *testing.T, c *index.Cluster, res *Result, want ...string) {
 }
 
 func TestPreemptLowPriorityVictim(t *testing.T) {
+	t.Parallel()
 	nodes := []index.Node{makeNode("n1").alloc("cpu", 1000).obj()}
 	pods := []index.Pod{
 		makePod("low").req("cpu", 800).priority(10).on("n1").obj(),
@@ -67,6 +68,7 @@ func TestPreemptLowPriorityVictim(t *testing.T) {
 }
 
 func TestPreemptionPolicyNever(t *testing.T) {
+	t.Parallel()
 	nodes := []index.Node{makeNode("n1").alloc("cpu", 1000).obj()}
 	pods := []index.Pod{
 		makePod("low").req("cpu", 800).priority(10).on("n1").obj(),
@@ -81,6 +83,7 @@ func TestPreemptionPolicyNever(t *testing.T) {
 }
 
 func TestEqualPriorityNeverEvicts(t *testing.T) {
+	t.Parallel()
 	nodes := []index.Node{makeNode("n1").alloc("cpu", 1000).obj(), makeNode("n2").alloc("cpu", 100).obj()}
 	pods := []index.Pod{
 		makePod("peer").req("cpu", 800).priority(100).on("n1").obj(),
@@ -95,6 +98,7 @@ func TestEqualPriorityNeverEvicts(t *testing.T) {
 }
 
 func TestPreemptionNotEnough(t *testing.T) {
+	t.Parallel()
 	// Removing every lower-priority pod still leaves too little cpu: the
 	// dry run reports the filter's reason.
 	nodes := []index.Node{makeNode("n1").alloc("cpu", 1000).obj()}
@@ -112,6 +116,7 @@ func TestPreemptionNotEnough(t *testing.T) {
 }
 
 func TestPreemptMinimalVictims(t *testing.T) {
+	t.Parallel()
 	// Three lower-priority pods; freeing 1000m needs only one of them. The
 	// reprieve adds back the most important first, so the least important
 	// (lowest priority, then latest start) is the victim.
@@ -127,6 +132,7 @@ func TestPreemptMinimalVictims(t *testing.T) {
 }
 
 func TestPreemptNodeChoice(t *testing.T) {
+	t.Parallel()
 	full := func(name string) index.Node { return makeNode(name).alloc("cpu", 1000).obj() }
 	cases := []struct {
 		name string
@@ -173,6 +179,7 @@ func TestPreemptNodeChoice(t *testing.T) {
 }
 
 func TestPDBSteersChoice(t *testing.T) {
+	t.Parallel()
 	// n1's victim has the lower priority but its PDB has no disruption
 	// left; n2's slightly higher-priority victim violates nothing.
 	nodes := []index.Node{makeNode("n1").alloc("cpu", 1000).obj(), makeNode("n2").alloc("cpu", 1000).obj()}
@@ -186,6 +193,7 @@ func TestPDBSteersChoice(t *testing.T) {
 }
 
 func TestPDBBudgetSpentInBatch(t *testing.T) {
+	t.Parallel()
 	// One disruption allowed over two guarded pods: the first preemptor
 	// spends it; the second then prefers the unguarded victim although its
 	// priority is higher.
@@ -204,6 +212,7 @@ func TestPDBBudgetSpentInBatch(t *testing.T) {
 }
 
 func TestPDBReprieveOrder(t *testing.T) {
+	t.Parallel()
 	// Violating victims are reprieved first: the guarded pod stays although
 	// it is less important than the unguarded one.
 	nodes := []index.Node{makeNode("n1").alloc("cpu", 2000).obj()}
@@ -217,6 +226,7 @@ func TestPDBReprieveOrder(t *testing.T) {
 }
 
 func TestSpecAllowed(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		min, maxU         string
 		healthy, expected int
@@ -241,6 +251,7 @@ func TestSpecAllowed(t *testing.T) {
 }
 
 func TestHigherPriorityArrivesLater(t *testing.T) {
+	t.Parallel()
 	// The low pod comes first in the input and was created first; the high
 	// one is queued ahead of it and takes the only room. Nothing is evicted:
 	// the low pod is pending, not running, and cannot preempt the high one.
@@ -257,6 +268,7 @@ func TestHigherPriorityArrivesLater(t *testing.T) {
 }
 
 func TestPreemptForHostPort(t *testing.T) {
+	t.Parallel()
 	nodes := []index.Node{makeNode("n1").obj()}
 	pods := []index.Pod{
 		makePod("holder").hostPort(8080).priority(10).on("n1").obj(),
@@ -268,6 +280,7 @@ func TestPreemptForHostPort(t *testing.T) {
 }
 
 func TestPreemptIgnoresUnrequestedResources(t *testing.T) {
+	t.Parallel()
 	// The node's memory is overcommitted but the preemptor requests none:
 	// NodeResourcesFit checks cpu only, so one cpu victim is enough.
 	nodes := []index.Node{makeNode("n1").alloc("cpu", 2000).alloc("memory", 1000).obj()}
@@ -281,6 +294,7 @@ func TestPreemptIgnoresUnrequestedResources(t *testing.T) {
 }
 
 func TestNoPreemptionConfig(t *testing.T) {
+	t.Parallel()
 	nodes := []index.Node{makeNode("n1").alloc("cpu", 1000).obj()}
 	pods := []index.Pod{
 		makePod("low").req("cpu", 800).priority(10).on("n1").obj(),
@@ -300,6 +314,7 @@ func TestNoPreemptionConfig(t *testing.T) {
 // victim was needed (adding it back alone, with the pods left, would not
 // fit).
 func TestPreemptionProperty(t *testing.T) {
+	t.Parallel()
 	evictions, reclaimed := 0, 0
 	defer func() {
 		if evictions < 20 {
@@ -397,6 +412,7 @@ func TestPreemptionProperty(t *testing.T) {
 // evaluation on random nodes: on the first four criteria (PDB violations,
 // highest victim priority, priority sum, victims) the bound is never worse.
 func TestLowerBoundNeverAboveExact(t *testing.T) {
+	t.Parallel()
 	checked := 0
 	for seed := range uint64(60) {
 		r := rand.New(rand.NewPCG(seed, 11))
@@ -451,6 +467,7 @@ func TestLowerBoundNeverAboveExact(t *testing.T) {
 }
 
 func TestClassesSplitByPriority(t *testing.T) {
+	t.Parallel()
 	// Equal pods but for priority and preemption policy: each keeps its
 	// own preemption outcome.
 	nodes := []index.Node{makeNode("n1").alloc("cpu", 1000).obj()}

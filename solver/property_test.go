@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
 )
 
 // naiveFits checks every filter of pod p on node n from scratch: cordon,
@@ -17,7 +18,21 @@ func naiveFits(c *index.Cluster, p *index.Pod, n int) bool {
 		return false
 	}
 	d := c.DemandOf(p)
-	return c.Fits(uint32(n), &d)
+	return fitsNow(c, n, &d)
+}
+
+// fitsNow is NodeResourcesFit and NodePorts on node n now: one more pod,
+// every requested resource, and no host port conflict.
+func fitsNow(c *index.Cluster, n int, d *index.Demand) bool {
+	if !rules.PodsFit(c.Req[index.ResPods][n], c.Alloc[index.ResPods][n]) {
+		return false
+	}
+	for _, rv := range d.Req {
+		if !rules.Fits(c.Req[rv.Res][n], rv.Val, c.Alloc[rv.Res][n]) {
+			return false
+		}
+	}
+	return rules.PortsFilter(c.Ports[n], d.Ports) == rules.None
 }
 
 // randomCluster makes a small cluster that exercises every static filter,
@@ -106,6 +121,7 @@ func randomCluster(r *rand.Rand) ([]index.Node, []index.Pod) {
 // filter and has the best kube-scheduler score over all nodes that do (with
 // normalisation over those nodes); a pod left pending fits on no node.
 func TestPropertyRandomClusters(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(40) {
 		r := rand.New(rand.NewPCG(seed, 99))
 		nodes, pods := randomCluster(r)

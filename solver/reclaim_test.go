@@ -14,6 +14,7 @@ import (
 // than it needs; the freed room goes to the higher-priority pod first,
 // not to the lower-priority pod that comes next in the queue.
 func TestFreedRoomGoesToHigherPriority(t *testing.T) {
+	t.Parallel()
 	nodes := []index.Node{makeNode("n1").alloc("cpu", 1000).obj()}
 	pods := []index.Pod{
 		makePod("victim").req("cpu", 900).priority(0).on("n1").obj(),
@@ -41,6 +42,7 @@ func TestFreedRoomGoesToHigherPriority(t *testing.T) {
 // to a pending pod of higher priority; the preemptor then preempts again,
 // on another node.
 func TestPreemptorLosesRoomAndPreemptsAgain(t *testing.T) {
+	t.Parallel()
 	nodes := []index.Node{makeNode("n1").alloc("cpu", 1000).obj(), makeNode("n2").alloc("cpu", 1000).obj()}
 	pods := []index.Pod{
 		makePod("v1").req("cpu", 1000).priority(0).started(5).on("n1").obj(),
@@ -61,6 +63,7 @@ func TestPreemptorLosesRoomAndPreemptsAgain(t *testing.T) {
 // room to. At the end the pending pod would fit if the two lower-priority
 // preemptors were taken away; it stays pending.
 func TestRoomFreedPieceByPiece(t *testing.T) {
+	t.Parallel()
 	nodes := []index.Node{makeNode("n1").alloc("cpu", 1000).obj()}
 	pods := []index.Pod{
 		makePod("a").req("cpu", 300).priority(0).on("n1").obj(),
@@ -88,6 +91,7 @@ func TestRoomFreedPieceByPiece(t *testing.T) {
 // that node (such a pod came before q in the queue, so it had failed by
 // then). Without reclaim, most seeds break it.
 func TestNoPriorityInversion(t *testing.T) {
+	t.Parallel()
 	reclaimed, caught := 0, 0
 	for seed := range uint64(300) {
 		r := rand.New(rand.NewPCG(seed, 18))

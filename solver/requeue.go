@@ -24,7 +24,7 @@ type requeued struct {
 	pod      index.PodID
 }
 
-func (a *requeued) less(b *requeued) bool {
+func (a *requeued) before(b *requeued) bool {
 	switch {
 	case a.prio != b.prio:
 		return a.prio > b.prio
@@ -34,44 +34,17 @@ func (a *requeued) less(b *requeued) bool {
 	return a.seq < b.seq
 }
 
-// requeueHeap holds the evicted pods waiting, first in queue order on top.
+// requeueHeap holds the evicted pods waiting, first in queue order on top
+// (binheap.go).
 type requeueHeap []requeued
 
 func (h *requeueHeap) push(p *index.Pod, pid index.PodID, seq int) {
-	*h = append(*h, requeued{prio: p.Priority, creation: p.CreationUnix, seq: int32(seq), pod: pid})
-	a := *h
-	for i := len(a) - 1; i > 0; {
-		up := (i - 1) / 2
-		if !a[i].less(&a[up]) {
-			break
-		}
-		a[i], a[up] = a[up], a[i]
-		i = up
-	}
+	*h = heapPush(*h, requeued{prio: p.Priority, creation: p.CreationUnix, seq: int32(seq), pod: pid})
 }
 
 func (h *requeueHeap) pop() requeued {
-	a := *h
-	top := a[0]
-	n := len(a) - 1
-	a[0] = a[n]
-	a = a[:n]
-	*h = a
-	for i := 0; ; {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && a[r].less(&a[l]) {
-			m = r
-		}
-		if !a[m].less(&a[i]) {
-			break
-		}
-		a[i], a[m] = a[m], a[i]
-		i = m
-	}
+	top := (*h)[0]
+	*h = heapPop(*h)
 	return top
 }
 

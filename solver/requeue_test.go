@@ -27,6 +27,7 @@ func pendingNames(c *index.Cluster, res *Result) []string {
 }
 
 func TestRequeueEvicted(t *testing.T) {
+	t.Parallel()
 	// high evicts low from n1; low fits n3 only. The pending pods of
 	// low's priority (bound for n2) go around it by creation time: old
 	// (created 0) before it (created 1), young (created 9) after.
@@ -61,6 +62,7 @@ func TestRequeueEvicted(t *testing.T) {
 }
 
 func TestRequeuedPodPreempts(t *testing.T) {
+	t.Parallel()
 	// high (only on the main pool) evicts low (the later start of two
 	// equal victims). low, back in the queue, fits nowhere: it may not
 	// evict peer (its own priority) but evicts tiny. tiny can evict
@@ -91,6 +93,7 @@ func TestRequeuedPodPreempts(t *testing.T) {
 }
 
 func TestRequeueNewClassPodRelative(t *testing.T) {
+	t.Parallel()
 	// The evicted pod has a spread constraint no pending pod has: its
 	// class and counter are made when it comes back, counted from the pods
 	// bound then. Zone a holds a web pod, so the victim goes to zone b.
@@ -112,6 +115,7 @@ func TestRequeueNewClassPodRelative(t *testing.T) {
 }
 
 func TestRequeueDeterministic(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(10) {
 		nodes, pods := randomRelCluster(randFor(seed))
 		in := &index.Input{Nodes: nodes, Pods: pods}

@@ -77,11 +77,11 @@ func (r *roomLevels) of(cl *class) (cpu, mem []uint64) {
 	return r.cpu[max(levelOf(cl.needCPU), 0)], r.mem[max(levelOf(cl.needMem), 0)]
 }
 
-// sure returns the level bitset of the nodes whose free room (of levels)
-// is surely at least need: the level above need's own (its floor is the
+// atLeast returns the level bitset of the nodes whose free room (of
+// levels) is certainly at least need: the level above need's own (its floor is the
 // power of two past need), or need's own for need 0; nil when there is
 // none.
-func (r *roomLevels) sure(need int64, levels *[roomLevelCount][]uint64) []uint64 {
+func (r *roomLevels) atLeast(need int64, levels *[roomLevelCount][]uint64) []uint64 {
 	l := levelOf(need)
 	if need > 0 {
 		l++

@@ -13,6 +13,7 @@ import (
 // definition, that a class's level words hold every node passing
 // fitsFree, and fewer's count of them.
 func TestRoomLevels(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(9, 9))
 	const nodes = 200
 	var rl roomLevels

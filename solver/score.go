@@ -219,7 +219,7 @@ func (s *Solver) refreshNode(n index.NodeID) {
 		s.lv.set(n, cellOf(s.cfg.Strategy, h))
 	}
 	s.free[n] = nodeFree{cpu: h.capCPU - h.useCPU, mem: h.capMem - h.useMem}
-	if h.usePods >= h.capPods {
+	if !rules.PodsFit(h.usePods, h.capPods) {
 		s.free[n].cpu = math.MinInt64
 	}
 	s.room.set(n, s.free[n])

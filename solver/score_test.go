@@ -10,6 +10,7 @@ import (
 )
 
 func TestScoreFormulas(t *testing.T) {
+	t.Parallel()
 	f := func(name string, got, want int64) {
 		t.Helper()
 		if got != want {
@@ -39,6 +40,7 @@ func TestScoreFormulas(t *testing.T) {
 }
 
 func TestLeastAllocatedSpreads(t *testing.T) {
+	t.Parallel()
 	var nodes []index.Node
 	for _, n := range []string{"n1", "n2", "n3", "n4"} {
 		nodes = append(nodes, makeNode(n).obj())
@@ -69,6 +71,7 @@ func TestLeastAllocatedSpreads(t *testing.T) {
 }
 
 func TestPreferredAffinity(t *testing.T) {
+	t.Parallel()
 	nodes := []index.Node{
 		makeNode("a").label("disk", "hdd").obj(),
 		makeNode("b").label("disk", "ssd").obj(),
@@ -83,6 +86,7 @@ func TestPreferredAffinity(t *testing.T) {
 }
 
 func TestScoreMatchesNaiveBest(t *testing.T) {
+	t.Parallel()
 	// Every placement must go to a node whose score equals the best score
 	// over all fitting nodes at that moment, recomputed from scratch.
 	// 300 nodes and 40 interleaved classes: class heaps are cut to their
@@ -115,7 +119,7 @@ func TestScoreMatchesNaiveBest(t *testing.T) {
 		cl := s.classes[classOf[i]]
 		// Reference: kube-scheduler's cycle from scratch.
 		fitting, ref := reference(c, cl, func(n int) bool {
-			return cl.g.has(n) && c.Fits(uint32(n), &cl.demand)
+			return cl.g.has(n) && fitsNow(c, n, &cl.demand)
 		})
 		best, bestNode := int64(-1), 0
 		for _, n := range fitting {
@@ -144,6 +148,7 @@ func TestScoreMatchesNaiveBest(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
+	t.Parallel()
 	var nodes []index.Node
 	for i := range 50 {
 		nodes = append(nodes, makeNode("n"+string(rune('A'+i%26))+string(rune('A'+i/26))).obj())
@@ -216,6 +221,7 @@ func FuzzQuotient(f *testing.F) {
 }
 
 func TestFitScoreFastMatches(t *testing.T) {
+	t.Parallel()
 	for _, strat := range []Strategy{LeastAllocated, MostAllocated} {
 		for capCPU := int64(0); capCPU < 3000; capCPU += 7 {
 			for req := int64(0); req < 3500; req += 13 {
@@ -238,6 +244,7 @@ func TestFitScoreFastMatches(t *testing.T) {
 // NodeAffinity over the nodes that fit in each cycle. When the only node
 // holding the maximum fills up, the maximum drops and the choice changes.
 func TestNormalisationFollowsFittingNodes(t *testing.T) {
+	t.Parallel()
 	nodes := []index.Node{
 		makeNode("both").label("a", "1").label("b", "1").alloc("cpu", 1000).obj(),
 		makeNode("bonly").label("b", "1").obj(),
@@ -305,6 +312,7 @@ func reference(c *index.Cluster, cl *class, fit func(n int) bool) ([]int, func(n
 // points of it (else it prunes nothing), over random node states including
 // overcommitted nodes, nodes without cpu or memory, and both strategies.
 func TestUpperBoundsScore(t *testing.T) {
+	t.Parallel()
 	const n = 500
 	var nodes []index.Node
 	for i := range n {

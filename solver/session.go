@@ -5,6 +5,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
 )
 
 // Session solves a sequence of batches over one cluster that changes
@@ -138,18 +139,8 @@ func (g *group) category(n index.NodeID, taints []index.Taint, unsched bool) (ca
 	if g.names != nil && !g.names.Contains(n) {
 		return catAbsent, 0
 	}
-	bad := false
-	for i := range taints {
-		t := &taints[i]
-		switch t.Effect {
-		case index.EffectNoSchedule, index.EffectNoExecute:
-			bad = bad || !tolerates(g.tols, t)
-		case index.EffectPreferNoSchedule:
-			if !toleratesPreferNoSchedule(g.tols, t) {
-				pns++
-			}
-		}
-	}
+	bad := rules.TaintFilter(taints, g.tols) != rules.None
+	pns = int32(rules.IntolerablePreferNoSchedule(taints, g.tols))
 	switch {
 	case unsched && !g.unschedTol:
 		return catUnsched, pns

@@ -43,15 +43,17 @@ type Config struct {
 	// (anti-)affinity terms of its own (existing pods' terms then count
 	// for nothing).
 	IgnorePreferredTermsOfExistingPods bool
-	// plain turns off domain-split heaps and templates (for the tests that
+	// oneHeap turns off domain-split heaps and templates (for the tests that
 	// compare them with the one-heap scan).
-	plain bool
+	oneHeap bool
 	// noReclaim leaves freed room to the queue's order (for the test that
 	// shows what reclaim prevents).
 	noReclaim bool
 	// noLean fills every scoring class's buckets with all its fitting
 	// nodes (the reference for lean buckets, lean.go).
 	noLean bool
+	// sw turns other accelerations off and sets hooks, for tests.
+	sw switches
 	// RequeueEvicted puts each preemption victim back in the queue at its
 	// own priority (see requeue.go): it may be placed again in the same
 	// batch, by placement or preemption. Off, a victim stays evicted.
@@ -147,9 +149,9 @@ type Result struct {
 	// templates made; bucketed the pods placed on buckets.
 	splitClasses, twinBuilds, templates, bucketed int
 	// countArrays counts the counter arrays made (see countPool);
-	// leanFills and plainRefills the lean bucket fills and the plain
+	// leanFills and bareRefills the lean bucket fills and the bare
 	// buckets rescanned (lean.go).
-	countArrays, leanFills, plainRefills int
+	countArrays, leanFills, bareRefills int
 	// Preemptions counts pods bound after evicting lower-priority pods;
 	// Retried counts pods placed on their second turn (see retry);
 	// Reclaimed the pods placed on room that evictions freed after they
@@ -211,9 +213,9 @@ type Solver struct {
 	// placeBuckets' scratch (buckets.go).
 	liveBuckets []int32
 	// lean buckets' scratch (lean.go).
-	leanFills, plainRefills int
-	leanTouched             []index.NodeID
-	npBuf                   []uint64
+	leanFills, bareRefills int
+	leanTouched            []index.NodeID
+	npBuf                  []uint64
 	// ImageLocality columns by image list, and their scratch (images.go).
 	imageCols            map[string][]uint8
 	imageSum             []int64
@@ -415,7 +417,7 @@ queue:
 	if s.rel != nil {
 		res.countArrays = s.rel.pool.made
 	}
-	res.leanFills, res.plainRefills = s.leanFills, s.plainRefills
+	res.leanFills, res.bareRefills = s.leanFills, s.bareRefills
 
 	// Reasons reflect the final state: pods left pending fit nowhere now.
 	// Reasons only read the cluster: compute them on every processor.
@@ -867,8 +869,9 @@ func (s *Solver) normalisationChanged(cl *class, n index.NodeID, fits bool) bool
 	return moved(g.rawTT, cl.ttMax) || moved(g.rawNA, cl.naMax)
 }
 
-// Reason strings of the filters (the pod-relative ones too) and of the
-// preemption dry run, as kube-scheduler v1.36 words them (rules.Reason).
+// Reason strings of the filters and of the preemption dry run, as
+// kube-scheduler v1.36 words them: rules.Reason's String (the
+// pod-relative filters' codes are rules.Reason themselves: relSpread...).
 var (
 	msgPreFilterAbsent = rules.NodeAffinityPreFilter.String()
 	msgUnschedulable   = rules.NodeUnschedulable.String()
@@ -877,11 +880,6 @@ var (
 	msgPorts           = rules.NodePortsConflict.String()
 	msgTooManyPods     = rules.TooManyPods.String()
 	msgNoNodes         = rules.NoNodesAvailable.String()
-	msgSpread          = rules.SpreadConstraintsMismatch.String()
-	msgSpreadLabel     = rules.SpreadMissingLabel.String()
-	msgPodAffinity     = rules.PodAffinityMismatch.String()
-	msgPodAnti         = rules.PodAntiAffinityMismatch.String()
-	msgExistingAnti    = rules.ExistingAntiAffinityMismatch.String()
 	msgNotHelpful      = rules.PreemptionNotHelpful.String()
 	msgNoVictims       = rules.NoPreemptionVictims.String()
 )
@@ -926,17 +924,17 @@ func (s *Solver) reason(cl *class) (string, map[string]int) {
 	for wi, word := range dense {
 		for ; word != 0; word &= word - 1 {
 			node := index.NodeID(wi*64 + bits.TrailingZeros64(word))
-			if len(cl.demand.Ports) > 0 && c.PortConflict(node, cl.demand.Ports) {
+			if len(cl.demand.Ports) > 0 && rules.PortsConflict(c.Ports[node], cl.demand.Ports) {
 				ports++
 				continue
 			}
 			fails := false
-			if c.Req[index.ResPods][node]+1 > c.Alloc[index.ResPods][node] {
+			if !rules.PodsFit(c.Req[index.ResPods][node], c.Alloc[index.ResPods][node]) {
 				pods++
 				fails = true
 			}
 			for _, rv := range cl.demand.Req {
-				if c.Req[rv.Res][node]+rv.Val > c.Alloc[rv.Res][node] {
+				if !rules.Fits(c.Req[rv.Res][node], rv.Val, c.Alloc[rv.Res][node]) {
 					insufficient[rv.Res]++
 					fails = true
 				}
@@ -959,7 +957,7 @@ func countOver(dense []uint64, req []int64, v int64, alloc []int64) int {
 	k := 0
 	for wi, word := range dense {
 		for ; word != 0; word &= word - 1 {
-			if n := wi*64 + bits.TrailingZeros64(word); req[n]+v > alloc[n] {
+			if n := wi*64 + bits.TrailingZeros64(word); !rules.Fits(req[n], v, alloc[n]) {
 				k++
 			}
 		}

@@ -64,7 +64,7 @@ func (s *Solver) initSure() {
 	count := make([]int32, len(pd.allowed))
 	var parts [][]podBudget
 	if pr.ents == nil {
-		s.makeEnts(!noEntBudgets)
+		s.makeEnts(!s.cfg.sw.noEntBudgets)
 		parts, pr.entBudgets = pr.entBudgets, nil
 	}
 	if parts != nil {
@@ -109,10 +109,6 @@ func (s *Solver) initSure() {
 		}
 	}
 }
-
-// noEntBudgets makes initSure read every bound pod's budgets from its
-// entry, as a reference for tests.
-var noEntBudgets bool
 
 // flatLists returns empty lists with room for count[k] entries each, in
 // one array.

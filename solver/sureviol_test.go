@@ -18,10 +18,10 @@ import (
 // counted as kept, the bound says 100, as the dry run does. Node b then
 // wins with one prio-50 victim.
 func TestSureViolationRaisesBound(t *testing.T) {
-	defer func(f func(*class, candidate, candidate)) { checkBound = f }(checkBound)
+	t.Parallel()
 	bounds := map[string]candidate{}
 	var c *index.Cluster
-	checkBound = func(cl *class, b, exact candidate) {
+	checkBound := func(cl *class, b, exact candidate) {
 		bounds[c.Nodes[b.node].Name] = b
 		if betterKey(&exact, &b) {
 			t.Errorf("node %s: exact %+v beats its bound %+v", c.Nodes[b.node].Name, exact, b)
@@ -45,7 +45,7 @@ func TestSureViolationRaisesBound(t *testing.T) {
 	if c, err = index.Build(in); err != nil {
 		t.Fatal(err)
 	}
-	res := Solve(c, Config{Seed: 1})
+	res := Solve(c, Config{Seed: 1, sw: switches{checkBound: checkBound}})
 	if got := bounds["a"]; got.maxPrio != 100 || got.viol != 0 {
 		t.Errorf("node a bound: viol %d, highest victim priority %d; want 0 and 100", got.viol, got.maxPrio)
 	}
@@ -69,10 +69,10 @@ func betterKey(a, b *candidate) bool { return keyAbove(b, a) }
 // do raise bounds: some bounds certify a violation, some a higher victim
 // priority than the lower-priority sums alone give, and exactly.
 func TestBoundsNeverAboveExact(t *testing.T) {
-	defer func(f func(*class, candidate, candidate)) { checkBound = f }(checkBound)
+	t.Parallel()
 	var checked, violBounds, tight int
 	for seed := range uint64(40) {
-		checkBound = func(cl *class, b, exact candidate) {
+		checkBound := func(cl *class, b, exact candidate) {
 			checked++
 			if betterKey(&exact, &b) {
 				t.Fatalf("seed %d node %d: exact %+v beats its bound %+v", seed, b.node, exact, b)
@@ -89,7 +89,7 @@ func TestBoundsNeverAboveExact(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		Solve(c, Config{Seed: seed})
+		Solve(c, Config{Seed: seed, sw: switches{checkBound: checkBound}})
 	}
 	if checked < 5000 || violBounds == 0 || tight == 0 {
 		t.Errorf("%d bounds checked, %d certify a violation, %d exact on the highest victim priority: the test does not exercise the bounds", checked, violBounds, tight)
@@ -102,8 +102,8 @@ func TestBoundsNeverAboveExact(t *testing.T) {
 // same (budgets shrinking meanwhile included: a node whose evaluation they
 // may change is evaluated again, see budgetsShrink).
 func TestSampledNodesEvaluatedLazily(t *testing.T) {
-	defer func(e bool) { eagerSample = e }(eagerSample)
-	lazyMatchesEager(t, 23, func(eager bool) { eagerSample = eager })
+	t.Parallel()
+	lazyMatchesEager(t, 23, func(sw *switches, eager bool) { sw.eagerSample = eager })
 }
 
 // TestPreemptionChoiceOptimal checks every node preemption takes, on random
@@ -113,10 +113,10 @@ func TestSampledNodesEvaluatedLazily(t *testing.T) {
 // smallest priority sum, fewest victims). An evaluation kept from before a
 // budget shrank, or a bound above a node's dry run, would show here.
 func TestPreemptionChoiceOptimal(t *testing.T) {
-	defer func(f func(*Solver, *class, int32, candidate)) { checkChoice = f }(checkChoice)
+	t.Parallel()
 	choices, withViol := 0, 0
 	for seed := range uint64(40) {
-		checkChoice = func(s *Solver, cl *class, prio int32, chosen candidate) {
+		checkChoice := func(s *Solver, cl *class, prio int32, chosen candidate) {
 			choices++
 			if chosen.viol > 0 {
 				withViol++
@@ -137,7 +137,7 @@ func TestPreemptionChoiceOptimal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		Solve(c, Config{Seed: seed})
+		Solve(c, Config{Seed: seed, sw: switches{checkChoice: checkChoice}})
 	}
 	if choices < 500 || withViol == 0 {
 		t.Errorf("%d preemptions, %d violating a budget: the test does not exercise the choice", choices, withViol)
@@ -148,14 +148,14 @@ func TestPreemptionChoiceOptimal(t *testing.T) {
 // batches (budgets running out meanwhile), each block of the class's
 // feasible set: blockKeys must hold nodeBound's bound of every node (the
 // same as nodeBoundSlow's, from fitsAtNode and finishKey), and
-// pop them in keyLess order then by node; plainBound (a refined block's
-// node of a plain class) and plainNodeBound (the others) must equal
+// pop them in keyLess order then by node; columnarBound (a refined block's
+// node of a columnar class) and columnarNodeBound (the others) must equal
 // evalNode's bound and failure bits.
 func TestBlockKeysMatchNodeBounds(t *testing.T) {
-	defer func(f func(*Solver, *class, int32, candidate)) { checkChoice = f }(checkChoice)
-	blocks, plain, sure := 0, 0, 0
+	t.Parallel()
+	blocks, columnar, sure := 0, 0, 0
 	for seed := range uint64(30) {
-		checkChoice = func(s *Solver, cl *class, prio int32, _ candidate) {
+		checkChoice := func(s *Solver, cl *class, prio int32, _ candidate) {
 			j := s.c.LowIndex(prio)
 			if j < 0 {
 				return
@@ -198,21 +198,21 @@ func TestBlockKeysMatchNodeBounds(t *testing.T) {
 				if !slices.Equal(got, want) {
 					t.Fatalf("seed %d block %d: blockKeys\n%+v\nnodeBound\n%+v", seed, b, got, want)
 				}
-				cols := s.plainCols(cl, j)
+				cols := s.columnarCols(cl, j)
 				if cols == nil {
 					continue
 				}
 				for _, k := range got {
 					n := index.NodeID(b*64 + int(k.off))
-					pc, pm := s.plainBound(cl, cols, prio, j, n, &k)
+					pc, pm := s.columnarBound(cl, cols, prio, j, n, &k)
 					ec, em := s.evalNode(cl, prio, n, false)
 					if pm != em || pm == 0 && pc != ec {
-						t.Fatalf("seed %d node %d: plainBound %+v %b, evalNode %+v %b", seed, n, pc, pm, ec, em)
+						t.Fatalf("seed %d node %d: columnarBound %+v %b, evalNode %+v %b", seed, n, pc, pm, ec, em)
 					}
-					if nc, nm := s.plainNodeBound(cl, cols, prio, j, n); nm != em || nm == 0 && nc != ec {
-						t.Fatalf("seed %d node %d: plainNodeBound %+v %b, evalNode %+v %b", seed, n, nc, nm, ec, em)
+					if nc, nm := s.columnarNodeBound(cl, cols, prio, j, n); nm != em || nm == 0 && nc != ec {
+						t.Fatalf("seed %d node %d: columnarNodeBound %+v %b, evalNode %+v %b", seed, n, nc, nm, ec, em)
 					}
-					plain++
+					columnar++
 				}
 			}
 			s.pre.vs = append(s.pre.vs[:0], vs...)
@@ -222,9 +222,9 @@ func TestBlockKeysMatchNodeBounds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		Solve(c, Config{Seed: seed})
+		Solve(c, Config{Seed: seed, sw: switches{checkChoice: checkChoice}})
 	}
-	if blocks < 1000 || plain < 10000 || sure == 0 {
-		t.Errorf("%d blocks, %d plain bounds, %d nodes with kept pods: the test does not exercise the keys", blocks, plain, sure)
+	if blocks < 1000 || columnar < 10000 || sure == 0 {
+		t.Errorf("%d blocks, %d columnar bounds, %d nodes with kept pods: the test does not exercise the keys", blocks, columnar, sure)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"math/bits"
 
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
 )
 
 // Templates: builds shared by twin classes.
@@ -175,9 +176,9 @@ func (s *Solver) derive(cl *class, t *template, keep int) {
 		}
 		return
 	}
-	check := func(e entry) (int, int) { return relOK, 0 }
+	check := func(e entry) (rules.Reason, int) { return relOK, 0 }
 	if rc != nil {
-		check = func(e entry) (int, int) { return s.check(rc, e.node) }
+		check = func(e entry) (rules.Reason, int) { return s.check(rc, e.node) }
 	}
 	cl.heap, cl.cut, cl.truncated = s.take(&t.heaps[0], &t.entries, cl.heap[:0], keep, check, rc)
 }
@@ -185,7 +186,7 @@ func (s *Solver) derive(cl *class, t *template, keep int) {
 // take pops the template heap src until dst holds keep entries that pass
 // check (the others parked), pushes the live entries popped back, and
 // returns dst with the best entry not taken, if any.
-func (s *Solver) take(src *nodeHeap, entries *int, dst nodeHeap, keep int, check func(entry) (int, int), rc *relClass) (nodeHeap, entry, bool) {
+func (s *Solver) take(src *nodeHeap, entries *int, dst nodeHeap, keep int, check func(entry) (rules.Reason, int), rc *relClass) (nodeHeap, entry, bool) {
 	gen := s.c.Gen
 	popped := s.popped[:0]
 	if cap(dst) < keep {

@@ -120,7 +120,7 @@ func (s *Solver) bindPod(p index.PodID, n index.NodeID, d *index.Demand) {
 	c := s.c
 	gen := c.Gen[n]
 	c.Bind(p, n, d)
-	if pr := &s.pre; pr.lists != nil && !noListUpkeep {
+	if pr := &s.pre; pr.lists != nil && !s.cfg.sw.noListUpkeep {
 		if l := &pr.lists[n]; l.valid && l.gen == gen {
 			l.ents, l.gen = insertEnt(l.ents, s.entOf(p)), c.Gen[n]
 		}
@@ -132,7 +132,7 @@ func (s *Solver) bindPod(p index.PodID, n index.NodeID, d *index.Demand) {
 // list when it was up to date before.
 func (s *Solver) listGone(p index.PodID, n index.NodeID) {
 	pr := &s.pre
-	if pr.lists == nil || noListUpkeep {
+	if pr.lists == nil || s.cfg.sw.noListUpkeep {
 		return
 	}
 	l := &pr.lists[n]
@@ -147,10 +147,6 @@ func (s *Solver) listGone(p index.PodID, n index.NodeID) {
 		}
 	}
 }
-
-// noListUpkeep makes node lists be rebuilt after every change, as a
-// reference for tests.
-var noListUpkeep bool
 
 // insertEnt inserts e into ents in importance order.
 func insertEnt(ents []podEnt, e podEnt) []podEnt {

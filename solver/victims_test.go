@@ -11,6 +11,7 @@ import (
 // TestNodePodsFollowChanges binds and unbinds random pods and checks each
 // node's kept list against one built from scratch.
 func TestNodePodsFollowChanges(t *testing.T) {
+	t.Parallel()
 	for seed := range uint64(10) {
 		r := rand.New(rand.NewPCG(seed, 3))
 		in := preemptionInput(r)

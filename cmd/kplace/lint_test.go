@@ -27,6 +27,7 @@ func TestImportDirection(t *testing.T) {
 		"tainteviction": {"ingest", "solver", "export", "live", "bench", "cmd", "scenario", "nodelifecycle"},
 		"nodelifecycle": {"ingest", "solver", "export", "live", "bench", "cmd", "scenario", "tainteviction"},
 		"scenario":      {"live", "bench", "cmd"},
+		"profile":       append([]string{"export", "live", "bench", "cmd"}, above...),
 		// The rules, the reference solver and the differential test's
 		// engine sit below solver (see also solver/reference's
 		// TestBuiltOnlyOnRules).

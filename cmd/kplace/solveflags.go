@@ -1,10 +1,8 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 
-	"github.com/kplace/kplace/ingest"
+	"github.com/kplace/kplace/profile"
 	"github.com/kplace/kplace/solver"
 	"github.com/spf13/pflag"
 )
@@ -51,59 +49,13 @@ func (f *solveFlags) config() (solver.Config, error) {
 	cfg.Seed = *f.seed
 	cfg.NoPreemption = !*f.preempt
 	cfg.CrossNodePreemption = *f.crossNode
-	strategy := *f.strategy
-	spreadTaken := false // from --scheduler-config
-	if *f.schedConfig != "" {
-		sc, err := ingest.ReadSchedulerConfig(*f.schedConfig)
-		if err != nil {
-			return cfg, fmt.Errorf("--scheduler-config: %w", err)
-		}
-		for _, field := range sc.Unknown {
-			f.warnings = append(f.warnings, fmt.Sprintf("%s: unknown field %s (not a KubeSchedulerConfiguration v1 field): ignored", *f.schedConfig, field))
-		}
-		for _, what := range sc.Ignored {
-			f.warnings = append(f.warnings, fmt.Sprintf("%s: %s: not applied", *f.schedConfig, what))
-		}
-		cfg.HardPodAffinityWeight = sc.HardPodAffinityWeight
-		cfg.IgnorePreferredTermsOfExistingPods = sc.IgnorePreferredTermsOfExistingPods
-		if !fs.Changed("strategy") {
-			switch sc.Strategy {
-			case "MostAllocated":
-				strategy = "most-allocated"
-			case "LeastAllocated":
-				strategy = "least-allocated"
-			}
-		}
-		if !fs.Changed("default-spread") && sc.SpreadSet {
-			cfg.DefaultSpread, cfg.SystemDefaultSpread = sc.Spread, sc.SpreadSystem
-			if sc.SpreadSystem {
-				cfg.DefaultSpread = solver.BuiltinDefaultSpread()
-			}
-			spreadTaken = true
-		}
+	ignored, err := profile.Apply(&cfg, profile.Settings{
+		SchedulerConfig: *f.schedConfig,
+		Strategy:        *f.strategy, StrategySet: fs.Changed("strategy"),
+		DefaultSpread: *f.defaultSpread, DefaultSpreadSet: fs.Changed("default-spread"),
+	})
+	for _, what := range ignored {
+		f.warnings = append(f.warnings, *f.schedConfig+": "+what)
 	}
-	switch {
-	case spreadTaken:
-	case *f.defaultSpread == "builtin" || *f.defaultSpread == "System":
-		cfg.DefaultSpread, cfg.SystemDefaultSpread = solver.BuiltinDefaultSpread(), true
-	case *f.defaultSpread == "none" || *f.defaultSpread == "List":
-	default:
-		cs, system, err := ingest.ReadDefaultSpread(*f.defaultSpread)
-		if err != nil {
-			return cfg, fmt.Errorf("--default-spread: %w", err)
-		}
-		if system {
-			cs = solver.BuiltinDefaultSpread()
-		}
-		cfg.DefaultSpread, cfg.SystemDefaultSpread = cs, system
-	}
-	switch strategy {
-	case "least-allocated", "LeastAllocated":
-		cfg.Strategy = solver.LeastAllocated
-	case "most-allocated", "MostAllocated":
-		cfg.Strategy = solver.MostAllocated
-	default:
-		return cfg, errors.New("unknown --strategy \"" + strategy + "\" (want least-allocated or most-allocated, or LeastAllocated or MostAllocated)")
-	}
-	return cfg, nil
+	return cfg, err
 }

@@ -222,7 +222,7 @@ func (cy *cycle) domainPods(n index.NodeID, f relFail, repel []int, taken map[in
 			}
 		}
 		counts2 := cy.spreadCounts(h, taken)
-		need = int(counts2[v] + h.self - cy.globalMin(h, counts2) - h.sc.MaxSkew)
+		need = int(rules.SkewExcess(counts2[v], h.self, cy.globalMin(h, counts2), h.sc.MaxSkew))
 	case rules.PodAntiAffinityMismatch:
 		t := &cy.anti[f.j]
 		list = cy.podsIn(t.Key, nd.Labels[t.Key], taken, func(q *index.Pod) bool { return t.Matches(q, nil) })

@@ -81,11 +81,19 @@ func Violations(n int, budgetsOf func(i int) []int32, allowed []int32) []bool {
 	left := slices.Clone(allowed)
 	viol := make([]bool, n)
 	for i := range n {
-		for _, k := range budgetsOf(i) {
-			left[k]--
-			if left[k] < 0 {
-				viol[i] = true
-			}
+		viol[i] = CountDown(left, budgetsOf(i))
+	}
+	return viol
+}
+
+// CountDown is one victim's step of Violations: each budget it matches
+// (budgets, indices into left) is counted down by one in left, and its
+// eviction violates when a count falls below zero.
+func CountDown(left []int32, budgets []int32) (viol bool) {
+	for _, k := range budgets {
+		left[k]--
+		if left[k] < 0 {
+			viol = true
 		}
 	}
 	return viol
@@ -98,12 +106,21 @@ func ReprieveOrder(viol []bool) []int {
 	order := make([]int, 0, len(viol))
 	for pass := range 2 {
 		for i, v := range viol {
-			if v == (pass == 0) {
+			if ReprievePass(v) == pass {
 				order = append(order, i)
 			}
 		}
 	}
 	return order
+}
+
+// ReprievePass is the pass of the reprieve order in which a victim is
+// tried back: 0 when its eviction violates a budget, 1 otherwise.
+func ReprievePass(viol bool) int {
+	if viol {
+		return 0
+	}
+	return 1
 }
 
 // Candidate is a node where preemption makes room, with the node-choice

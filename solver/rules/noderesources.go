@@ -26,12 +26,19 @@ const (
 
 // Fits reports whether a request fits beside what is requested already.
 func Fits(requested, request, allocatable int64) bool {
-	return requested+request <= allocatable
+	return Deficit(requested, request, allocatable) <= 0
+}
+
+// Deficit is by how much a request exceeds what the node has left
+// (requested + request - allocatable; at most 0 when it fits): how much
+// must be freed for it to fit.
+func Deficit(requested, request, allocatable int64) int64 {
+	return requested + request - allocatable
 }
 
 // PodsFit reports whether one more pod fits beside pods on a node that
 // allows allowed pods ("Too many pods" otherwise).
-func PodsFit(pods, allowed int64) bool { return pods+1 <= allowed }
+func PodsFit(pods, allowed int64) bool { return Fits(pods, 1, allowed) }
 
 // Unresolvable reports whether a request is above the node's whole
 // allocatable: evicting pods cannot make it fit.

@@ -25,6 +25,14 @@ func TestFits(t *testing.T) {
 	if !PodsFit(109, 110) || PodsFit(110, 110) || PodsFit(0, 0) {
 		t.Error("PodsFit: one more pod must fit below the pods allocatable")
 	}
+	// Deficit: what must be freed (preemption's victim count bound).
+	for _, tc := range []struct{ requested, request, alloc, want int64 }{
+		{3000, 2000, 4000, 1000}, {0, 1000, 1000, 0}, {500, 500, 4000, -3000}, {110, 1, 110, 1},
+	} {
+		if got := Deficit(tc.requested, tc.request, tc.alloc); got != tc.want {
+			t.Errorf("Deficit(%d, %d, %d) = %d, want %d", tc.requested, tc.request, tc.alloc, got, tc.want)
+		}
+	}
 }
 
 // TestFitScore: LeastAllocated and MostAllocated per resource, averaged

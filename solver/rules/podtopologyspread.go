@@ -172,7 +172,14 @@ func GlobalMin(least, domains, minDomains int32) int32 {
 // SkewOK is the filter's test of one constraint on a node whose domain
 // holds count matching pods: count + self - globalMin <= maxSkew.
 func SkewOK(count, self, globalMin, maxSkew int32) bool {
-	return count+self-globalMin <= maxSkew
+	return SkewExcess(count, self, globalMin, maxSkew) <= 0
+}
+
+// SkewExcess is by how many matching pods the domain's count exceeds what
+// the skew check allows (count + self - globalMin - maxSkew; at most 0
+// when it passes): how many of them must leave for the pod to fit.
+func SkewExcess(count, self, globalMin, maxSkew int32) int32 {
+	return count + self - globalMin - maxSkew
 }
 
 // NormalizingWeight is a soft constraint's weight from the number of its

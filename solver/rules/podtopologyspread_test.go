@@ -19,6 +19,21 @@ func skewOK(counts map[string]int32, v string, self, maxSkew, minDomains int32) 
 	return SkewOK(counts[v], self, GlobalMin(least, int32(len(counts)), minDomains), maxSkew)
 }
 
+// TestSkewExcess: how many matching pods must leave a domain for the pod
+// to pass (zone A of the seed example, [2, 1] with maxSkew 1: 1).
+func TestSkewExcess(t *testing.T) {
+	for _, tc := range []struct{ count, self, globalMin, maxSkew, want int32 }{
+		{2, 1, 1, 1, 1}, {1, 1, 1, 1, 0}, {5, 1, 0, 2, 4}, {0, 0, 3, 1, -4},
+	} {
+		if got := SkewExcess(tc.count, tc.self, tc.globalMin, tc.maxSkew); got != tc.want {
+			t.Errorf("SkewExcess(%d, %d, %d, %d) = %d, want %d", tc.count, tc.self, tc.globalMin, tc.maxSkew, got, tc.want)
+		}
+		if ok := SkewOK(tc.count, tc.self, tc.globalMin, tc.maxSkew); ok != (tc.want <= 0) {
+			t.Errorf("SkewOK(%d, %d, %d, %d) = %v, want %v", tc.count, tc.self, tc.globalMin, tc.maxSkew, ok, tc.want <= 0)
+		}
+	}
+}
+
 // TestSkew runs the seed page's examples through the skew check.
 func TestSkew(t *testing.T) {
 	zones := map[string]int32{"zoneA": 2, "zoneB": 1} // foo: bar on node1, node2 (zone A) and node3 (zone B)

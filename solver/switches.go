@@ -1,0 +1,35 @@
+package solver
+
+// switches turn accelerations off, and hooks check them, for the tests
+// that compare an acceleration with its reference. They are a field of
+// Config (zero: every acceleration on, no hook), not package variables,
+// so that tests setting them run in parallel with the others.
+type switches struct {
+	// noColumnarVerdicts turns columnarVerdicts off: every node is evaluated
+	// in full.
+	noColumnarVerdicts bool
+	// noLeastSample turns sampleLeast off.
+	noLeastSample bool
+	// sparseWords, when not 0, replaces defaultSparseWords.
+	sparseWords int
+	// noRunReprieve makes selectVictims reprieve pod by pod in every case.
+	noRunReprieve bool
+	// noSplitCache makes splitOf make every split afresh.
+	noSplitCache bool
+	// eagerBounds makes every build bound every feasible node.
+	eagerBounds bool
+	// noVictimCache makes preempt evaluate every node it takes again.
+	noVictimCache bool
+	// eagerSample makes every build evaluate its sampled nodes at once.
+	eagerSample bool
+	// noEntBudgets makes initSure read every bound pod's budgets from
+	// its entry.
+	noEntBudgets bool
+	// noListUpkeep makes node lists be rebuilt after every change.
+	noListUpkeep bool
+	// checkChoice, when set, is called with every node preempt takes.
+	checkChoice func(s *Solver, cl *class, prio int32, chosen candidate)
+	// checkBound, when set, is called with every bound evalNode makes
+	// and the node's exact evaluation.
+	checkBound func(cl *class, bound, exact candidate)
+}
