@@ -2,6 +2,7 @@ package livetest
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -198,8 +199,9 @@ func ldflags() string {
 
 // Build compiles etcd and kube-apiserver from the Go module proxy into
 // the cache's bin, writing the progress of the go commands to log. Slow:
-// about 10 minutes (etcd) and 35 (kube-apiserver) on 2 busy cores.
-func Build(log io.Writer) error {
+// about 10 minutes (etcd) and 35 (kube-apiserver) on 2 busy cores; ctx
+// ends it early.
+func Build(ctx context.Context, log io.Writer) error {
 	cache, err := CacheDir()
 	if err != nil {
 		return err
@@ -210,7 +212,7 @@ func Build(log io.Writer) error {
 	}
 	goCmd := func(dir string, args ...string) error {
 		fmt.Fprintf(log, "livetest: (cd %s && go %s)\n", dir, strings.Join(args, " "))
-		cmd := exec.Command("go", args...)
+		cmd := exec.CommandContext(ctx, "go", args...)
 		cmd.Dir, cmd.Stdout, cmd.Stderr = dir, log, log
 		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
 		return cmd.Run()

@@ -1,12 +1,14 @@
 package livetest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestEnsureBinaries: the binaries found are the versions the tests are
@@ -18,7 +20,19 @@ func TestEnsureBinaries(t *testing.T) {
 	etcd, api, err := Binaries()
 	if errors.Is(err, ErrNoBinaries) && os.Getenv("KPLACE_APISERVER_BUILD") != "" {
 		t.Logf("building kube-apiserver %s and etcd %s from the Go module proxy (about 45 minutes on 2 cores)", KubeVersion, EtcdVersion)
-		if berr := Build(os.Stderr); berr != nil {
+		ctx := context.Background()
+		// A budget for the build ($KPLACE_APISERVER_BUILD_TIMEOUT, a Go
+		// duration: CI has 15 minutes for everything); past it the
+		// build stops and the tests are skipped, loudly.
+		if d, derr := time.ParseDuration(os.Getenv("KPLACE_APISERVER_BUILD_TIMEOUT")); derr == nil && d > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, d)
+			defer cancel()
+		}
+		if berr := Build(ctx, os.Stderr); berr != nil {
+			if ctx.Err() != nil {
+				berr = fmt.Errorf("stopped at the budget of $KPLACE_APISERVER_BUILD_TIMEOUT (%s)", os.Getenv("KPLACE_APISERVER_BUILD_TIMEOUT"))
+			}
 			// No proxy, no disk: what cannot be built is skipped, loudly.
 			err = fmt.Errorf("%w, and building them failed: %v", err, berr)
 		} else {
