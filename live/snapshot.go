@@ -51,7 +51,7 @@ type snapshotKind struct {
 }
 
 // SnapshotKinds are the kinds a snapshot reads, in the order it writes
-// them: every kind kplace reads (see the README's Input).
+// them: every kind kplace reads (see docs/formats.md, Input).
 func SnapshotKinds() []string {
 	out := make([]string, len(snapshotKinds))
 	for i, k := range snapshotKinds {

@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -453,8 +455,8 @@ func printSummary(w io.Writer, r *export.Report) {
 	}
 	fmt.Fprintf(w, "  time: ingest %.0fms, expand %.0fms, index %.0fms, solve %.0fms (%.0f pods/s), export %.0fms\n",
 		t.Ingest, t.Expand, t.Index, t.Solve, rate, t.Export)
-	for kind, n := range r.SkippedKinds {
-		fmt.Fprintf(w, "  warning: skipped %d object(s) of kind %s\n", n, kind)
+	for _, kind := range slices.Sorted(maps.Keys(r.SkippedKinds)) {
+		fmt.Fprintf(w, "  warning: skipped %d object(s) of kind %s\n", r.SkippedKinds[kind], kind)
 	}
 	for i, warn := range r.Warnings {
 		if i == 5 {
