@@ -1,7 +1,6 @@
 package main
 
 import (
-
 	"github.com/kplace/kplace/profile"
 	"github.com/kplace/kplace/solver"
 	"github.com/spf13/pflag"
