@@ -1,8 +1,10 @@
 package index
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -244,6 +246,7 @@ func Build(in *Input) (*Cluster, error) {
 	}
 	c.initLow()
 	c.MinPriority = math.MaxInt32
+	var scratch Demand
 	for i := range in.Pods {
 		p := &in.Pods[i]
 		pid := PodID(i)
@@ -259,8 +262,8 @@ func Build(in *Input) (*Cluster, error) {
 				c.Warnings = append(c.Warnings, fmt.Sprintf("pod %s/%s is bound to unknown node %q: ignored", p.Namespace, p.Name, p.NodeName))
 				continue
 			}
-			d := c.DemandOf(p)
-			c.Bind(pid, nid, &d)
+			c.demandInto(&scratch, p)
+			c.Bind(pid, nid, &scratch)
 		case p.Rejected != "":
 			c.Rejected = append(c.Rejected, pid)
 		default:
@@ -367,7 +370,15 @@ func (c *Cluster) NumNodes() int { return len(c.Nodes) }
 // DemandOf resolves p's requests to columns. Every resource p requests must
 // already have a column (Build makes one for each).
 func (c *Cluster) DemandOf(p *Pod) Demand {
-	d := Demand{ScoreCPU: p.ScoreCPU, ScoreMem: p.ScoreMemory, AddCPU: p.NonZeroCPU, AddMem: p.NonZeroMemory}
+	var d Demand
+	c.demandInto(&d, p)
+	return d
+}
+
+// demandInto is DemandOf into d, reusing its slices' room (Build binds a
+// million running pods through one Demand).
+func (c *Cluster) demandInto(d *Demand, p *Pod) {
+	*d = Demand{ScoreCPU: p.ScoreCPU, ScoreMem: p.ScoreMemory, AddCPU: p.NonZeroCPU, AddMem: p.NonZeroMemory, Req: d.Req[:0], Ports: d.Ports[:0]}
 	for _, q := range p.Requests {
 		if q.Value == 0 || !Checked(q.Name) {
 			continue
@@ -378,7 +389,7 @@ func (c *Cluster) DemandOf(p *Pod) Demand {
 		}
 		d.Req = append(d.Req, ResVal{Res: r, Val: q.Value})
 	}
-	sort.Slice(d.Req, func(a, b int) bool { return d.Req[a].Res < d.Req[b].Res })
+	slices.SortFunc(d.Req, func(a, b ResVal) int { return cmp.Compare(a.Res, b.Res) })
 	for _, hp := range p.HostPorts {
 		ip := hp.HostIP
 		if ip == "" {
@@ -390,7 +401,12 @@ func (c *Cluster) DemandOf(p *Pod) Demand {
 		}
 		d.Ports = append(d.Ports, PortKey{IP: ip, Proto: proto, Port: hp.Port})
 	}
-	return d
+	if len(d.Req) == 0 {
+		d.Req = nil // as DemandOf always gave
+	}
+	if len(d.Ports) == 0 {
+		d.Ports = nil
+	}
 }
 
 // Bind places pod p on node n with demand d.

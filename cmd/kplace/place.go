@@ -212,6 +212,7 @@ multi-document YAML, optionally .gz or .zst), or one snapshot from kplace conver
 			return fail(err)
 		}
 		if *memprofile != "" {
+			runtime.GC() // the profile counts what the last completed collection saw: the solve's allocations too
 			if err := export.WriteFileAtomic(*memprofile, func(w io.Writer) error { return pprof.WriteHeapProfile(w) }); err != nil {
 				return fail(err)
 			}
