@@ -10,30 +10,30 @@ import (
 
 // sharer lets the pods of one workload share what they have in common: a
 // ReplicaSet's thousand pods carry the same node selector, tolerations,
-// owner, requests and images, and at a million pods separate copies of them were
-// a third of the loaded heap. Pods are never changed in place after load
+// owner, requests and images, and at a million pods separate copies of
+// them were a third of the loaded heap. Pods are never changed in place after load
 // (what changes a pod, expansion or a scenario, builds a new one), so a
 // shared value is safe; slices are shared with their capacity cut to
 // their length, so an append copies.
 type sharer struct {
-	seed   maphash.Seed
-	tols   map[uint64][]index.Toleration
-	labels map[uint64]map[string]string
-	owners map[index.OwnerRef]*index.OwnerRef
-	reqs   map[uint64]index.ResourceList
-	images map[uint64][]string
+	seed      maphash.Seed
+	tols      map[uint64][]index.Toleration
+	selectors map[uint64]map[string]string
+	owners    map[index.OwnerRef]*index.OwnerRef
+	reqs      map[uint64]index.ResourceList
+	images    map[uint64][]string
 	// last holds the values the previous pod got.
 	last index.Pod
 }
 
 func newSharer() *sharer {
 	return &sharer{
-		seed:   maphash.MakeSeed(),
-		tols:   map[uint64][]index.Toleration{},
-		labels: map[uint64]map[string]string{},
-		owners: map[index.OwnerRef]*index.OwnerRef{},
-		reqs:   map[uint64]index.ResourceList{},
-		images: map[uint64][]string{},
+		seed:      maphash.MakeSeed(),
+		tols:      map[uint64][]index.Toleration{},
+		selectors: map[uint64]map[string]string{},
+		owners:    map[index.OwnerRef]*index.OwnerRef{},
+		reqs:      map[uint64]index.ResourceList{},
+		images:    map[uint64][]string{},
 	}
 }
 
@@ -49,7 +49,7 @@ func (s *sharer) share(p *index.Pod) {
 	p.Tolerations = s.tolerations(p.Tolerations)
 	if len(p.NodeSelector) > 0 {
 		if !maps.Equal(s.last.NodeSelector, p.NodeSelector) {
-			s.last.NodeSelector = shareValue(s.labels, s.hashLabels(p.NodeSelector), p.NodeSelector, maps.Equal)
+			s.last.NodeSelector = shareValue(s.selectors, s.hashLabels(p.NodeSelector), p.NodeSelector, maps.Equal)
 		}
 		p.NodeSelector = s.last.NodeSelector
 	}
