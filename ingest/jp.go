@@ -559,13 +559,16 @@ func (p *jp) labelMap() map[string]string {
 }
 
 // strSlice parses a []string (null: nil).
-func (p *jp) strSlice() []string {
+func (p *jp) strSlice() []string { return p.stringsOf((*jp).istr) }
+
+// stringsOf parses an array of strings, each with str (null: nil).
+func (p *jp) stringsOf(str func(*jp) string) []string {
 	if !p.arrStart() {
 		return nil
 	}
 	var out []string
 	for first := true; p.more(&first); {
-		out = append(out, p.istr())
+		out = append(out, str(p))
 	}
 	return out
 }
@@ -599,12 +602,21 @@ func (p *jp) internBytes(b []byte) string {
 	if p.in == nil || len(b) > maxInternedLen {
 		return string(b)
 	}
-	if s, ok := p.in.m[string(b)]; ok {
+	return intern(&p.in.m, b)
+}
+
+// intern returns b as a string from table m, entered there when m has
+// room.
+func intern(m *map[string]string, b []byte) string {
+	if s, ok := (*m)[string(b)]; ok {
 		return s
 	}
 	s := string(b)
-	if len(p.in.m) < maxInterned {
-		p.in.m[s] = s
+	if *m == nil {
+		*m = map[string]string{}
+	}
+	if len(*m) < maxInterned {
+		(*m)[s] = s
 	}
 	return s
 }
@@ -615,21 +627,10 @@ func (p *jp) imageStr() string {
 	if p.isNull() {
 		return ""
 	}
-	b := p.strBytes()
 	if p.in == nil {
-		return string(b)
+		return string(p.strBytes())
 	}
-	if s, ok := p.in.images[string(b)]; ok {
-		return s
-	}
-	s := string(b)
-	if p.in.images == nil {
-		p.in.images = map[string]string{}
-	}
-	if len(p.in.images) < maxInterned {
-		p.in.images[s] = s
-	}
-	return s
+	return intern(&p.in.images, p.strBytes())
 }
 
 // istr parses a string (or null, as ""), interned.

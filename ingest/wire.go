@@ -1133,11 +1133,7 @@ func (p *jp) images() []wireImage {
 				}
 				switch string(k) {
 				case "names":
-					if p.arrStart() {
-						for first := true; p.more(&first); {
-							im.Names = append(im.Names, p.imageStr())
-						}
-					}
+					im.Names = p.stringsOf((*jp).imageStr)
 				case "sizeBytes":
 					im.Size = p.integer(math.MinInt64, math.MaxInt64, "an int64")
 				default:
