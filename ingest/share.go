@@ -13,8 +13,7 @@ import (
 // owner, requests and images, and at a million pods separate copies of
 // them were a third of the loaded heap. Pods are never changed in place after load
 // (what changes a pod, expansion or a scenario, builds a new one), so a
-// shared value is safe; slices are shared with their capacity cut to
-// their length, so an append copies.
+// shared value is safe; slices are shared clipped, so an append copies.
 type sharer struct {
 	seed      maphash.Seed
 	tols      map[uint64][]index.Toleration
@@ -23,7 +22,13 @@ type sharer struct {
 	reqs      map[uint64]index.ResourceList
 	images    map[uint64][]string
 	// last holds the values the previous pod got.
-	last index.Pod
+	last struct {
+		tols   []index.Toleration
+		sel    map[string]string
+		reqs   index.ResourceList
+		images []string
+		owner  *index.OwnerRef
+	}
 }
 
 func newSharer() *sharer {
@@ -46,37 +51,36 @@ const maxShared = 1 << 20
 // of a workload usually follow each other, so each field is first
 // compared with the previous pod's.
 func (s *sharer) share(p *index.Pod) {
+	l := &s.last
 	p.Tolerations = s.tolerations(p.Tolerations)
 	if len(p.NodeSelector) > 0 {
-		if !maps.Equal(s.last.NodeSelector, p.NodeSelector) {
-			s.last.NodeSelector = shareValue(s.selectors, s.hashLabels(p.NodeSelector), p.NodeSelector, maps.Equal)
+		if !maps.Equal(l.sel, p.NodeSelector) {
+			l.sel = shareValue(s.selectors, s.hashLabels(p.NodeSelector), p.NodeSelector, maps.Equal)
 		}
-		p.NodeSelector = s.last.NodeSelector
+		p.NodeSelector = l.sel
 	}
 	if len(p.Requests) > 0 {
-		if !slices.Equal(s.last.Requests, p.Requests) {
-			s.last.Requests = shareValue(s.reqs, s.hashRequests(p.Requests), p.Requests, slices.Equal)
+		if !slices.Equal(l.reqs, p.Requests) {
+			l.reqs = shareValue(s.reqs, s.hashRequests(p.Requests), slices.Clip(p.Requests), slices.Equal)
 		}
-		p.Requests = s.last.Requests
+		p.Requests = l.reqs
 	}
 	if len(p.Images) > 0 {
-		if !slices.Equal(s.last.Images, p.Images) {
-			s.last.Images = shareValue(s.images, s.hashStrings(p.Images), p.Images, slices.Equal)
+		if !slices.Equal(l.images, p.Images) {
+			l.images = shareValue(s.images, s.hashStrings(p.Images), slices.Clip(p.Images), slices.Equal)
 		}
-		p.Images = s.last.Images
+		p.Images = l.images
 	}
 	if p.Owner != nil {
-		if s.last.Owner == nil || *s.last.Owner != *p.Owner {
+		if l.owner == nil || *l.owner != *p.Owner {
+			l.owner = p.Owner
 			if o, ok := s.owners[*p.Owner]; ok {
-				s.last.Owner = o
-			} else {
-				if len(s.owners) < maxShared {
-					s.owners[*p.Owner] = p.Owner
-				}
-				s.last.Owner = p.Owner
+				l.owner = o
+			} else if len(s.owners) < maxShared {
+				s.owners[*p.Owner] = p.Owner
 			}
 		}
-		p.Owner = s.last.Owner
+		p.Owner = l.owner
 	}
 }
 
@@ -85,14 +89,15 @@ func (s *sharer) tolerations(ts []index.Toleration) []index.Toleration {
 	if len(ts) == 0 {
 		return ts
 	}
-	if !tolerationsEqual(s.last.Tolerations, ts) {
-		s.last.Tolerations = shareValue(s.tols, s.hashTolerations(ts), ts, tolerationsEqual)
+	if !tolerationsEqual(s.last.tols, ts) {
+		s.last.tols = shareValue(s.tols, s.hashTolerations(ts), slices.Clip(ts), tolerationsEqual)
 	}
-	return s.last.Tolerations
+	return s.last.tols
 }
 
 // shareValue returns the value stored under h when it equals v, else
-// stores v (when the table has room) and returns it.
+// stores v (when the table has room) and returns it. A slice comes
+// clipped (capacity cut to its length): an append to a shared one copies.
 func shareValue[V any](m map[uint64]V, h uint64, v V, equal func(a, b V) bool) V {
 	if old, ok := m[h]; ok {
 		if equal(old, v) {
@@ -101,21 +106,7 @@ func shareValue[V any](m map[uint64]V, h uint64, v V, equal func(a, b V) bool) V
 		return v // a collision: keep v apart
 	}
 	if len(m) < maxShared {
-		m[h] = clip(v)
-	}
-	return clip(v)
-}
-
-// clip cuts a slice's capacity to its length (an append then copies);
-// other values are returned as they are.
-func clip[V any](v V) V {
-	switch x := any(v).(type) {
-	case []index.Toleration:
-		return any(slices.Clip(x)).(V)
-	case []string:
-		return any(slices.Clip(x)).(V)
-	case index.ResourceList:
-		return any(slices.Clip(x)).(V)
+		m[h] = v
 	}
 	return v
 }
