@@ -401,12 +401,6 @@ func (c *Cluster) demandInto(d *Demand, p *Pod) {
 		}
 		d.Ports = append(d.Ports, PortKey{IP: ip, Proto: proto, Port: hp.Port})
 	}
-	if len(d.Req) == 0 {
-		d.Req = nil // as DemandOf always gave
-	}
-	if len(d.Ports) == 0 {
-		d.Ports = nil
-	}
 }
 
 // Bind places pod p on node n with demand d.
