@@ -43,6 +43,9 @@ func TestDifferentialProfiles(t *testing.T) {
 				if rep.Diff != "" {
 					t.Errorf("%s %d nodes %d pods seed %d: the fast solver and the reference differ at %s", prof, sz.nodes, sz.pods, seed, rep.Diff)
 				}
+				if rep.Inversion != "" {
+					t.Errorf("%s %d nodes %d pods seed %d: priority inversion: %s", prof, sz.nodes, sz.pods, seed, rep.Inversion)
+				}
 				runs++
 				binds += rep.Binds
 				evictions += rep.Evictions

@@ -91,6 +91,9 @@ type class struct {
 	listed  bool
 	waiting []int32
 	evSeen  int
+	// relSeen is relSig when the class last looked at pod-relative
+	// changes (see reclaim.go).
+	relSeen uint64
 	// Normalisation maxima of TaintToleration and NodeAffinity over the
 	// nodes that fit when the class is (re)built.
 	ttMax, naMax int64

@@ -48,8 +48,10 @@ type counter struct {
 	eligDom []bool // shared by counters of equal topology and eligKey
 	eligKey string // names elig
 	// relax counts changes that may let a node rejected by this counter
-	// pass now.
+	// pass now; each is also counted in *watch when a class left
+	// unschedulable reads the counter (see reclaim.go).
 	relax uint32
+	watch *uint64
 	// weight: a kCarry counter's sign, +1 (affinity) or -1 (preferred
 	// anti-affinity); its counts are sums of weights.
 	weight int64
@@ -140,6 +142,9 @@ func (k *counter) eligible(n index.NodeID) bool {
 func (k *counter) apply(n index.NodeID, delta int32) {
 	if k.move(n, delta) {
 		k.relax++
+		if k.watch != nil {
+			*k.watch++
+		}
 	}
 }
 

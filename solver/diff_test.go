@@ -58,6 +58,9 @@ func differ(t *testing.T, ta *tally, name string, in func() *index.Input, cfg so
 	if rep.Diff != "" {
 		t.Errorf("%s: the fast solver and the reference differ at %s", name, rep.Diff)
 	}
+	if rep.Inversion != "" {
+		t.Errorf("%s: priority inversion: %s", name, rep.Inversion)
+	}
 	ta.add(rep)
 }
 

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"math"
+	"slices"
 
 	"github.com/kplace/kplace/index"
 )
@@ -9,37 +10,53 @@ import (
 // Freed room goes to higher priorities first.
 //
 // kube-scheduler moves its unschedulable pods back to the active queue when
-// a pod is deleted, and the active queue pops by priority: the room that a
-// preemption's evictions free beyond what the preemptor takes (victims are
-// whole pods) is offered to the pending pods of higher priority before any
-// pod of lower priority is tried, even to pods that may not preempt
-// (preemptionPolicy Never). A preemptor whose room a higher-priority pod
+// an event may make them schedulable (its queueing hints): a pod deleted
+// frees room, a pod added may satisfy a required pod affinity or raise a
+// spread constraint's minimum, a pod deleted may lift an anti-affinity
+// conflict or lower a domain's count. The active queue pops by priority,
+// so what such an event opens is offered to the pending pods of higher
+// priority before any pod of lower priority is tried, even to pods that
+// may not preempt (preemptionPolicy Never): the room a preemption's
+// evictions free beyond what the preemptor takes (victims are whole pods),
+// and the nodes a lower-priority pod's placement makes feasible for a pod
+// whose affinity needs it. A preemptor whose room a higher-priority pod
 // took tries again: it places if room is left, else it preempts again.
 //
-// The batch does the same. Every node that loses a pod to eviction is
-// logged (evicted). Before a pod of priority p is placed, and before a
-// preemptor of priority p is bound on the room its victims freed, every
-// class with pods left unschedulable and priority above p looks at the
-// nodes logged since it last looked (its cursor): if one of them is
-// statically feasible for it and has room for its demand, its pods get a
-// placement turn (the exact placement decides the pod-relative filters).
-// The turns go in queue order across classes (a pending pod's index in
-// Result.Pending is its queue position), a class stopping at its first
-// pod that does not place (its other pods are alike). The property this
-// keeps: before the batch ends, no room is given to a pod while a pending
-// pod of higher priority fits there.
+// The batch does the same, without a rescan. Every node that loses a pod
+// to eviction is logged (evicted), and every relaxation of a counter that
+// a class left unschedulable reads in its pod-relative filters is counted
+// (watch). Before a pod of priority p is placed, and before a preemptor of
+// priority p is bound on the room its victims freed, every class with pods
+// left unschedulable and priority above p looks at what changed since it
+// last failed or looked: if one of the nodes logged since is statically
+// feasible for it and has room for its demand, or a counter its filters
+// read relaxed (relSig moved), its pods get a placement turn (the exact
+// placement decides). The turns go in queue order across classes (a
+// pending pod's index in Result.Pending is its queue position), a class
+// stopping at its first pod that does not place (its other pods are
+// alike); a placement that relaxes watched counters makes the classes that
+// read them look again. The property this keeps (the "no priority
+// inversion" test, reference.FindInversion): before the batch ends, no
+// room is given to a pod while a pod of higher priority left
+// unschedulable passes every filter there.
 
 // reclaimState logs the evicted nodes and the classes waiting for room.
 type reclaimState struct {
 	// evicted lists the nodes that lost pods to eviction, in order.
 	evicted []index.NodeID
 	// failed lists the classes that left a pod unschedulable, in order of
-	// their first failure.
-	failed []*class
-	// A reclaim found nothing new to look at when no node was logged
-	// since the last one and its priority bound was not lower (the queue
-	// runs in priority order, so the bound never rises).
+	// their first failure; relational those of them whose pod-relative
+	// filters read counters (class.rel.deps).
+	failed, relational []*class
+	// watch counts the relaxations of the counters relational classes
+	// read (counter.watch points here).
+	watch uint64
+	// A reclaim found nothing new to look at when no node was logged and
+	// no watched counter relaxed since the last one, and its priority
+	// bound was not lower (the queue runs in priority order, so the bound
+	// never rises).
 	lastLog   int
+	lastWatch uint64
 	lastAbove int32
 	hopeful   []*class // scratch
 }
@@ -57,39 +74,47 @@ func (r *reclaimState) logEvictions(c *index.Cluster, victims []index.PodID) {
 }
 
 // waitFor records that pending entry at of res.Pending is cl's pod left
-// unschedulable.
-func (r *reclaimState) waitFor(cl *class, at int) {
+// unschedulable: it failed with every logged node and every counter as
+// they are now.
+func (s *Solver) waitFor(cl *class, at int) {
+	r := &s.reclaims
+	relational := cl.rel != nil && len(cl.rel.deps) > 0
 	if !cl.listed {
 		cl.listed = true
-		cl.evSeen = len(r.evicted) // it failed with every logged node as it is now
 		r.failed = append(r.failed, cl)
+		if relational {
+			r.relational = append(r.relational, cl)
+			for _, id := range cl.rel.deps {
+				s.rel.counters[id].watch = &r.watch
+			}
+		}
+	}
+	cl.evSeen = len(r.evicted)
+	if relational {
+		cl.relSeen = s.relSig(cl)
 	}
 	cl.waiting = append(cl.waiting, int32(at))
 }
 
-// reclaim gives the room freed by evictions to the pods left unschedulable
-// with priority above above, in queue order, and returns how many it
-// placed. Placed pods' pending entries are marked reclaimedPending.
+// reclaim gives the room freed by evictions, and the nodes that
+// pod-relative changes may let pass, to the pods left unschedulable with
+// priority above above, in queue order, and returns how many it placed.
+// Placed pods' pending entries are marked reclaimedPending.
 func (s *Solver) reclaim(res *Result, above int32) int {
 	r := &s.reclaims
 	if s.cfg.noReclaim {
 		return 0
 	}
-	if len(r.evicted) == r.lastLog && above >= r.lastAbove {
+	newLog, newWatch, lower := len(r.evicted) != r.lastLog, r.watch != r.lastWatch, above < r.lastAbove
+	if !newLog && !newWatch && !lower {
 		return 0
 	}
-	r.lastLog, r.lastAbove = len(r.evicted), above
-	hopeful := r.hopeful[:0]
-	for _, cl := range r.failed {
-		if len(cl.waiting) == 0 || cl.evSeen == len(r.evicted) || s.c.Pods[cl.rep].Priority <= above {
-			continue
-		}
-		nodes := r.evicted[cl.evSeen:]
-		cl.evSeen = len(r.evicted)
-		if s.couldUse(cl, nodes) {
-			hopeful = append(hopeful, cl)
-		}
+	r.lastLog, r.lastWatch, r.lastAbove = len(r.evicted), r.watch, above
+	look := r.relational
+	if newLog || lower {
+		look = r.failed
 	}
+	hopeful := s.lookAgain(look, above, r.hopeful[:0])
 	placed := 0
 	for len(hopeful) > 0 {
 		first := 0
@@ -115,9 +140,43 @@ func (s *Solver) reclaim(res *Result, above int32) int {
 			hopeful[first] = hopeful[len(hopeful)-1]
 			hopeful = hopeful[:len(hopeful)-1]
 		}
+		if ok && r.watch != r.lastWatch {
+			// The placement relaxed counters that waiting classes read.
+			r.lastWatch = r.watch
+			hopeful = s.lookAgain(r.relational, above, hopeful)
+		}
 	}
 	r.hopeful = hopeful[:0]
 	return placed
+}
+
+// lookAgain appends to hopeful the classes of list, not in it yet, with
+// pods waiting and priority above above, that may place now: one of the
+// nodes logged since they last looked is statically feasible and has room
+// for their demand, or a counter their pod-relative filters read relaxed.
+func (s *Solver) lookAgain(list []*class, above int32, hopeful []*class) []*class {
+	r := &s.reclaims
+	for _, cl := range list {
+		if len(cl.waiting) == 0 || s.c.Pods[cl.rep].Priority <= above || slices.Contains(hopeful, cl) {
+			continue
+		}
+		use := false
+		if cl.evSeen != len(r.evicted) {
+			nodes := r.evicted[cl.evSeen:]
+			cl.evSeen = len(r.evicted)
+			use = s.couldUse(cl, nodes)
+		}
+		if cl.rel != nil && len(cl.rel.deps) > 0 {
+			if sig := s.relSig(cl); sig != cl.relSeen {
+				cl.relSeen = sig
+				use = true
+			}
+		}
+		if use {
+			hopeful = append(hopeful, cl)
+		}
+	}
+	return hopeful
 }
 
 // couldUse reports whether one of nodes is statically feasible for cl and

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kplace/kplace/index"
+	refsolver "github.com/kplace/kplace/solver/reference"
 )
 
 // TestFreedRoomGoesToHigherPriority is the scenario in small: a pod
@@ -109,17 +110,13 @@ func TestNoPriorityInversion(t *testing.T) {
 			}
 			pods = append(pods, b.obj())
 		}
-		c := cluster(t, nodes, pods)
-		free := freeRoom(c)
-		res := Solve(c, Config{Seed: seed})
+		res := Solve(cluster(t, nodes, pods), Config{Seed: seed})
 		reclaimed += res.Reclaimed
-		if err := checkNoInversion(c, res, free); err != nil {
+		if err := checkNoInversion(cluster(t, nodes, pods), res); err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 		// The check catches what reclaim prevents.
-		c = cluster(t, nodes, pods)
-		free = freeRoom(c)
-		if checkNoInversion(c, Solve(c, Config{Seed: seed, noReclaim: true}), free) != nil {
+		if checkNoInversion(cluster(t, nodes, pods), Solve(cluster(t, nodes, pods), Config{Seed: seed, noReclaim: true})) != nil {
 			caught++
 		}
 	}
@@ -132,31 +129,15 @@ func TestNoPriorityInversion(t *testing.T) {
 	}
 }
 
-// room is a node's free cpu, memory and pod count.
-type room struct{ cpu, mem, pods int64 }
-
-// freeRoom returns every node's free room in c as it is now.
-func freeRoom(c *index.Cluster) []room {
-	free := make([]room, c.NumNodes())
-	for n := range free {
-		free[n] = room{
-			c.Alloc[index.ResCPU][n] - c.Req[index.ResCPU][n],
-			c.Alloc[index.ResMemory][n] - c.Req[index.ResMemory][n],
-			c.Alloc[index.ResPods][n] - c.Req[index.ResPods][n],
-		}
-	}
-	return free
-}
-
-// checkNoInversion replays res's commits from the free room before the
-// batch and fails at the first binding of a pod q on a node where a pod
-// that res leaves unschedulable, of higher priority than q, fits (cpu,
-// memory, pod count) just before q is bound.
-func checkNoInversion(c *index.Cluster, res *Result, free []room) error {
-	req := func(p index.PodID) room {
-		cpu, _ := c.Pods[p].Requests.Get("cpu")
-		mem, _ := c.Pods[p].Requests.Get("memory")
-		return room{cpu, mem, 1}
+// checkNoInversion checks kplace's "no priority inversion" property on
+// res, the result of a batch on c (the cluster before it):
+// refsolver.FindInversion replays the commits and, before each Binding,
+// runs every filter of the higher-priority pods res leaves unschedulable
+// on the Binding's node.
+func checkNoInversion(c *index.Cluster, res *Result) error {
+	commits := make([]refsolver.InversionCommit, len(res.Commits))
+	for i, cm := range res.Commits {
+		commits[i] = refsolver.InversionCommit{Evict: cm.Action == Evict, Pod: cm.Pod, Node: cm.Node}
 	}
 	var pending []index.PodID
 	for _, pd := range res.Pending {
@@ -164,21 +145,75 @@ func checkNoInversion(c *index.Cluster, res *Result, free []room) error {
 			pending = append(pending, pd.Pod)
 		}
 	}
-	for i, cm := range res.Commits {
-		n, q := cm.Node, req(cm.Pod)
-		if cm.Action == Evict {
-			free[n].cpu, free[n].mem, free[n].pods = free[n].cpu+q.cpu, free[n].mem+q.mem, free[n].pods+1
-			continue
-		}
-		for _, p := range pending {
-			if c.Pods[p].Priority <= c.Pods[cm.Pod].Priority {
-				continue
-			}
-			if r := req(p); r.cpu <= free[n].cpu && r.mem <= free[n].mem && free[n].pods >= 1 {
-				return fmt.Errorf("commit %d binds %s (priority %d) on %s, where %s (priority %d), left pending, fits", i, c.Pods[cm.Pod].Name, c.Pods[cm.Pod].Priority, c.Nodes[n].Name, c.Pods[p].Name, c.Pods[p].Priority)
-			}
-		}
-		free[n].cpu, free[n].mem, free[n].pods = free[n].cpu-q.cpu, free[n].mem-q.mem, free[n].pods-1
+	if inv, found := refsolver.FindInversion(c, refsolver.Config{}, commits, pending); found {
+		return fmt.Errorf("commit %d binds %s (priority %d) on %s, where %s (priority %d), left pending, fits",
+			inv.At, c.Pods[inv.Pod].Name, c.Pods[inv.Pod].Priority, c.Nodes[inv.Node].Name, c.Pods[inv.Pending].Name, c.Pods[inv.Pending].Priority)
 	}
 	return nil
+}
+
+// TestAffinityOpenedByLowerPriority: a pod whose required affinity no pod
+// satisfies fails; a lower-priority pod it selects is placed; before the
+// next lower-priority pod, which would take the room, the pending pod gets
+// its turn (kube-scheduler requeues it on the pod's addition) and goes
+// next to the pod it needs.
+func TestAffinityOpenedByLowerPriority(t *testing.T) {
+	t.Parallel()
+	nodes := []index.Node{makeNode("n1").alloc("cpu", 1000).obj(), makeNode("n2").alloc("cpu", 500).obj()}
+	pods := []index.Pod{
+		makePod("needs-db").req("cpu", 400).priority(100).created(1).affinity(term("kubernetes.io/hostname", sel("app", "db"))).obj(),
+		makePod("db").req("cpu", 500).priority(10).created(2).label("app", "db").obj(),
+		makePod("filler").req("cpu", 500).priority(5).created(3).obj(),
+	}
+	res := Solve(cluster(t, nodes, pods), Config{Seed: 1})
+	c := cluster(t, nodes, pods)
+	// db goes to n1 (more room: LeastAllocated); needs-db follows it
+	// there before filler, which would take n1 too (half free against
+	// none) but now fits on n2 only.
+	checkTrace(t, c, res, "bind db@n1", "bind needs-db@n1", "bind filler@n2")
+	if res.Reclaimed != 1 {
+		t.Errorf("reclaimed %d, want 1", res.Reclaimed)
+	}
+	if err := checkNoInversion(cluster(t, nodes, pods), res); err != nil {
+		t.Error(err)
+	}
+	// Without the turn, filler takes n1's room and needs-db stays pending:
+	// the inversion check catches it.
+	off := Solve(cluster(t, nodes, pods), Config{Seed: 1, noReclaim: true})
+	if err := checkNoInversion(cluster(t, nodes, pods), off); err == nil {
+		t.Errorf("without reclaim: no inversion found in %q", trace(c, off))
+	}
+}
+
+// TestAntiAffinityLiftedByEviction: a pod that may not preempt fails:
+// its node selector leaves it one node, in a zone where a running pod
+// repels it. A lower-priority preemptor evicts that pod from another node
+// of the zone, a node the waiting pod cannot use; the waiting pod gets its
+// turn (kube-scheduler requeues it on the deletion) before a later pod
+// takes its node.
+func TestAntiAffinityLiftedByEviction(t *testing.T) {
+	t.Parallel()
+	nodes := []index.Node{
+		makeNode("a1").label(zone, "a").alloc("cpu", 1000).obj(),
+		makeNode("a2").label(zone, "a").label("disk", "ssd").alloc("cpu", 600).obj(),
+	}
+	pods := []index.Pod{
+		makePod("repeller").req("cpu", 1000).priority(0).label("app", "r").on("a1").anti(term(zone, sel("app", "web"))).obj(),
+		makePod("web").req("cpu", 500).priority(1000).never().created(1).label("app", "web").selector("disk", "ssd").obj(),
+		makePod("preemptor").req("cpu", 1000).priority(1).created(2).obj(),
+		makePod("late").req("cpu", 600).priority(0).created(3).obj(),
+	}
+	res := Solve(cluster(t, nodes, pods), Config{Seed: 1})
+	c := cluster(t, nodes, pods)
+	checkTrace(t, c, res, "evict repeller@a1<-preemptor", "bind web@a2", "bind preemptor@a1")
+	if got := outcomes(c, res)["late"]; !strings.HasPrefix(got, "0/2 nodes are available: 2 Insufficient cpu.") {
+		t.Errorf("late: %q, want pending on Insufficient cpu", got)
+	}
+	if err := checkNoInversion(cluster(t, nodes, pods), res); err != nil {
+		t.Error(err)
+	}
+	off := Solve(cluster(t, nodes, pods), Config{Seed: 1, noReclaim: true})
+	if err := checkNoInversion(cluster(t, nodes, pods), off); err == nil {
+		t.Errorf("without reclaim: no inversion found in %q", trace(c, off))
+	}
 }

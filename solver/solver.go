@@ -357,7 +357,7 @@ queue:
 			continue
 		}
 		cl := s.classes[cid]
-		if len(s.reclaims.evicted) > 0 {
+		if len(s.reclaims.evicted) > 0 || len(s.reclaims.relational) > 0 {
 			s.reclaim(res, p.Priority)
 		}
 		n, score, ok := s.place(cl, pid)
@@ -369,7 +369,7 @@ queue:
 		if ok {
 			res.Commits = append(res.Commits, Commit{Action: Bind, Pod: pid, Node: n, Score: score})
 		} else {
-			s.reclaims.waitFor(cl, len(res.Pending))
+			s.waitFor(cl, len(res.Pending))
 			cl.failures++
 			cl.failedAfter = s.evictions
 			cl.g.failures++

@@ -67,6 +67,10 @@ type Report struct {
 	// cycles where it took the fast solver's normalisation maxima (see the
 	// package comment).
 	Followed, Reordered, Normalised int
+	// Inversion describes the fast solver's first Binding that gave room
+	// to a pod while a pod of higher priority it left unschedulable fitted
+	// there (see reference.FindInversion), "" when there is none.
+	Inversion string
 }
 
 // Run solves the batch in (called twice: each solver gets its own
@@ -151,7 +155,37 @@ func Run(in func() *index.Input, cfg solver.Config) (Report, error) {
 	ref := reference.Solve(cr, rcfg)
 	rep.Normalised = ref.FitNormalised
 	rep.Diff = compare(cf, fast, ref)
+	ci, err := index.Build(in())
+	if err != nil {
+		return Report{}, err
+	}
+	rep.Inversion = Inversion(ci, fast, RefConfig(cfg))
 	return rep, nil
+}
+
+// Inversion checks the "no priority inversion" property on res, the
+// result of a batch on c (the cluster before it; c is modified): it
+// describes the first Binding that gave room to a pod while a pod of
+// higher priority that res leaves unschedulable passed every filter on
+// that node, "" when there is none.
+func Inversion(c *index.Cluster, res *solver.Result, cfg reference.Config) string {
+	commits := make([]reference.InversionCommit, len(res.Commits))
+	for i, cm := range res.Commits {
+		commits[i] = reference.InversionCommit{Evict: cm.Action == solver.Evict, Pod: cm.Pod, Node: cm.Node}
+	}
+	var pending []index.PodID
+	for _, pd := range res.Pending {
+		if pd.Kind == solver.Unschedulable {
+			pending = append(pending, pd.Pod)
+		}
+	}
+	inv, found := reference.FindInversion(c, cfg, commits, pending)
+	if !found {
+		return ""
+	}
+	name := func(p index.PodID) string { return c.Pods[p].Namespace + "/" + c.Pods[p].Name }
+	return fmt.Sprintf("commit %d binds %s (priority %d) to %s, where %s (priority %d), left unschedulable, passed every filter",
+		inv.At, name(inv.Pod), c.Pods[inv.Pod].Priority, c.Nodes[inv.Node].Name, name(inv.Pending), c.Pods[inv.Pending].Priority)
 }
 
 // sameFour reports whether two candidates are equal on the first four

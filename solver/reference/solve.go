@@ -153,6 +153,10 @@ type state struct {
 	reclaims   map[string]*reclaimKey
 	lastLog    int
 	lastAbove  int32
+	// relationalKeys counts the failed keys whose filters read other pods;
+	// lastCommits is the commits' count at the last reclaim.
+	relationalKeys int
+	lastCommits    int
 }
 
 // queued is an evicted pod waiting in the queue.
@@ -197,7 +201,7 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 			st.res.Pending = append(st.res.Pending, Pending{Pod: pid, Kind: unsupported, Reason: rules.UnsupportedMessage(p.Unsupported)})
 			continue
 		}
-		if len(st.evictedLog) > 0 {
+		if len(st.evictedLog) > 0 || st.relationalKeys > 0 {
 			st.reclaim(p.Priority)
 		}
 		cy := st.newCycle(pid)
