@@ -157,7 +157,8 @@ func Run(in func() *index.Input, cfg solver.Config) (Report, error) {
 // sameFour reports whether two candidates are equal on the first four
 // criteria.
 func sameFour(a, b *rules.Candidate) bool {
-	return a.Viol == b.Viol && a.MaxPrio == b.MaxPrio && a.Sum == b.Sum && a.Count == b.Count
+	_, decided := rules.BetterVictims(a, b)
+	return !decided
 }
 
 // commit is a commit of either solver, as compared.
