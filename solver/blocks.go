@@ -382,7 +382,7 @@ func (s *Solver) columnarCand(cl *class, prio int32, j int, n index.NodeID, k *n
 	out := k.bound(s.minPrio)
 	out.Node, out.gen, out.pgen = n, s.c.Gen[n], s.pgenOf(n)
 	if s.cfg.sw.checkBound != nil {
-		slackPods := s.c.Alloc[index.ResPods][n] - (s.c.Req[index.ResPods][n] - s.c.LowerRequested(j, prio, index.ResPods, n)) - 1
+		slackPods := rules.Slack(s.c.Req[index.ResPods][n]-s.c.LowerRequested(j, prio, index.ResPods, n), 1, s.c.Alloc[index.ResPods][n])
 		s.cfg.sw.checkBound(cl, out, s.selectVictims(cl, prio, n, j, slackPods, nil))
 	}
 	return out

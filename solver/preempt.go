@@ -286,7 +286,7 @@ func (s *Solver) evalNode(cl *class, prio int32, n index.NodeID, exact bool) (ca
 		}
 	}
 	var mask uint64
-	slackPods := c.Alloc[index.ResPods][n] - (c.Req[index.ResPods][n] - lowPods) - 1
+	slackPods := rules.Slack(c.Req[index.ResPods][n]-lowPods, 1, c.Alloc[index.ResPods][n])
 	if !rules.PodsFit(c.Req[index.ResPods][n]-lowPods, c.Alloc[index.ResPods][n]) {
 		mask |= maskTooMany
 	}

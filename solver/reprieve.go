@@ -34,7 +34,7 @@ func (s *Solver) reprieveSlow(e *podEnt, d *index.Demand, n index.NodeID, j int,
 		fits := false
 		if ri < len(slack) {
 			need[ri] = v
-			fits = v <= slack[ri]
+			fits = rules.FitsFree(v, slack[ri])
 		} else {
 			fits = rules.Fits(c.Req[rv.Res][n]-c.LowerRequested(j, prio, rv.Res, n), rv.Val+v, c.Alloc[rv.Res][n])
 		}
@@ -73,7 +73,7 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 	// most one other column, keeps them apart; slack[] serves the others.
 	var slack [8]int64
 	for i, rv := range d.Req[:min(len(d.Req), len(slack))] {
-		slack[i] = c.Alloc[rv.Res][n] - (c.Req[rv.Res][n] - c.LowerRequested(j, prio, rv.Res, n)) - rv.Val
+		slack[i] = rules.Slack(c.Req[rv.Res][n]-c.LowerRequested(j, prio, rv.Res, n), rv.Val, c.Alloc[rv.Res][n])
 	}
 	sCPU, sMem, sX := int64(math.MaxInt64), int64(math.MaxInt64), int64(math.MaxInt64)
 	hasCPU, hasMem, xres, fast := false, false, int32(-1), len(d.Req) <= len(slack)
@@ -106,7 +106,7 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 			lo, hi := i, i+int(min(max(slackPods, 0), int64(n-i)))
 			for lo < hi {
 				m := int(uint(lo+hi+1) >> 1)
-				if (!hasCPU || pcpu[m]-pcpu[i] <= sCPU) && (!hasMem || pmem[m]-pmem[i] <= sMem) {
+				if (!hasCPU || rules.FitsFree(pcpu[m]-pcpu[i], sCPU)) && (!hasMem || rules.FitsFree(pmem[m]-pmem[i], sMem)) {
 					lo = m
 				} else {
 					hi = m - 1
@@ -142,14 +142,14 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 					continue
 				}
 			}
-			if slackPods >= 1 {
+			if rules.FitsFree(1, slackPods) {
 				if fast {
-					if e.cpu <= sCPU && e.mem <= sMem {
+					if rules.FitsFree(e.cpu, sCPU) && rules.FitsFree(e.mem, sMem) {
 						var vx int64
 						if xres >= 0 {
 							vx = e.value(s, xres)
 						}
-						if vx <= sX && !(e.ports && len(ports) > 0 && s.portsClash(e.Pod, ports)) && (rc == nil || s.relReprieve(rc, e.Pod, n)) {
+						if rules.FitsFree(vx, sX) && !(e.ports && len(ports) > 0 && s.portsClash(e.Pod, ports)) && (rc == nil || s.relReprieve(rc, e.Pod, n)) {
 							slackPods--
 							if hasCPU {
 								sCPU -= e.cpu
