@@ -5,7 +5,8 @@ package rules
 // tolerated; PreferNoSchedule taints are scored (fewer untolerated ones is
 // better, normalised in reverse). The match of one toleration against one
 // taint is index.Toleration.ToleratesTaint (k8s.io/api's ToleratesTaint);
-// the NoExecute taint manager uses the same match (FirstToleration).
+// the NoExecute taint manager uses the same match (FirstToleration). Which
+// taints the filter reads is index.Taint.Filters.
 
 import "github.com/kplace/kplace/index"
 
@@ -31,7 +32,7 @@ func FirstToleration(tols []index.Toleration, taint *index.Taint) int {
 func TaintFilter(taints []index.Taint, tols []index.Toleration) Reason {
 	for i := range taints {
 		t := &taints[i]
-		if (t.Effect == index.EffectNoSchedule || t.Effect == index.EffectNoExecute) && !Tolerates(tols, t) {
+		if t.Filters() && !Tolerates(tols, t) {
 			return UntoleratedTaint
 		}
 	}
