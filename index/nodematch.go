@@ -17,13 +17,18 @@ import (
 const FieldNodeName = "metadata.name"
 
 // Tolerates reports whether any of tols tolerates taint.
-func Tolerates(tols []Toleration, taint *Taint) bool {
+func Tolerates(tols []Toleration, taint *Taint) bool { return FirstToleration(tols, taint) >= 0 }
+
+// FirstToleration returns the index of the first toleration of tols that
+// tolerates taint, -1 when none does (the toleration the taint manager
+// reads the tolerationSeconds of).
+func FirstToleration(tols []Toleration, taint *Taint) int {
 	for i := range tols {
 		if tols[i].ToleratesTaint(taint) {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
 }
 
 // Filters reports whether the TaintToleration filter reads taint t: its

@@ -223,14 +223,7 @@ func (s *Solver) portsClash(q index.PodID, ports []index.PortKey) bool {
 	if len(s.c.Pods[q].HostPorts) == 0 {
 		return false
 	}
-	for _, a := range s.c.DemandOf(&s.c.Pods[q]).Ports {
-		for _, b := range ports {
-			if a.Conflicts(b) {
-				return true
-			}
-		}
-	}
-	return false
+	return rules.PortsConflict(s.c.DemandOf(&s.c.Pods[q]).Ports, ports)
 }
 
 // evalNode dry-runs preemption of class cl (priority prio) on node n, a node

@@ -19,12 +19,7 @@ func Tolerates(tols []index.Toleration, taint *index.Taint) bool { return index.
 // tolerates taint, -1 when none does. The taint manager reads that
 // toleration's tolerationSeconds.
 func FirstToleration(tols []index.Toleration, taint *index.Taint) int {
-	for i := range tols {
-		if tols[i].ToleratesTaint(taint) {
-			return i
-		}
-	}
-	return -1
+	return index.FirstToleration(tols, taint)
 }
 
 // TaintFilter is the filter: UntoleratedTaint when a NoSchedule or
@@ -56,11 +51,17 @@ func ToleratesPreferNoSchedule(tols []index.Toleration, taint *index.Taint) bool
 func IntolerablePreferNoSchedule(taints []index.Taint, tols []index.Toleration) int64 {
 	var n int64
 	for i := range taints {
-		if t := &taints[i]; t.Effect == index.EffectPreferNoSchedule && !ToleratesPreferNoSchedule(tols, t) {
+		if IntolerablePreferNoScheduleTaint(&taints[i], tols) {
 			n++
 		}
 	}
 	return n
+}
+
+// IntolerablePreferNoScheduleTaint reports whether taint t counts in the
+// raw score: a PreferNoSchedule taint that tols do not tolerate.
+func IntolerablePreferNoScheduleTaint(t *index.Taint, tols []index.Toleration) bool {
+	return t.Effect == index.EffectPreferNoSchedule && !ToleratesPreferNoSchedule(tols, t)
 }
 
 // TaintScore is the weighted score of a node with raw untolerated
