@@ -37,7 +37,7 @@ import (
 // noCandidate is a floor above every candidate: the nodes have none (they
 // are bounded still, when the heap has nothing better, for their failure
 // bits).
-var noCandidate = candidate{viol: math.MaxInt32}
+var noCandidate = bound(math.MaxInt32, 0, 0, 0)
 
 // blockFloor returns a candidate that no bound of the nodes of word (of
 // block b) beats, for class cl with threshold j (see lowerBound): its
@@ -48,7 +48,8 @@ var noCandidate = candidate{viol: math.MaxInt32}
 func (s *Solver) blockFloor(cl *class, b int, word uint64, j int) candidate {
 	c := s.c
 	d := &cl.demand
-	out := candidate{maxPrio: math.MinInt32, count: 1, node: index.NodeID(b*64 + bits.TrailingZeros64(word))}
+	out := bound(0, math.MinInt32, 1, 0)
+	out.Node = index.NodeID(b*64 + bits.TrailingZeros64(word))
 	if j < 0 {
 		return out // lowerBound's weakest bound, for every node
 	}
@@ -66,7 +67,7 @@ func (s *Solver) blockFloor(cl *class, b int, word uint64, j int) candidate {
 	// j): without one, the block has none.
 	if !fitsAt(j, nil) {
 		out = noCandidate
-		out.node = index.NodeID(b*64 + bits.TrailingZeros64(word))
+		out.Node = index.NodeID(b*64 + bits.TrailingZeros64(word))
 		return out
 	}
 	k := s.firstThreshold(cl)
@@ -77,7 +78,7 @@ func (s *Solver) blockFloor(cl *class, b int, word uint64, j int) candidate {
 		// The nodes that fit with the surely violating pods kept have
 		// the lower bounds; without one, every node's bound violates.
 		if !fitsAt(j, s.sureSums(j)) {
-			out.viol = 1
+			out.Viol = 1
 		} else {
 			for k < j && !fitsAt(k, s.sureSums(k)) {
 				k++
@@ -85,9 +86,9 @@ func (s *Solver) blockFloor(cl *class, b int, word uint64, j int) candidate {
 		}
 	}
 	if k > 0 {
-		out.maxPrio = c.LowPrio[k-1]
+		out.MaxPrio = c.LowPrio[k-1]
 	}
-	out.sum = int64(out.maxPrio) + math.MaxInt32 + 1
+	out.Sum = rules.ShiftedPrio(out.MaxPrio)
 	return out
 }
 
@@ -153,9 +154,14 @@ func (k *nodeKey) count() int32   { return int32(k.rank & math.MaxInt32) }
 
 // sum is k's bound on the sum of victim priorities: the highest, then the
 // lowest priority in use (s.minPrio) for each other victim, each shifted
-// by 2^31 as candidate.sum is.
+// by 2^31 as rules.Candidate.Sum is (rules.ShiftedPrio).
 func (k *nodeKey) sum(minPrio int32) int64 {
-	return int64(k.maxPrio()) + math.MaxInt32 + 1 + int64(k.count()-1)*(int64(minPrio)+math.MaxInt32+1)
+	return rules.ShiftedPrio(k.maxPrio()) + int64(k.count()-1)*rules.ShiftedPrio(minPrio)
+}
+
+// bound is k as a candidate's bound (no node).
+func (k *nodeKey) bound(minPrio int32) candidate {
+	return bound(k.viol(), k.maxPrio(), k.count(), k.sum(minPrio))
 }
 
 // keyLess orders node keys as betterCand orders bounds (see nodeKey).
@@ -219,7 +225,7 @@ func (s *Solver) pushBlock(cl *class, ps *preState, j int, b int) {
 		return
 	}
 	least := s.leastFloor(cl, j)
-	least.node = index.NodeID(b*64 + bits.TrailingZeros64(word))
+	least.Node = index.NodeID(b*64 + bits.TrailingZeros64(word))
 	ps.blocks.push(blockEnt{floor: least, block: int32(b), ver: ps.ver[b], keys: -1, lazy: true})
 }
 
@@ -242,7 +248,7 @@ func (s *Solver) pushBlocks(cl *class, ps *preState, j int, least candidate) {
 			s.setMasks(ps, b, word, &masks)
 			continue
 		}
-		least.node = index.NodeID(b*64 + bits.TrailingZeros64(word))
+		least.Node = index.NodeID(b*64 + bits.TrailingZeros64(word))
 		ps.blocks = append(ps.blocks, blockEnt{floor: least, block: int32(b), ver: ps.ver[b], keys: -1, lazy: true})
 	}
 	// Floors grow with the block (the first node first): already a heap.
@@ -252,12 +258,12 @@ func (s *Solver) pushBlocks(cl *class, ps *preState, j int, least candidate) {
 // threshold it tries, with no violation: no bound of class cl (threshold
 // j) is below it.
 func (s *Solver) leastFloor(cl *class, j int) candidate {
-	out := candidate{maxPrio: math.MinInt32, count: 1}
+	out := bound(0, math.MinInt32, 1, 0)
 	if j >= 0 {
 		if k := s.firstThreshold(cl); k > 0 {
-			out.maxPrio = s.c.LowPrio[k-1]
+			out.MaxPrio = s.c.LowPrio[k-1]
 		}
-		out.sum = int64(out.maxPrio) + math.MaxInt32 + 1
+		out.Sum = rules.ShiftedPrio(out.MaxPrio)
 	}
 	return out
 }
@@ -373,9 +379,10 @@ func (s *Solver) columnarBound(cl *class, cols []resCols, prio int32, j int, n i
 // columnarCand is the bound of candidate node n (columnarVerdict 0) from its
 // key k.
 func (s *Solver) columnarCand(cl *class, prio int32, j int, n index.NodeID, k *nodeKey) candidate {
-	out := candidate{node: n, gen: s.c.Gen[n], pgen: s.pgenOf(n), viol: k.viol(), maxPrio: k.maxPrio(), count: k.count(), sum: k.sum(s.minPrio)}
+	out := k.bound(s.minPrio)
+	out.Node, out.gen, out.pgen = n, s.c.Gen[n], s.pgenOf(n)
 	if s.cfg.sw.checkBound != nil {
-		slackPods := s.c.Alloc[index.ResPods][n] - (s.c.Req[index.ResPods][n] - s.c.LowerRequested(j, prio, index.ResPods, n)) - 1
+		slackPods := rules.Slack(s.c.Req[index.ResPods][n]-s.c.LowerRequested(j, prio, index.ResPods, n), 1, s.c.Alloc[index.ResPods][n])
 		s.cfg.sw.checkBound(cl, out, s.selectVictims(cl, prio, n, j, slackPods, nil))
 	}
 	return out
@@ -426,7 +433,7 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 		least, next = makeKey(0, s.c.LowPrio[k0-1], 1), makeKey(0, s.c.LowPrio[k0-1], 2)
 	}
 	for {
-		for len(ps.heap) > 0 && (ps.heap[0].gen != gen[ps.heap[0].node] || ps.heap[0].pgen != s.pgenOf(ps.heap[0].node)) {
+		for len(ps.heap) > 0 && (ps.heap[0].gen != gen[ps.heap[0].Node] || ps.heap[0].pgen != s.pgenOf(ps.heap[0].Node)) {
 			ps.heap.pop() // stale: sync pushed the node's fresh bound
 		}
 		for len(ps.blocks) > 0 && ps.blocks[0].ver != ps.ver[ps.blocks[0].block] {
@@ -435,7 +442,7 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 		if len(ps.blocks) == 0 || len(ps.heap) > 0 && !betterCand(&ps.blocks[0].floor, &ps.heap[0]) {
 			return len(ps.heap) > 0
 		}
-		if len(ps.heap) == 0 && ps.blocks[0].floor.viol == noCandidate.viol {
+		if len(ps.heap) == 0 && ps.blocks[0].floor.Viol == noCandidate.Viol {
 			// Nothing but blocks without candidates: bound them all, for
 			// their failure bits.
 			s.boundAll(cl, ps, prio)
@@ -443,7 +450,7 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 		}
 		top := &ps.blocks[0]
 		b := int(top.block)
-		if scan && top.keys < 0 && top.floor.viol == 0 && top.floor.maxPrio == least.maxPrio() && top.floor.count == 1 {
+		if scan && top.keys < 0 && top.floor.Viol == 0 && top.floor.MaxPrio == least.maxPrio() && top.floor.Count == 1 {
 			s.scanLeast(cl, ps, prio, j, k0, cols, top, &least, &next)
 			continue
 		}
@@ -456,7 +463,7 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 			ps.blocks.fixTop()
 			continue
 		}
-		if top.keys < 0 && j >= 0 && top.floor.viol != noCandidate.viol && top.loose >= refineAfter {
+		if top.keys < 0 && j >= 0 && top.floor.Viol != noCandidate.Viol && top.loose >= refineAfter {
 			// Refine: the floor can only grow.
 			top.keys = int32(len(ps.keys))
 			ps.keys = s.blockKeys(cl, b, dense[b]&^ps.bounded[b], j, ps.keys)
@@ -467,7 +474,7 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 		// Bound the floor's node: the first left in a block not refined
 		// (the floor holds for the others, from the next one), the least
 		// in a refined one.
-		n := top.floor.node
+		n := top.floor.Node
 		ps.bounded[b] |= 1 << (n & 63)
 		var cand candidate
 		var mask uint64
@@ -491,7 +498,7 @@ func (s *Solver) settle(cl *class, ps *preState, prio int32) bool {
 			if mask == 0 && keyAbove(&cand, &top.floor) {
 				top.loose++
 			}
-			top.floor.node = index.NodeID(b*64 + bits.TrailingZeros64(dense[b]&^ps.bounded[b]))
+			top.floor.Node = index.NodeID(b*64 + bits.TrailingZeros64(dense[b]&^ps.bounded[b]))
 			ps.blocks.fixTop()
 		}
 		ps.setMask(n, mask)
@@ -528,24 +535,17 @@ func (s *Solver) scanLeast(cl *class, ps *preState, prio int32, j, k0 int, cols 
 	}
 	// The next bound, or the block's own floor when higher (found when it
 	// reaches the top again: lazy).
-	top.floor = candidate{viol: next.viol(), maxPrio: next.maxPrio(), count: next.count(), sum: next.sum(s.minPrio),
-		node: index.NodeID(b*64 + bits.TrailingZeros64(rest))}
+	top.floor = next.bound(s.minPrio)
+	top.floor.Node = index.NodeID(b*64 + bits.TrailingZeros64(rest))
 	top.lazy, top.loose = true, 0
 	ps.blocks.fixTop()
 }
 
 // keyAbove reports whether bound a is above floor f on the first four
-// criteria.
+// criteria (rules.BetterVictims).
 func keyAbove(a, f *candidate) bool {
-	switch {
-	case a.viol != f.viol:
-		return a.viol > f.viol
-	case a.maxPrio != f.maxPrio:
-		return a.maxPrio > f.maxPrio
-	case a.sum != f.sum:
-		return a.sum > f.sum
-	}
-	return a.count > f.count
+	worse, _ := rules.BetterVictims(&f.Candidate, &a.Candidate)
+	return worse
 }
 
 // blockKeys appends to keys nodeBound's bound of each node of word (of
@@ -786,7 +786,8 @@ func (s *Solver) fitWord(cl *class, b int, word uint64, k int, sure [][]int64) u
 // top) to its least node bound and restores the heap order.
 func (s *Solver) refloorRefined(ps *preState, top *blockEnt) {
 	k := &ps.keys[top.keys]
-	top.floor = candidate{viol: k.viol(), sum: k.sum(s.minPrio), maxPrio: k.maxPrio(), count: k.count(), node: index.NodeID(int(top.block)*64 + int(k.off))}
+	top.floor = k.bound(s.minPrio)
+	top.floor.Node = index.NodeID(int(top.block)*64 + int(k.off))
 	ps.blocks.fixTop()
 }
 
@@ -850,7 +851,7 @@ func (s *Solver) sampleLeast(cl *class, ps *preState, prio int32, j int, sample 
 				if cand, mask = s.evalNode(cl, prio, n, false); mask != 0 {
 					continue // a host port held by a pod that stays
 				}
-				if cand.viol != 0 || cand.maxPrio != key.maxPrio() || cand.count != 1 {
+				if cand.Viol != 0 || cand.MaxPrio != key.maxPrio() || cand.Count != 1 {
 					return sample[:start], false, floor // cannot be (see leastWord); be safe
 				}
 			}
@@ -864,8 +865,8 @@ func (s *Solver) sampleLeast(cl *class, ps *preState, prio int32, j int, sample 
 		}
 	}
 	for _, e := range sample[start:] {
-		ps.bounded[e.node>>6] |= 1 << (e.node & 63)
-		ps.setMask(e.node, 0)
+		ps.bounded[e.Node>>6] |= 1 << (e.Node & 63)
+		ps.setMask(e.Node, 0)
 	}
 	if len(sample)-start == sampleSize {
 		return sample, true, floor
@@ -876,7 +877,7 @@ func (s *Solver) sampleLeast(cl *class, ps *preState, prio int32, j int, sample 
 		ps.heap.push(e)
 	}
 	next := makeKey(0, key.maxPrio(), 2)
-	floor = candidate{viol: next.viol(), maxPrio: next.maxPrio(), count: next.count(), sum: next.sum(s.minPrio)}
+	floor = next.bound(s.minPrio)
 	return sample[:start], false, floor
 }
 

@@ -14,12 +14,14 @@ import (
 // lowerBound bounds node n's criteria from below without looking at its
 // pods (see nodeBound); j >= 0 is the preemptor's threshold.
 func (s *Solver) lowerBound(cl *class, prio int32, n index.NodeID, j int) candidate {
-	out := candidate{node: n, gen: s.c.Gen[n], pgen: s.pgenOf(n), maxPrio: math.MinInt32, count: 1}
+	out := bound(0, math.MinInt32, 1, 0)
+	out.Node, out.gen, out.pgen = n, s.c.Gen[n], s.pgenOf(n)
 	if j < 0 {
 		return out // no sums for this priority: the weakest bound
 	}
 	k := s.nodeBound(cl, n, j)
-	out.viol, out.maxPrio, out.count, out.sum = k.viol(), k.maxPrio(), k.count(), k.sum(s.minPrio)
+	out.Candidate = k.bound(s.minPrio).Candidate
+	out.Node = n
 	return out
 }
 

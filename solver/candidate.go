@@ -1,34 +1,42 @@
 package solver
 
 import (
-	"math"
-
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
 )
 
 // Preemption candidates: a node's criteria in kube-scheduler's node-choice
 // order, and the heap they are taken from (see preempt.go).
 
-// candidate is a node where preemption makes room, with kube-scheduler's
-// node-choice criteria.
+// candidate is a node where preemption makes room: kube-scheduler's
+// node-choice criteria (rules.Candidate, whose AddVictim and ordering it
+// uses) and the solver's own state beside them.
 type candidate struct {
-	sum     int64 // sum of victim priorities, each shifted by 2^31
-	start   int64 // earliest start of the highest-priority victims (later is better)
-	viol    int32 // victims whose PDB is violated
-	maxPrio int32 // highest victim priority
-	count   int32 // victims
-	node    index.NodeID
-	gen     uint32 // node generation when evaluated
-	pgen    uint32 // the node's budget generation when evaluated (see sureViol.gen)
+	rules.Candidate
+	gen  uint32 // node generation when evaluated
+	pgen uint32 // the node's budget generation when evaluated (see sureViol.gen)
 	// vic is, for an evaluated node of a columnar class, 1 + the offset of
-	// its victims (count of them) in preState.vics; 0 when not kept.
+	// its victims (Count of them) in preState.vics; 0 when not kept.
 	vic int32
-	// exact is false for a lower bound on the first four criteria (start
+	// exact is false for a lower bound on the first four criteria (Start
 	// unknown), found in O(1) from the node's lower-priority sums.
 	exact bool
 	// sample marks a bound of a node a build sampled (see sampleSize); its
-	// start is then at least the exact one (see startBound).
+	// Start is then at least the exact one (see startBound).
 	sample bool
+}
+
+// evaluated is node n's candidate, with generations gen and pgen, before
+// any victim is added (see rules.NewCandidate).
+func evaluated(n index.NodeID, gen, pgen uint32) candidate {
+	return candidate{Candidate: rules.NewCandidate(n), gen: gen, pgen: pgen, exact: true}
+}
+
+// bound is a lower bound of a candidate on the first four criteria, from
+// a node key: victims' violations, highest priority, count and sum (see
+// nodeKey).
+func bound(viol, maxPrio, count int32, sum int64) candidate {
+	return candidate{Candidate: rules.Candidate{Viol: viol, MaxPrio: maxPrio, Count: count, Sum: sum}}
 }
 
 // tied reports whether c takes part in the start-time tie-break: an
@@ -37,46 +45,29 @@ func (c *candidate) tied() bool { return c.exact || c.sample }
 
 // add counts victim e (viol: its eviction violates a budget) into c's
 // criteria.
-func (c *candidate) add(e *podEnt, viol bool) { c.addVictim(e.prio, e.start, viol) }
+func (c *candidate) add(e *podEnt, viol bool) { c.AddVictim(e.Prio, e.Start, viol) }
 
-// addVictim counts a victim of priority prio and start time start.
-func (c *candidate) addVictim(prio int32, start int64, viol bool) {
-	if viol {
-		c.viol++
-	}
-	c.sum += int64(prio) + math.MaxInt32 + 1
-	switch {
-	case prio > c.maxPrio:
-		c.maxPrio, c.start = prio, start
-	case prio == c.maxPrio:
-		c.start = min(c.start, start)
-	}
-}
-
-// betterCand orders candidates, best first.
+// betterCand orders candidates, best first: rules.BetterVictims, then, the
+// start being known only for evaluated and sampled nodes (tied),
+// rules.BetterStart among them; a sampled node's bound before an evaluated
+// node it may tie with; then the lower node id.
 func betterCand(a, b *candidate) bool {
-	switch {
-	case a.viol != b.viol:
-		return a.viol < b.viol
-	case a.maxPrio != b.maxPrio:
-		return a.maxPrio < b.maxPrio
-	case a.sum != b.sum:
-		return a.sum < b.sum
-	case a.count != b.count:
-		return a.count < b.count
-	case a.tied() != b.tied():
-		return a.tied() // start decides among evaluated and sampled nodes
-	case a.start != b.start:
-		return a.start > b.start // a sampled node's bound: the latest its start may be
-	case a.exact != b.exact:
-		return !a.exact // a sampled node before an evaluated one it may tie with
+	if better, ok := rules.BetterVictims(&a.Candidate, &b.Candidate); ok {
+		return better
 	}
-	return a.node < b.node
+	if a.tied() != b.tied() {
+		return a.tied()
+	}
+	if better, ok := rules.BetterStart(&a.Candidate, &b.Candidate); ok {
+		return better // a sampled node's bound: the latest its start may be
+	}
+	if a.exact != b.exact {
+		return !a.exact
+	}
+	return a.Node < b.Node
 }
 
-func sameCand(a, b *candidate) bool {
-	return a.viol == b.viol && a.maxPrio == b.maxPrio && a.sum == b.sum && a.count == b.count && a.start == b.start
-}
+func sameCand(a, b *candidate) bool { return rules.SameCriteria(&a.Candidate, &b.Candidate) }
 
 // Hand-written rather than the generic heap (binheap.go): with it for
 // candidates, blocks and keys, BenchmarkPreemption took 7% more CPU

@@ -382,7 +382,7 @@ func (m *memo) taintSets(c *index.Cluster, tols []index.Toleration, enc *keyEnco
 	return memoized(&m.mu, m.taints, enc.buf, func() *taintSets {
 		ts := &taintSets{bad: c.UntoleratedNodes(tols)}
 		for i := range c.Taints {
-			if t := &c.Taints[i]; t.Effect == index.EffectPreferNoSchedule && !rules.ToleratesPreferNoSchedule(tols, t) {
+			if rules.IntolerablePreferNoScheduleTaint(&c.Taints[i], tols) {
 				ts.pns = append(ts.pns, c.TaintNodes[i])
 			}
 		}

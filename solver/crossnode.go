@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"math"
 	"math/bits"
 	"slices"
 
@@ -206,15 +205,15 @@ func (s *Solver) crossCandidate(n index.NodeID) candidate {
 		return 1
 	})
 	x.ents = ents
-	out := candidate{node: n, gen: s.c.Gen[n], pgen: s.pgenOf(n), maxPrio: math.MinInt32, start: math.MaxInt64, exact: true, count: int32(len(ents))}
+	out := evaluated(n, s.c.Gen[n], s.pgenOf(n))
 	pd := s.pdbs()
 	if pd != nil && len(pd.allowed) > 0 {
 		s.pre.stampNow++
 	}
 	for i := range ents {
 		e := &ents[i]
-		x.vs[i] = e.pod
-		out.add(e, s.crossViolates(e.pod, true))
+		x.vs[i] = e.Pod
+		out.add(e, s.crossViolates(e.Pod, true))
 	}
 	return out
 }
@@ -251,7 +250,7 @@ func (s *Solver) domainPods(id int32, d int32) []index.PodID {
 	})
 	l := make([]index.PodID, len(ents))
 	for i := range ents {
-		l[i] = ents[i].pod
+		l[i] = ents[i].Pod
 	}
 	x.lists[[2]int32{id, d}] = l
 	return l

@@ -494,3 +494,45 @@ func ExampleFitMessage() {
 	fmt.Println(FitMessage(5, map[string]int{"Insufficient cpu": 2, "node(s) had untolerated taint(s)": 3}))
 	// Output: 0/5 nodes are available: 2 Insufficient cpu, 3 node(s) had untolerated taint(s).
 }
+
+// TestTermNodesAsRules: index's node set of a term is, for every term
+// built from these requirements (one or two expressions, with or without
+// a field), the nodes rules.MatchTerm accepts one by one: the set form
+// asks the same predicates, per distinct label value or named node, and
+// per node once a named node leaves a few.
+func TestTermNodesAsRules(t *testing.T) {
+	t.Parallel()
+	c := cluster(t, affinityNodes(), nil)
+	exprs := []index.Requirement{
+		req("zone", "In", "a", "c"), req("zone", "NotIn", "a"), req("gpu", "Exists"), req("gpu", "DoesNotExist"),
+		req("gen", "Gt", "4"), req("gen", "Lt", "10"), req("gen", "Gt", "four"), req("zone", "In"),
+		req("bad key!", "In", "a"), req("zone", "Exists", "a"), req("zone", "Matches", "a"), req("absent", "NotIn", "x"),
+	}
+	fields := []index.Requirement{
+		req("metadata.name", "In", "a1"), req("metadata.name", "NotIn", "a1"), req("metadata.name", "In", "gone"),
+		req("spec.unschedulable", "NotIn", "x"), req("spec.unschedulable", "In", ""), req("metadata.name", "In", "a1", "b1"),
+	}
+	check := func(term index.NodeSelectorTerm) {
+		t.Helper()
+		var want []uint32
+		for i := range c.Nodes {
+			if rules.MatchTerm(&term, &c.Nodes[i]) {
+				want = append(want, uint32(i))
+			}
+		}
+		if got := c.TermNodes(&term).ToArray(); !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Errorf("TermNodes(%+v) = %v, rules.MatchTerm gives %v", term, got, want)
+		}
+	}
+	for i := range exprs {
+		for j := range exprs {
+			check(index.NodeSelectorTerm{MatchExpressions: []index.Requirement{exprs[i], exprs[j]}})
+		}
+		for k := range fields {
+			check(index.NodeSelectorTerm{MatchExpressions: []index.Requirement{exprs[i]}, MatchFields: []index.Requirement{fields[k]}})
+		}
+	}
+	for k := range fields {
+		check(index.NodeSelectorTerm{MatchFields: []index.Requirement{fields[k]}})
+	}
+}

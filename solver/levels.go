@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
 )
 
 // Level-ordered builds, for sessions.
@@ -177,7 +178,7 @@ type shapeBound struct {
 func (lv *boundLevels) shapeBoundOf(cl *class, sh *levelShape) (shapeBound, bool) {
 	var b shapeBound
 	if !sh.shared {
-		if cl.needCPU > sh.cpu || cl.needMem > sh.mem {
+		if rules.Unresolvable(cl.needCPU, sh.cpu) || rules.Unresolvable(cl.needMem, sh.mem) {
 			return b, false
 		}
 		b.kCPU, b.kMem = cl.demand.ScoreCPU*maxNodeScore/sh.cpu, cl.demand.ScoreMem*maxNodeScore/sh.mem

@@ -223,14 +223,7 @@ func (s *Solver) portsClash(q index.PodID, ports []index.PortKey) bool {
 	if len(s.c.Pods[q].HostPorts) == 0 {
 		return false
 	}
-	for _, a := range s.c.DemandOf(&s.c.Pods[q]).Ports {
-		for _, b := range ports {
-			if a.Conflicts(b) {
-				return true
-			}
-		}
-	}
-	return false
+	return rules.PortsConflict(s.c.DemandOf(&s.c.Pods[q]).Ports, ports)
 }
 
 // evalNode dry-runs preemption of class cl (priority prio) on node n, a node
@@ -286,7 +279,7 @@ func (s *Solver) evalNode(cl *class, prio int32, n index.NodeID, exact bool) (ca
 		}
 	}
 	var mask uint64
-	slackPods := c.Alloc[index.ResPods][n] - (c.Req[index.ResPods][n] - lowPods) - 1
+	slackPods := rules.Slack(c.Req[index.ResPods][n]-lowPods, 1, c.Alloc[index.ResPods][n])
 	if !rules.PodsFit(c.Req[index.ResPods][n]-lowPods, c.Alloc[index.ResPods][n]) {
 		mask |= maskTooMany
 	}
@@ -301,12 +294,12 @@ func (s *Solver) evalNode(cl *class, prio int32, n index.NodeID, exact bool) (ca
 	if rc != nil {
 		vic := lowerSuffix(s.nodePods(n), prio)
 		for i := range vic {
-			s.relMove(vic[i].pod, n, -1)
+			s.relMove(vic[i].Pod, n, -1)
 		}
 		f, _ := s.check(rc, n)
 		if f != relOK || !exact {
 			for i := range vic {
-				s.relMove(vic[i].pod, n, 1)
+				s.relMove(vic[i].Pod, n, 1)
 			}
 		}
 		if f != relOK {
@@ -356,16 +349,16 @@ func (s *Solver) preempt(cl *class, pid index.PodID) (candidate, []index.PodID, 
 		top := ps.heap[0]
 		ps.heap.pop()
 		if top.exact && top.vic > 0 {
-			buf := append(s.pre.victimBuf[:0], ps.vics[top.vic-1:top.vic-1+top.count]...)
+			buf := append(s.pre.victimBuf[:0], ps.vics[top.vic-1:top.vic-1+top.Count]...)
 			s.pre.victimBuf = buf
 			if s.cfg.sw.checkChoice != nil {
 				s.cfg.sw.checkChoice(s, cl, prio, top)
 			}
 			return top, buf, true
 		}
-		fresh, mask := s.evalNode(cl, prio, top.node, true)
+		fresh, mask := s.evalNode(cl, prio, top.Node, true)
 		if mask != 0 {
-			ps.setMask(top.node, mask) // cannot happen with an unchanged node; be safe
+			ps.setMask(top.Node, mask) // cannot happen with an unchanged node; be safe
 			continue
 		}
 		if !top.exact || !sameCand(&fresh, &top) {
@@ -456,14 +449,14 @@ func (s *Solver) buildCandidates(cl *class, ps *preState, prio int32) {
 	}
 	for _, b := range sample {
 		if s.cfg.sw.eagerSample {
-			cand, mask := s.evalNode(cl, prio, b.node, true)
-			ps.setMask(b.node, mask)
+			cand, mask := s.evalNode(cl, prio, b.Node, true)
+			ps.setMask(b.Node, mask)
 			if mask == 0 {
 				ps.heap.push(cand)
 			}
 			continue
 		}
-		b.sample, b.start = true, s.startBound(b.node, b.maxPrio, prio)
+		b.sample, b.Start = true, s.startBound(b.Node, b.MaxPrio, prio)
 		ps.heap.push(b)
 	}
 	s.pre.sample = sample
@@ -648,5 +641,5 @@ func (s *Solver) preemptFor(cl *class, pid index.PodID, res *Result, rq *requeue
 			res.Requeued++
 		}
 	}
-	return cand.node, true
+	return cand.Node, true
 }

@@ -454,7 +454,7 @@ func TestLowerBoundNeverAboveExact(t *testing.T) {
 				}
 				checked++
 				b, e := bound, exact
-				b.exact, e.exact, b.start, e.start, b.node, e.node = true, true, 0, 0, 0, 1
+				b.exact, e.exact, b.Start, e.Start, b.Node, e.Node = true, true, 0, 0, 0, 1
 				if betterCand(&e, &b) {
 					t.Fatalf("seed %d pod %s node %d: bound %+v above exact %+v", seed, c.Pods[pid].Name, n, bound, exact)
 				}

@@ -21,7 +21,7 @@ func (s *Solver) reprieveSlow(e *podEnt, d *index.Demand, n index.NodeID, j int,
 	var need [8]int64
 	// The victim's requests of the preemptor's columns: both lists are in
 	// column order.
-	req := s.podReq(e.pod)
+	req := s.podReq(e.Pod)
 	q := 0
 	for ri, rv := range d.Req {
 		for q < len(req) && req[q].Res < rv.Res {
@@ -34,7 +34,7 @@ func (s *Solver) reprieveSlow(e *podEnt, d *index.Demand, n index.NodeID, j int,
 		fits := false
 		if ri < len(slack) {
 			need[ri] = v
-			fits = v <= slack[ri]
+			fits = rules.FitsFree(v, slack[ri])
 		} else {
 			fits = rules.Fits(c.Req[rv.Res][n]-c.LowerRequested(j, prio, rv.Res, n), rv.Val+v, c.Alloc[rv.Res][n])
 		}
@@ -42,10 +42,10 @@ func (s *Solver) reprieveSlow(e *podEnt, d *index.Demand, n index.NodeID, j int,
 			return false
 		}
 	}
-	if e.ports && len(d.Ports) > 0 && s.portsClash(e.pod, d.Ports) {
+	if e.ports && len(d.Ports) > 0 && s.portsClash(e.Pod, d.Ports) {
 		return false
 	}
-	if rc != nil && !s.relReprieve(rc, e.pod, n) {
+	if rc != nil && !s.relReprieve(rc, e.Pod, n) {
 		return false
 	}
 	for ri := range min(len(d.Req), len(slack)) {
@@ -73,7 +73,7 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 	// most one other column, keeps them apart; slack[] serves the others.
 	var slack [8]int64
 	for i, rv := range d.Req[:min(len(d.Req), len(slack))] {
-		slack[i] = c.Alloc[rv.Res][n] - (c.Req[rv.Res][n] - c.LowerRequested(j, prio, rv.Res, n)) - rv.Val
+		slack[i] = rules.Slack(c.Req[rv.Res][n]-c.LowerRequested(j, prio, rv.Res, n), rv.Val, c.Alloc[rv.Res][n])
 	}
 	sCPU, sMem, sX := int64(math.MaxInt64), int64(math.MaxInt64), int64(math.MaxInt64)
 	hasCPU, hasMem, xres, fast := false, false, int32(-1), len(d.Req) <= len(slack)
@@ -89,7 +89,7 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 			fast = false
 		}
 	}
-	out := candidate{node: n, gen: c.Gen[n], pgen: s.pgenOf(n), maxPrio: math.MinInt32, start: math.MaxInt64, exact: true}
+	out := evaluated(n, c.Gen[n], s.pgenOf(n))
 	victims := pr.vs[:0]
 	// Reprieve, most important first: the violating victims first when
 	// only some violate, then the others.
@@ -106,7 +106,7 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 			lo, hi := i, i+int(min(max(slackPods, 0), int64(n-i)))
 			for lo < hi {
 				m := int(uint(lo+hi+1) >> 1)
-				if (!hasCPU || pcpu[m]-pcpu[i] <= sCPU) && (!hasMem || pmem[m]-pmem[i] <= sMem) {
+				if (!hasCPU || rules.FitsFree(pcpu[m]-pcpu[i], sCPU)) && (!hasMem || rules.FitsFree(pmem[m]-pmem[i], sMem)) {
 					lo = m
 				} else {
 					hi = m - 1
@@ -126,10 +126,9 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 			}
 			e := &sp.rep[lo]
 			victims = append(victims, e.pod)
-			out.addVictim(e.prio, e.start, allViol || e.viol)
+			out.AddVictim(e.prio, e.start, allViol || e.viol)
 			i = lo + 1
 		}
-		out.count = int32(len(victims))
 		pr.vs = victims
 		return out
 	}
@@ -143,14 +142,14 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 					continue
 				}
 			}
-			if slackPods >= 1 {
+			if rules.FitsFree(1, slackPods) {
 				if fast {
-					if e.cpu <= sCPU && e.mem <= sMem {
+					if rules.FitsFree(e.cpu, sCPU) && rules.FitsFree(e.mem, sMem) {
 						var vx int64
 						if xres >= 0 {
 							vx = e.value(s, xres)
 						}
-						if vx <= sX && !(e.ports && len(ports) > 0 && s.portsClash(e.pod, ports)) && (rc == nil || s.relReprieve(rc, e.pod, n)) {
+						if rules.FitsFree(vx, sX) && !(e.ports && len(ports) > 0 && s.portsClash(e.Pod, ports)) && (rc == nil || s.relReprieve(rc, e.Pod, n)) {
 							slackPods--
 							if hasCPU {
 								sCPU -= e.cpu
@@ -169,14 +168,13 @@ func (s *Solver) selectVictims(cl *class, prio int32, n index.NodeID, j int, sla
 					continue
 				}
 			}
-			victims = append(victims, e.pod)
+			victims = append(victims, e.Pod)
 			out.add(e, isViol)
 		}
 		if !split {
 			break
 		}
 	}
-	out.count = int32(len(victims))
 	pr.vs = victims
 	if rc != nil {
 		for _, v := range victims {
@@ -262,7 +260,7 @@ func (s *Solver) splitOf(n index.NodeID, prio int32) (*nodeSplit, []podEnt) {
 			if split && rules.ReprievePass(v) != pass {
 				continue
 			}
-			rep = append(rep, splitEnt{start: e.start, pod: e.pod, prio: e.prio, viol: v})
+			rep = append(rep, splitEnt{start: e.Start, pod: e.Pod, prio: e.Prio, viol: v})
 			pcpu, pmem = append(pcpu, pcpu[len(pcpu)-1]+e.cpu), append(pmem, pmem[len(pmem)-1]+e.mem)
 		}
 		if !split {

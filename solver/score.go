@@ -192,7 +192,7 @@ type nodeFree struct {
 
 // fitsFree is the first fit test: cpu, memory and the pod count.
 func (cl *class) fitsFree(f *nodeFree) bool {
-	return cl.needCPU <= f.cpu && cl.needMem <= f.mem
+	return rules.FitsFree(cl.needCPU, f.cpu) && rules.FitsFree(cl.needMem, f.mem)
 }
 
 // refreshNode recomputes node n's hot record from the cluster. Its bound is
@@ -218,7 +218,7 @@ func (s *Solver) refreshNode(n index.NodeID) {
 	if s.lv != nil {
 		s.lv.set(n, cellOf(s.cfg.Strategy, h))
 	}
-	s.free[n] = nodeFree{cpu: h.capCPU - h.useCPU, mem: h.capMem - h.useMem}
+	s.free[n] = nodeFree{cpu: rules.Free(h.useCPU, h.capCPU), mem: rules.Free(h.useMem, h.capMem)}
 	if !rules.PodsFit(h.usePods, h.capPods) {
 		s.free[n].cpu = math.MinInt64
 	}

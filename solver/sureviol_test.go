@@ -22,9 +22,9 @@ func TestSureViolationRaisesBound(t *testing.T) {
 	bounds := map[string]candidate{}
 	var c *index.Cluster
 	checkBound := func(cl *class, b, exact candidate) {
-		bounds[c.Nodes[b.node].Name] = b
+		bounds[c.Nodes[b.Node].Name] = b
 		if betterKey(&exact, &b) {
-			t.Errorf("node %s: exact %+v beats its bound %+v", c.Nodes[b.node].Name, exact, b)
+			t.Errorf("node %s: exact %+v beats its bound %+v", c.Nodes[b.Node].Name, exact, b)
 		}
 	}
 	nodes := []index.Node{
@@ -46,8 +46,8 @@ func TestSureViolationRaisesBound(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := Solve(c, Config{Seed: 1, sw: switches{checkBound: checkBound}})
-	if got := bounds["a"]; got.maxPrio != 100 || got.viol != 0 {
-		t.Errorf("node a bound: viol %d, highest victim priority %d; want 0 and 100", got.viol, got.maxPrio)
+	if got := bounds["a"]; got.MaxPrio != 100 || got.Viol != 0 {
+		t.Errorf("node a bound: viol %d, highest victim priority %d; want 0 and 100", got.Viol, got.MaxPrio)
 	}
 	var evicted []string
 	for _, cm := range res.Commits {
@@ -75,12 +75,12 @@ func TestBoundsNeverAboveExact(t *testing.T) {
 		checkBound := func(cl *class, b, exact candidate) {
 			checked++
 			if betterKey(&exact, &b) {
-				t.Fatalf("seed %d node %d: exact %+v beats its bound %+v", seed, b.node, exact, b)
+				t.Fatalf("seed %d node %d: exact %+v beats its bound %+v", seed, b.Node, exact, b)
 			}
-			if b.viol > 0 {
+			if b.Viol > 0 {
 				violBounds++
 			}
-			if b.viol == 0 && exact.viol == 0 && b.maxPrio == exact.maxPrio && b.maxPrio > 0 {
+			if b.Viol == 0 && exact.Viol == 0 && b.MaxPrio == exact.MaxPrio && b.MaxPrio > 0 {
 				tight++
 			}
 		}
@@ -118,7 +118,7 @@ func TestPreemptionChoiceOptimal(t *testing.T) {
 	for seed := range uint64(40) {
 		checkChoice := func(s *Solver, cl *class, prio int32, chosen candidate) {
 			choices++
-			if chosen.viol > 0 {
+			if chosen.Viol > 0 {
 				withViol++
 			}
 			vs := append([]index.PodID(nil), s.pre.vs...)
@@ -126,7 +126,7 @@ func TestPreemptionChoiceOptimal(t *testing.T) {
 				for ; word != 0; word &= word - 1 {
 					n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
 					if cand, mask := s.evalNode(cl, prio, n, true); mask == 0 && betterKey(&cand, &chosen) {
-						t.Fatalf("seed %d: took node %d %+v, node %d is better: %+v", seed, chosen.node, chosen, n, cand)
+						t.Fatalf("seed %d: took node %d %+v, node %d is better: %+v", seed, chosen.Node, chosen, n, cand)
 					}
 				}
 			}

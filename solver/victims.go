@@ -6,23 +6,22 @@ import (
 	"sync/atomic"
 
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
 )
 
 // podEnt is one bound pod in a node's importance-ordered list (see
 // nodePods): what the preemption dry run reads of it, kept beside its
 // neighbours so that a dry run does not chase the pods' records.
 type podEnt struct {
-	start    int64 // index.StartOf
-	cpu, mem int64 // requests of the cpu and memory columns
-	pod      index.PodID
-	prio     int32
-	xval     int64 // request of column xres, the first past cpu and memory (-1: none)
-	xres     int32
-	more     bool  // the pod requests more columns past xres
-	npdb     uint8 // budgets the pod matches: pdb[:npdb], or pdbState.of past len(pdb)
-	ports    bool  // the pod has host ports
-	made     bool  // the entry is made (see entOf)
-	pdb      [2]int32
+	rules.Victim       // the pod, its priority and start (index.StartOf)
+	cpu, mem     int64 // requests of the cpu and memory columns
+	xval         int64 // request of column xres, the first past cpu and memory (-1: none)
+	xres         int32
+	more         bool  // the pod requests more columns past xres
+	npdb         uint8 // budgets the pod matches: pdb[:npdb], or pdbState.of past len(pdb)
+	ports        bool  // the pod has host ports
+	made         bool  // the entry is made (see entOf)
+	pdb          [2]int32
 }
 
 // value returns the request of column r (past cpu and memory) of e's pod.
@@ -31,7 +30,7 @@ func (e *podEnt) value(s *Solver, r int32) int64 {
 	case e.xres == r:
 		return e.xval
 	case e.more:
-		for _, rv := range s.podReq(e.pod) {
+		for _, rv := range s.podReq(e.Pod) {
 			if rv.Res == r {
 				return rv.Val
 			}
@@ -41,17 +40,8 @@ func (e *podEnt) value(s *Solver, r int32) int64 {
 }
 
 // moreImportant orders a node's pods as kube-scheduler's victim selection
-// does: priority descending, then start ascending (then pod id, for a
-// total order).
-func moreImportant(a, b *podEnt) bool {
-	if a.prio != b.prio {
-		return a.prio > b.prio
-	}
-	if a.start != b.start {
-		return a.start < b.start
-	}
-	return a.pod < b.pod
-}
+// does (rules.MoreImportant).
+func moreImportant(a, b *podEnt) bool { return rules.MoreImportant(&a.Victim, &b.Victim) }
 
 // nodeList is a node's bound pods, most important first, as of generation
 // gen.
@@ -99,8 +89,8 @@ func (s *Solver) nodePods(n index.NodeID) []podEnt {
 			pr.onStamp[q] = now
 		}
 		for _, e := range l.ents {
-			if pr.onStamp[e.pod] == now {
-				pr.onStamp[e.pod] = now + 1
+			if pr.onStamp[e.Pod] == now {
+				pr.onStamp[e.Pod] = now + 1
 				ents = append(ents, e)
 			}
 		}
@@ -140,7 +130,7 @@ func (s *Solver) listGone(p index.PodID, n index.NodeID) {
 		return
 	}
 	for i := range l.ents {
-		if l.ents[i].pod == p {
+		if l.ents[i].Pod == p {
 			l.ents = append(l.ents[:i], l.ents[i+1:]...)
 			l.gen = s.c.Gen[n]
 			return
@@ -240,7 +230,7 @@ func inRanges(workers, n int, f func(w, lo, hi int)) {
 func (s *Solver) podEntOf(q index.PodID, buf []int32, memo *budgetMemo) (podEnt, []int32) {
 	pp := &s.c.Pods[q]
 	req := s.podReq(q)
-	e := podEnt{start: index.StartOf(pp), pod: q, prio: pp.Priority, ports: len(pp.HostPorts) > 0, made: true}
+	e := podEnt{Victim: rules.Victim{Pod: q, Prio: pp.Priority, Start: index.StartOf(pp)}, ports: len(pp.HostPorts) > 0, made: true}
 	e.xres = -1
 	for _, rv := range req {
 		switch {
@@ -270,7 +260,7 @@ func (e *podEnt) budgets(s *Solver) []int32 {
 	if int(e.npdb) <= len(e.pdb) {
 		return e.pdb[:e.npdb]
 	}
-	return s.pdb.of(s, e.pod)
+	return s.pdb.of(s, e.Pod)
 }
 
 // podBudgets returns the budgets bound pod p matches, from its entry (see
@@ -286,7 +276,7 @@ func lowerSuffix(ents []podEnt, prio int32) []podEnt {
 	lo, hi := 0, len(ents)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if ents[m].prio >= prio {
+		if ents[m].Prio >= prio {
 			lo = m + 1
 		} else {
 			hi = m

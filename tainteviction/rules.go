@@ -38,17 +38,11 @@ func MatchingTolerations(taints []index.Taint, tolerations []index.Toleration) (
 	}
 	used := make([]index.Toleration, 0, len(taints))
 	for i := range taints {
-		found := false
-		for j := range tolerations {
-			if tolerations[j].ToleratesTaint(&taints[i]) {
-				used = append(used, tolerations[j])
-				found = true
-				break
-			}
-		}
-		if !found {
+		j := index.FirstToleration(tolerations, &taints[i])
+		if j < 0 {
 			return false, nil
 		}
+		used = append(used, tolerations[j])
 	}
 	return true, used
 }

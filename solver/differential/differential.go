@@ -191,7 +191,8 @@ func Inversion(c *index.Cluster, res *solver.Result, cfg reference.Config) strin
 // sameFour reports whether two candidates are equal on the first four
 // criteria.
 func sameFour(a, b *rules.Candidate) bool {
-	return a.Viol == b.Viol && a.MaxPrio == b.MaxPrio && a.Sum == b.Sum && a.Count == b.Count
+	_, decided := rules.BetterVictims(a, b)
+	return !decided
 }
 
 // commit is a commit of either solver, as compared.

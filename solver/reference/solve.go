@@ -217,12 +217,6 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 	}
 }
 
-// sameFive reports whether two candidates are equal on the five criteria
-// (the node aside).
-func sameFive(a, b *rules.Candidate) bool {
-	return a.Viol == b.Viol && a.MaxPrio == b.MaxPrio && a.Sum == b.Sum && a.Count == b.Count && a.Start == b.Start
-}
-
 // preemptAndBind preempts for the cycle's pod, which fits nowhere, and
 // binds it on the room its victims freed, once the pods of higher priority
 // left unschedulable have had that room (reclaim): when they took some,
@@ -233,7 +227,7 @@ func (st *state) preemptAndBind(cy *cycle, evictedSeq *int) bool {
 		n, victims, ok := st.preempt(cy)
 		if cfg.CrossNodePreemption {
 			local := st.lastCand
-			if xc, xv, xok := st.crossPreempt(cy); xok && (!ok || !sameFive(&xc, &local) && rules.BetterCandidate(&xc, &local)) {
+			if xc, xv, xok := st.crossPreempt(cy); xok && (!ok || !rules.SameCriteria(&xc, &local) && rules.BetterCandidate(&xc, &local)) {
 				n, victims, ok = xc.Node, xv, true
 			}
 		}

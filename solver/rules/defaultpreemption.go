@@ -124,20 +124,25 @@ func ReprievePass(viol bool) int {
 }
 
 // Candidate is a node where preemption makes room, with the node-choice
-// criteria of its victims.
+// criteria of its victims. The fields are ordered so that it takes 32
+// bytes: the solver's candidate heaps embed it.
 type Candidate struct {
+	Sum     int64 // victim priorities, each shifted by 2^31 (see ShiftedPrio)
+	Start   int64 // earliest start of the highest-priority victims
 	Node    index.NodeID
 	Viol    int32 // victims whose eviction violates a budget
 	MaxPrio int32 // highest victim priority
-	Sum     int64 // victim priorities, each shifted by 2^31
 	Count   int32 // victims
-	Start   int64 // earliest start of the highest-priority victims
 }
 
 // NewCandidate is node n's candidate before any victim is added.
 func NewCandidate(n index.NodeID) Candidate {
 	return Candidate{Node: n, MaxPrio: math.MinInt32, Start: math.MaxInt64}
 }
+
+// ShiftedPrio is a victim priority as Candidate.Sum adds it: shifted by
+// 2^31, so that every term is positive and a sum grows with the victims.
+func ShiftedPrio(prio int32) int64 { return int64(prio) + math.MaxInt32 + 1 }
 
 // AddVictim counts a victim of priority prio and start time start (viol:
 // its eviction violates a budget).
@@ -146,7 +151,7 @@ func (c *Candidate) AddVictim(prio int32, start int64, viol bool) {
 		c.Viol++
 	}
 	c.Count++
-	c.Sum += int64(prio) + math.MaxInt32 + 1
+	c.Sum += ShiftedPrio(prio)
 	switch {
 	case prio > c.MaxPrio:
 		c.MaxPrio, c.Start = prio, start
@@ -155,20 +160,47 @@ func (c *Candidate) AddVictim(prio int32, start int64, viol bool) {
 	}
 }
 
-// BetterCandidate orders candidates, best first: pickOneNodeForPreemption's
-// criteria, then the lower node id.
-func BetterCandidate(a, b *Candidate) bool {
+// BetterVictims compares candidates on pickOneNodeForPreemption's first
+// four criteria: fewest violations, lowest highest victim priority,
+// smallest priority sum, fewest victims. decided is false when a and b tie
+// on all four; better is then false too.
+func BetterVictims(a, b *Candidate) (better, decided bool) {
 	switch {
 	case a.Viol != b.Viol:
-		return a.Viol < b.Viol
+		return a.Viol < b.Viol, true
 	case a.MaxPrio != b.MaxPrio:
-		return a.MaxPrio < b.MaxPrio
+		return a.MaxPrio < b.MaxPrio, true
 	case a.Sum != b.Sum:
-		return a.Sum < b.Sum
+		return a.Sum < b.Sum, true
 	case a.Count != b.Count:
-		return a.Count < b.Count
-	case a.Start != b.Start:
-		return a.Start > b.Start
+		return a.Count < b.Count, true
+	}
+	return false, false
+}
+
+// BetterStart compares candidates on the fifth criterion: the latest start
+// of the highest-priority victims. decided is false when the starts are
+// equal.
+func BetterStart(a, b *Candidate) (better, decided bool) {
+	return a.Start > b.Start, a.Start != b.Start
+}
+
+// SameCriteria reports whether a and b tie on the five criteria (the node
+// aside).
+func SameCriteria(a, b *Candidate) bool {
+	_, v := BetterVictims(a, b)
+	_, s := BetterStart(a, b)
+	return !v && !s
+}
+
+// BetterCandidate orders candidates, best first: pickOneNodeForPreemption's
+// criteria (BetterVictims, then BetterStart), then the lower node id.
+func BetterCandidate(a, b *Candidate) bool {
+	if better, ok := BetterVictims(a, b); ok {
+		return better
+	}
+	if better, ok := BetterStart(a, b); ok {
+		return better
 	}
 	return a.Node < b.Node
 }

@@ -98,3 +98,34 @@ func TestBetterCandidate(t *testing.T) {
 		t.Errorf("criteria %s, want 1 10 3 200 (the earliest start of the highest-priority victims)", got)
 	}
 }
+
+// TestCriteriaSplit: BetterVictims decides on the first four criteria
+// alone, BetterStart on the fifth, and SameCriteria holds when neither
+// does, whatever the nodes.
+func TestCriteriaSplit(t *testing.T) {
+	f := func(a, b Candidate, victims, start, same bool) {
+		t.Helper()
+		if _, d := BetterVictims(&a, &b); d != victims {
+			t.Errorf("BetterVictims(%+v, %+v) decided %v, want %v", a, b, d, victims)
+		}
+		if _, d := BetterStart(&a, &b); d != start {
+			t.Errorf("BetterStart(%+v, %+v) decided %v, want %v", a, b, d, start)
+		}
+		if got := SameCriteria(&a, &b); got != same {
+			t.Errorf("SameCriteria(%+v, %+v) = %v, want %v", a, b, got, same)
+		}
+	}
+	a := NewCandidate(1)
+	a.AddVictim(10, 100, false)
+	b := a
+	b.Node = 2
+	f(a, b, false, false, true)
+	b.Start = 50
+	f(a, b, false, true, false)
+	b = a
+	b.AddVictim(-1, 100, false) // one more victim below the highest: sum and count
+	f(a, b, true, false, false)
+	if ShiftedPrio(math.MinInt32) != 0 || ShiftedPrio(-1) != math.MaxInt32 {
+		t.Errorf("ShiftedPrio: %d %d", ShiftedPrio(math.MinInt32), ShiftedPrio(-1))
+	}
+}

@@ -11,13 +11,18 @@
 // comment says otherwise.
 //
 // A few rules are defined in index, the bottom layer, where ingest (the
-// controllers' expansion) and the solver's set algebra use them too, and
-// are called from here: the toleration match (index.Toleration.
-// ToleratesTaint and index.Tolerates, behind [Tolerates] and
-// [FirstToleration]), the host port clash (index.PortKey.Conflicts, behind
-// [PortsConflict]), the label-selector conversion (index.SelectorOf,
-// behind [LabelSelector]), the label-map match (index.MatchesSet, behind
+// controllers' expansion) and index's node sets use them too, and are
+// called from here: the toleration match (index.Toleration.ToleratesTaint
+// and index.Tolerates, behind [Tolerates] and [FirstToleration]), the
+// taints the filter reads (index.Taint.Filters, in [TaintFilter]), the
+// node selector requirement's parse and match (index.Requirement's Valid,
+// Matches, FieldValid and MatchesField, behind [RequirementValid],
+// [MatchRequirement], [FieldRequirementValid] and [MatchFieldRequirement]),
+// the host port clash (index.PortKey.Conflicts, behind [PortsConflict]),
+// the label-selector conversion (index.SelectorOf, behind
+// [LabelSelector]), the label-map match (index.MatchesSet, behind
 // [MatchLabelMap]) and the empty node selector term (index.EmptyTerm).
-// index's node matching by sets (RequiredNodes, TermNodes,
-// UntoleratedNodes) restates the per-node predicates here in set form.
+// index's node sets (RequiredNodes, TermNodes, UntoleratedNodes) ask
+// those predicates once per distinct taint, label value or named node, so
+// that the set form and the per-node form are one rule.
 package rules

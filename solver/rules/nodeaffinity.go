@@ -7,85 +7,33 @@ package rules
 // named by matchFields metadata.name In; the preferred terms' weights are
 // scored and normalised.
 
-import (
-	"slices"
-	"strconv"
-
-	"github.com/kplace/kplace/index"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/selection"
-)
+import "github.com/kplace/kplace/index"
 
 // FieldNodeName is the only node field matchFields can name.
 const FieldNodeName = index.FieldNodeName
 
-var selOps = map[string]selection.Operator{
-	index.SelIn: selection.In, index.SelNotIn: selection.NotIn,
-	index.SelExists: selection.Exists, index.SelDoesNotExist: selection.DoesNotExist,
-	index.SelGt: selection.GreaterThan, index.SelLt: selection.LessThan,
-}
-
 // RequirementValid reports whether a matchExpressions requirement parses
 // (labels.NewRequirement: a known operator, a valid key, In and NotIn with
 // values, Exists and DoesNotExist without, Gt and Lt with one integer). A
-// term holding an invalid requirement matches no node.
-func RequirementValid(r *index.Requirement) bool {
-	op, ok := selOps[r.Operator]
-	if !ok {
-		return false
-	}
-	_, err := labels.NewRequirement(r.Key, op, r.Values)
-	return err == nil
-}
+// term holding an invalid requirement matches no node. The definition is
+// index.Requirement.Valid, which index's node sets use too.
+func RequirementValid(r *index.Requirement) bool { return r.Valid() }
 
 // MatchRequirement reports whether a valid requirement matches a node
-// whose label r.Key is value (present: whether it has the label).
+// whose label r.Key is value (present: whether it has the label):
+// index.Requirement.Matches.
 func MatchRequirement(r *index.Requirement, value string, present bool) bool {
-	switch r.Operator {
-	case index.SelIn:
-		return present && slices.Contains(r.Values, value)
-	case index.SelNotIn:
-		return !present || !slices.Contains(r.Values, value)
-	case index.SelExists:
-		return present
-	case index.SelDoesNotExist:
-		return !present
-	case index.SelGt, index.SelLt:
-		if !present || len(r.Values) != 1 {
-			return false
-		}
-		got, err := strconv.ParseInt(value, 10, 64)
-		if err != nil {
-			return false
-		}
-		want, err := strconv.ParseInt(r.Values[0], 10, 64)
-		if err != nil {
-			return false
-		}
-		if r.Operator == index.SelGt {
-			return got > want
-		}
-		return got < want
-	}
-	return false
+	return r.Matches(value, present)
 }
 
 // FieldRequirementValid reports whether a matchFields requirement parses:
-// In or NotIn with exactly one value.
-func FieldRequirementValid(r *index.Requirement) bool {
-	return len(r.Values) == 1 && (r.Operator == index.SelIn || r.Operator == index.SelNotIn)
-}
+// In or NotIn with exactly one value (index.Requirement.FieldValid).
+func FieldRequirementValid(r *index.Requirement) bool { return r.FieldValid() }
 
 // MatchFieldRequirement reports whether a valid matchFields requirement
 // matches the node named name: the only field is metadata.name, any other
-// key reads as "".
-func MatchFieldRequirement(r *index.Requirement, name string) bool {
-	got := ""
-	if r.Key == FieldNodeName {
-		got = name
-	}
-	return (got == r.Values[0]) == (r.Operator == index.SelIn)
-}
+// key reads as "" (index.Requirement.MatchesField).
+func MatchFieldRequirement(r *index.Requirement, name string) bool { return r.MatchesField(name) }
 
 // EmptyTerm reports whether a term has no requirement: it matches nothing
 // (index.EmptyTerm).

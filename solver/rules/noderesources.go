@@ -24,16 +24,30 @@ const (
 	MostAllocated
 )
 
+// Free is what a node has left of a resource: its allocatable less what
+// its pods request (negative on an overcommitted node).
+func Free(requested, allocatable int64) int64 { return allocatable - requested }
+
+// FitsFree is the filter's predicate: a request fits in what is left
+// (free: Free's, or what a caller keeps of it, such as Slack's).
+func FitsFree(request, free int64) bool { return request <= free }
+
 // Fits reports whether a request fits beside what is requested already.
 func Fits(requested, request, allocatable int64) bool {
-	return Deficit(requested, request, allocatable) <= 0
+	return FitsFree(request, Free(requested, allocatable))
 }
 
 // Deficit is by how much a request exceeds what the node has left
-// (requested + request - allocatable; at most 0 when it fits): how much
-// must be freed for it to fit.
+// (request - Free; at most 0 when it fits): how much must be freed for it
+// to fit.
 func Deficit(requested, request, allocatable int64) int64 {
-	return requested + request - allocatable
+	return request - Free(requested, allocatable)
+}
+
+// Slack is what the node has left once the request is in (-Deficit): a
+// further request fits in it by FitsFree.
+func Slack(requested, request, allocatable int64) int64 {
+	return Free(requested, allocatable) - request
 }
 
 // PodsFit reports whether one more pod fits beside pods on a node that

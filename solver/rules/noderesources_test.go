@@ -1,6 +1,9 @@
 package rules
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // TestFits: a request fits while requested + request <= allocatable; a
 // request above the whole allocatable is unresolvable.
@@ -32,6 +35,25 @@ func TestFits(t *testing.T) {
 		if got := Deficit(tc.requested, tc.request, tc.alloc); got != tc.want {
 			t.Errorf("Deficit(%d, %d, %d) = %d, want %d", tc.requested, tc.request, tc.alloc, got, tc.want)
 		}
+		// Slack is what is left with the request in: a further request
+		// fits in it exactly when it fits beside both.
+		slack := Slack(tc.requested, tc.request, tc.alloc)
+		if slack != -tc.want {
+			t.Errorf("Slack(%d, %d, %d) = %d, want %d", tc.requested, tc.request, tc.alloc, slack, -tc.want)
+		}
+		for _, more := range []int64{0, 1, 1000} {
+			if FitsFree(more, slack) != Fits(tc.requested+tc.request, more, tc.alloc) {
+				t.Errorf("FitsFree(%d, Slack(%d, %d, %d)) disagrees with Fits", more, tc.requested, tc.request, tc.alloc)
+			}
+		}
+	}
+	// The free form on a node whose allocatable is the largest quantity:
+	// the request is compared with what is left, nothing overflows.
+	if !Fits(1, math.MaxInt64-1, math.MaxInt64) || Fits(2, math.MaxInt64-1, math.MaxInt64) {
+		t.Error("Fits must compare the request with allocatable - requested")
+	}
+	if FitsFree(0, -1) || !FitsFree(0, Free(5, 5)) {
+		t.Error("FitsFree: nothing fits in negative room, a zero request fits in none")
 	}
 }
 

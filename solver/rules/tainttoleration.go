@@ -5,7 +5,8 @@ package rules
 // tolerated; PreferNoSchedule taints are scored (fewer untolerated ones is
 // better, normalised in reverse). The match of one toleration against one
 // taint is index.Toleration.ToleratesTaint (k8s.io/api's ToleratesTaint);
-// the NoExecute taint manager uses the same match (FirstToleration).
+// the NoExecute taint manager uses the same match (FirstToleration). Which
+// taints the filter reads is index.Taint.Filters.
 
 import "github.com/kplace/kplace/index"
 
@@ -18,12 +19,7 @@ func Tolerates(tols []index.Toleration, taint *index.Taint) bool { return index.
 // tolerates taint, -1 when none does. The taint manager reads that
 // toleration's tolerationSeconds.
 func FirstToleration(tols []index.Toleration, taint *index.Taint) int {
-	for i := range tols {
-		if tols[i].ToleratesTaint(taint) {
-			return i
-		}
-	}
-	return -1
+	return index.FirstToleration(tols, taint)
 }
 
 // TaintFilter is the filter: UntoleratedTaint when a NoSchedule or
@@ -31,7 +27,7 @@ func FirstToleration(tols []index.Toleration, taint *index.Taint) int {
 func TaintFilter(taints []index.Taint, tols []index.Toleration) Reason {
 	for i := range taints {
 		t := &taints[i]
-		if (t.Effect == index.EffectNoSchedule || t.Effect == index.EffectNoExecute) && !Tolerates(tols, t) {
+		if t.Filters() && !Tolerates(tols, t) {
 			return UntoleratedTaint
 		}
 	}
@@ -55,11 +51,17 @@ func ToleratesPreferNoSchedule(tols []index.Toleration, taint *index.Taint) bool
 func IntolerablePreferNoSchedule(taints []index.Taint, tols []index.Toleration) int64 {
 	var n int64
 	for i := range taints {
-		if t := &taints[i]; t.Effect == index.EffectPreferNoSchedule && !ToleratesPreferNoSchedule(tols, t) {
+		if IntolerablePreferNoScheduleTaint(&taints[i], tols) {
 			n++
 		}
 	}
 	return n
+}
+
+// IntolerablePreferNoScheduleTaint reports whether taint t counts in the
+// raw score: a PreferNoSchedule taint that tols do not tolerate.
+func IntolerablePreferNoScheduleTaint(t *index.Taint, tols []index.Toleration) bool {
+	return t.Effect == index.EffectPreferNoSchedule && !ToleratesPreferNoSchedule(tols, t)
 }
 
 // TaintScore is the weighted score of a node with raw untolerated
