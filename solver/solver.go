@@ -222,6 +222,7 @@ type Solver struct {
 	imageTouched         []index.NodeID
 	noImages             []uint8 // a column of zeros
 	keyBits              map[string][]uint64
+	windows              windowPool // the window groups' bitsets (see windowPool)
 	domMasks             map[*index.Topology][][]uint64
 	hostnames            []uint64 // see hasHostname
 	bucketAdd, bucketRaw []int64
@@ -391,7 +392,7 @@ queue:
 		}
 		if cl.g.pods == 0 && cl.g.failures == 0 {
 			// Done: no pod of the group is left to place or to explain.
-			cl.g.rawTT, cl.g.rawNA, cl.g.tmpl, cl.g.dense = nil, nil, nil, nil
+			cl.g.release()
 		}
 	}
 	failedAt = dropReclaimed(res, failedAt)
@@ -562,6 +563,7 @@ func (s *Solver) initGroups(fresh []*group, reps []index.PodID) {
 	}
 	var next atomic.Int64
 	m := newMemo()
+	m.windows = &s.windows
 	workers := min(runtime.GOMAXPROCS(0), len(fresh))
 	s.lead = make(chan struct{}, groupLead)
 	s.unbounded = make(chan struct{})
