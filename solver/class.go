@@ -114,9 +114,13 @@ type class struct {
 	ttScore, naScore []int64
 	rawTT, rawNA     []int32
 	// img holds the class's ImageLocality score per node (images.go), a
-	// column of zeros when it is 0 everywhere (then hasImg is false).
+	// column of zeros when it is 0 everywhere (then hasImg is false); nil
+	// until the class's static scores are first prepared (classImages,
+	// with rawTT and rawNA) and once released.
+	// imgRef is its column's entry (nil when its pods have no image).
 	img    []uint8
 	hasImg bool
+	imgRef *imageCol
 
 	heap nodeHeap
 	// cut is the best entry left out of a truncated heap (valid when

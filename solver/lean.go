@@ -480,6 +480,9 @@ func (s *Solver) leanMaxima(cl *class, b *buckets) bool {
 	}
 	g := cl.g
 	cl.rawTT, cl.rawNA = s.orZeros(g.rawTT), s.orZeros(g.rawNA)
+	if cl.img == nil {
+		s.classImages(cl)
+	}
 	tt, na := top(ln.ttHist), top(ln.naHist)
 	if tt != cl.ttMax || na != cl.naMax || cl.ttScore == nil {
 		cl.ttMax, cl.naMax = tt, na

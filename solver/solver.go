@@ -217,7 +217,7 @@ type Solver struct {
 	leanTouched            []index.NodeID
 	npBuf                  []uint64
 	// ImageLocality columns by image list, and their scratch (images.go).
-	imageCols            map[string][]uint8
+	imageCols            map[string]*imageCol
 	imageSum             []int64
 	imageTouched         []index.NodeID
 	noImages             []uint8 // a column of zeros
@@ -385,6 +385,7 @@ queue:
 				s.releaseReads(cl.rel)
 			}
 			cl.heap, cl.dom, cl.buckets, cl.rawTT, cl.rawNA = nil, nil, nil, nil, nil // release: the class has no pod left
+			s.dropImages(cl)
 			if cl.pre != nil {
 				s.releasePre(cl.pre) // never failed: no reason reads its failure bits
 				cl.pre = nil
@@ -727,11 +728,7 @@ func (s *Solver) newClass(pid index.PodID, key []byte, static int, groups map[st
 		*reps = append(*reps, pid)
 	}
 	cl := &class{g: g, rep: pid, key: slices.Clone(key), demand: s.c.DemandOf(p)}
-	cl.img = s.imageColumn(p)
-	cl.hasImg = cl.img != nil
-	if !cl.hasImg {
-		cl.img = s.noImageScores()
-	}
+	cl.imgRef = s.imageRef(p) // the column itself comes with the class's static scores (classImages)
 	cl.balCPU, _ = p.Requests.Get(index.NameCPU)
 	cl.balMem, _ = p.Requests.Get(index.NameMemory)
 	cl.prepare()
