@@ -575,7 +575,8 @@ func (l *loader) finish() error {
 	var missingNS []string
 	kept := make([]index.Pod, 0, l.npods)
 	i := -1
-	for _, chunk := range l.pods {
+	for ci, chunk := range l.pods {
+		l.pods[ci] = nil // copied below: a collection may take it (the pods are a GB at 2,000,000)
 		for _, p := range chunk {
 			i++
 			keep := adm.admit(&p, l.hasPriority[i])

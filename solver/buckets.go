@@ -169,11 +169,11 @@ func (s *Solver) valuesOf(b *buckets, n index.NodeID) {
 		switch {
 		case dm.hostname:
 			if s.hasHostname(n) {
-				v = k.counts[n]
+				v = k.counts.at(int32(n))
 			}
 		case dm.perNode:
 			if d := k.topo.Of[n]; d >= 0 {
-				v = k.counts[d]
+				v = k.counts.at(d)
 			}
 		default:
 			v = k.topo.Of[n]
@@ -383,7 +383,7 @@ func (s *Solver) placeBuckets(cl *class, pid index.PodID) (index.NodeID, int64, 
 				}
 				cnt := v
 				if !b.dims[j].perNode {
-					cnt = b.dims[j].ctr.counts[v]
+					cnt = b.dims[j].ctr.counts.at(v)
 				}
 				f += rules.ScoreForCount(int64(cnt), h.maxSkew, weights[j])
 			}
@@ -420,7 +420,7 @@ func (s *Solver) placeBuckets(cl *class, pid index.PodID) (index.NodeID, int64, 
 				}
 				cnt := v
 				if !b.dims[nsoft+t].perNode {
-					cnt = k.counts[v]
+					cnt = k.counts.at(v)
 				}
 				g += pr.weight * int64(cnt)
 			}
@@ -477,7 +477,7 @@ func (s *Solver) bucketPasses(cl *class, b *buckets, bk *bucket) bool {
 		if dm.perNode {
 			return v, true
 		}
-		return dm.ctr.counts[v], true
+		return dm.ctr.counts.at(v), true
 	}
 	for _, h := range rc.hard {
 		k := b.dims[i].ctr

@@ -297,6 +297,9 @@ func (s *Solver) fits(n index.NodeID, cl *class) bool {
 func (s *Solver) prepareStatic(cl *class) {
 	g := cl.g
 	cl.rawTT, cl.rawNA = s.orZeros(g.rawTT), s.orZeros(g.rawNA)
+	if cl.img == nil {
+		s.classImages(cl)
+	}
 	cl.ttMax, cl.naMax = 0, 0
 	if g.rawTT != nil || g.rawNA != nil {
 		cl.ttMax, cl.naMax = s.fittingMax(cl)

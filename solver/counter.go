@@ -38,7 +38,7 @@ type counter struct {
 	match []matcher
 	// elig: the nodes whose pods count (nil: every node with the key).
 	elig   []uint64
-	counts []int32
+	counts countArr
 	total  int64
 	// Spread counters track the minimum over their eligible domains.
 	track   bool
@@ -72,52 +72,109 @@ type counter struct {
 // of its domains), finding the nonzero counts by a scan costs less.
 const maxNonzero = 1 << 16
 
-// countPool lends count arrays by length. A per-node counter (hostname)
-// holds one int32 per node: made for every class up front, they cost
-// more than placing the class's pods at 100,000 nodes. Counters start on
-// a shared array of zeros, take their own when first changed, and give it
+// Count arrays are cut in pages of countPage counts.
+const (
+	countShift = 8
+	countPage  = 1 << countShift
+)
+
+// countPg is one page of a count array.
+type countPg = [countPage]int32
+
+// countArr holds a counter's counts, one per domain, in pages: a page whose
+// counts never left 0 is the pool's shared page of zeros. A per-node
+// (hostname) counter holds one count per node, and the pods it counts
+// mostly sit on a few of 100,000 nodes: a dense array would take 400 KB,
+// where the pages of the nodes holding its pods take a few KB.
+type countArr struct {
+	pages []*countPg
+	n     int32 // domains
+}
+
+// at returns the count of domain d (0 <= d < n).
+func (a *countArr) at(d int32) int32 { return a.pages[d>>countShift][d&(countPage-1)] }
+
+// countPool lends count arrays. A per-node counter (hostname) holds one
+// int32 per node: made for every class up front, they cost more than
+// placing the class's pods at 100,000 nodes. Counters start on a shared
+// array of zero pages, take their own table of pages when first changed,
+// and their own page when they first change a count in it; they give both
 // back (cleared) when the last class reading them is done.
 type countPool struct {
-	zeros map[int][]int32
-	free  map[int][][]int32
-	made  int // arrays made by take
+	zeroPg *countPg
+	zeros  map[int32][]*countPg // shared tables of zero pages, by domains
+	tables map[int32][][]*countPg
+	pages  []*countPg // free pages, all zero
+	made   int        // tables made by take
 }
 
-// zero returns the shared all-zero array of length n (never written).
-func (p *countPool) zero(n int) []int32 {
+// zero returns the shared all-zero array of n domains (never written).
+func (p *countPool) zero(n int) countArr {
 	if p.zeros == nil {
-		p.zeros, p.free = map[int][]int32{}, map[int][][]int32{}
+		p.zeroPg, p.zeros, p.tables = new(countPg), map[int32][]*countPg{}, map[int32][][]*countPg{}
 	}
-	z, ok := p.zeros[n]
+	z, ok := p.zeros[int32(n)]
 	if !ok {
-		z = make([]int32, n)
-		p.zeros[n] = z
+		z = p.table(n)
+		p.zeros[int32(n)] = z
 	}
-	return z
+	return countArr{pages: z, n: int32(n)}
 }
 
-// take lends an all-zero array of length n.
-func (p *countPool) take(n int) []int32 {
-	if f := p.free[n]; len(f) > 0 {
-		a := f[len(f)-1]
-		p.free[n] = f[:len(f)-1]
-		return a
+// table makes a table of n domains' pages, every one the zero page.
+func (p *countPool) table(n int) []*countPg {
+	t := make([]*countPg, (n+countPage-1)/countPage)
+	for i := range t {
+		t[i] = p.zeroPg
+	}
+	return t
+}
+
+// take lends an all-zero array of n domains (its pages the zero page).
+func (p *countPool) take(n int32) countArr {
+	if f := p.tables[n]; len(f) > 0 {
+		t := f[len(f)-1]
+		p.tables[n] = f[:len(f)-1]
+		return countArr{pages: t, n: n}
 	}
 	p.made++
-	return make([]int32, n)
+	return countArr{pages: p.table(int(n)), n: n}
+}
+
+// page returns a page to write domain d's count in: a's own, or a
+// fresh all-zero one put in place of the zero page.
+func (p *countPool) page(a *countArr, d int32) *countPg {
+	pg := a.pages[d>>countShift]
+	if pg == p.zeroPg {
+		if k := len(p.pages); k > 0 {
+			pg = p.pages[k-1]
+			p.pages = p.pages[:k-1]
+		} else {
+			pg = new(countPg)
+		}
+		a.pages[d>>countShift] = pg
+	}
+	return pg
 }
 
 // give takes back an array lent by take; nz lists every domain whose
 // count may be nonzero unless lost (see counter.nz).
-func (p *countPool) give(a []int32, nz []int32, lost bool) {
-	if lost {
-		clear(a)
-	} else {
+func (p *countPool) give(a countArr, nz []int32, lost bool) {
+	if !lost {
 		for _, d := range nz {
-			a[d] = 0
+			a.pages[d>>countShift][d&(countPage-1)] = 0
 		}
 	}
-	p.free[len(a)] = append(p.free[len(a)], a)
+	for i, pg := range a.pages {
+		if pg != p.zeroPg {
+			if lost {
+				clear(pg[:])
+			}
+			p.pages = append(p.pages, pg)
+			a.pages[i] = p.zeroPg
+		}
+	}
+	p.tables[a.n] = append(p.tables[a.n], a.pages)
 }
 
 // kill marks a counter no class reads any more (see countPool).
@@ -127,7 +184,7 @@ func (k *counter) kill() {
 	}
 	if k.owned {
 		k.pool.give(k.counts, k.nz, k.nzLost)
-		k.counts, k.owned = k.pool.zero(len(k.counts)), false
+		k.counts, k.owned = k.pool.zero(int(k.counts.n)), false
 		k.nz, k.nzLost = k.nz[:0], false
 	}
 	k.dead = true
@@ -157,14 +214,15 @@ func (k *counter) move(n index.NodeID, delta int32) bool {
 		return false
 	}
 	if !k.owned {
-		k.counts, k.owned = k.pool.take(len(k.counts)), true
+		k.counts, k.owned = k.pool.take(k.counts.n), true
 	}
-	old := k.counts[d]
+	pg := k.pool.page(&k.counts, d)
+	old := pg[d&(countPage-1)]
 	now := old + delta
-	k.counts[d] = now
+	pg[d&(countPage-1)] = now
 	k.total += int64(delta)
 	if old == 0 && !k.nzLost {
-		if len(k.nz) < maxNonzero && len(k.nz) < len(k.counts)/4+64 {
+		if len(k.nz) < maxNonzero && len(k.nz) < int(k.counts.n)/4+64 {
 			k.nz = append(k.nz, d)
 		} else {
 			k.nz, k.nzLost = nil, true
@@ -209,7 +267,7 @@ func (k *counter) readyMin(shared map[string]eligDoms) {
 		k.eligDom, k.domains = e.dom, e.n
 	} else {
 		k.domains = 0
-		k.eligDom = make([]bool, len(k.counts))
+		k.eligDom = make([]bool, k.counts.n)
 		for n, d := range k.topo.Of {
 			if d >= 0 && k.eligible(index.NodeID(n)) && !k.eligDom[d] {
 				k.eligDom[d] = true
@@ -230,7 +288,7 @@ func (k *counter) readyMin(shared map[string]eligDoms) {
 		if !e {
 			continue
 		}
-		v := k.counts[d]
+		v := k.counts.at(int32(d))
 		for int(v) >= len(k.hist) {
 			k.hist = append(k.hist, 0)
 		}

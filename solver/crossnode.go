@@ -124,10 +124,10 @@ func (s *Solver) crossEval(rc *relClass, n index.NodeID, prio int32) (candidate,
 		id := rc.deps[j]
 		k := r.counters[id]
 		d := k.topo.Of[n]
-		need := int(k.counts[d])
+		need := int(k.counts.at(d))
 		if f == relSpread {
 			h := &rc.hard[j]
-			need = int(rules.SkewExcess(k.counts[d], h.self, rules.GlobalMin(k.min, k.domains, h.minDomains), h.maxSkew))
+			need = int(rules.SkewExcess(k.counts.at(d), h.self, rules.GlobalMin(k.min, k.domains, h.minDomains), h.maxSkew))
 		}
 		before := len(vs)
 		list := s.domainPods(id, d)

@@ -275,7 +275,7 @@ func (ds *domSplit) wakeDomains() {
 func (ds *domSplit) allowed(rc *relClass, d int32) bool {
 	h := &rc.hard[ds.j]
 	k := ds.ctr
-	return rules.SkewOK(k.counts[d], h.self, rules.GlobalMin(k.min, k.domains, h.minDomains), h.maxSkew)
+	return rules.SkewOK(k.counts.at(d), h.self, rules.GlobalMin(k.min, k.domains, h.minDomains), h.maxSkew)
 }
 
 // placeDom picks the best node of a domain-split class that passes every

@@ -96,9 +96,11 @@ func TestNamedWindowMatchesFullInit(t *testing.T) {
 }
 
 // TestCountArrayGivenBackClear moves pods in and out of a per-node counter
-// at random, dry-run style, then kills it: the array it gives back, cleared
+// at random, dry-run style, then kills it: the pages it gives back, cleared
 // through its nonzero list (or whole when the list overflowed), must be all
-// zeros, and the nonzero list must have named every node left nonzero.
+// zeros, its table must point at the shared page of zeros only, that page
+// must be untouched, and the nonzero list must have named every node left
+// nonzero.
 func TestCountArrayGivenBackClear(t *testing.T) {
 	t.Parallel()
 	for seed := range uint64(50) {
@@ -128,10 +130,28 @@ func TestCountArrayGivenBackClear(t *testing.T) {
 				}
 			}
 		}
-		a := k.counts
+		owned := 0
+		for _, pg := range k.counts.pages {
+			if pg != pool.zeroPg {
+				owned++
+			}
+		}
 		k.kill()
-		if i := slices.IndexFunc(a, func(v int32) bool { return v != 0 }); i >= 0 {
-			t.Fatalf("seed %d: the array given back holds %d at %d (list lost %v)", seed, a[i], i, k.nzLost)
+		if len(pool.pages) != owned {
+			t.Fatalf("seed %d: %d pages given back; want the %d written", seed, len(pool.pages), owned)
+		}
+		for _, pg := range pool.pages {
+			if i := slices.IndexFunc(pg[:], func(v int32) bool { return v != 0 }); i >= 0 {
+				t.Fatalf("seed %d: a page given back holds %d at %d (list lost %v)", seed, pg[i], i, k.nzLost)
+			}
+		}
+		for _, tb := range pool.tables[int32(nodes)] {
+			if slices.ContainsFunc(tb, func(pg *countPg) bool { return pg != pool.zeroPg }) {
+				t.Fatalf("seed %d: a table given back holds a written page", seed)
+			}
+		}
+		if *pool.zeroPg != (countPg{}) {
+			t.Fatalf("seed %d: the shared page of zeros was written", seed)
 		}
 	}
 }

@@ -11,25 +11,76 @@ import (
 // cluster's nodes holding it (index.ScaledImageScore), the sum mapped to
 // 0..100 (index.ImageScore). It does not normalise over the nodes, so a
 // class adds a column of node scores to its static scores, made once per
-// image list (classes of one workload's pods share it): a node without any
+// image list (classes of one workload's pods share it; see imageCol): a node without any
 // of the images scores 0, and most image lists score 0 everywhere (an
 // image on few nodes of a large cluster is worth little), which keeps the
 // class's static scores flat.
+
+// imageCol is the ImageLocality column of one image list (imageKey) and
+// the classes made with that list not released yet. The column is made
+// when the first of them is scored and dropped when the last is
+// released: at 100,000 nodes a column takes 100 KB, and the classes of a
+// workload's pods place in a stretch of the queue.
+type imageCol struct {
+	key  string
+	col  []uint8 // nil until made, or when 0 on every node
+	made bool
+	refs int
+}
+
+// imageRef returns the column of p's images for a new class (counted in
+// its refs), nil when p's images score 0 everywhere for want of images.
+func (s *Solver) imageRef(p *index.Pod) *imageCol {
+	if s.c.Images.ID == nil || len(p.Images) == 0 {
+		return nil
+	}
+	key := imageKey(p)
+	ref := s.imageCols[key]
+	if ref == nil {
+		if s.imageCols == nil {
+			s.imageCols = map[string]*imageCol{}
+		}
+		ref = &imageCol{key: key}
+		s.imageCols[key] = ref
+	}
+	ref.refs++
+	return ref
+}
+
+// classImages gives cl its ImageLocality column (img, hasImg), made if
+// no class made it yet. The static scores' preparation calls it
+// (prepareStatic, leanMaxima), before cl's first score.
+func (s *Solver) classImages(cl *class) {
+	ref := cl.imgRef
+	if ref == nil {
+		cl.img, cl.hasImg = s.noImageScores(), false
+		return
+	}
+	if !ref.made {
+		ref.col, ref.made = s.imageColumn(&s.c.Pods[cl.rep]), true
+	}
+	cl.img, cl.hasImg = ref.col, ref.col != nil
+	if !cl.hasImg {
+		cl.img = s.noImageScores()
+	}
+}
+
+// dropImages releases cl's column: the last class of its image list
+// drops it.
+func (s *Solver) dropImages(cl *class) {
+	if ref := cl.imgRef; ref != nil {
+		if ref.refs--; ref.refs == 0 {
+			delete(s.imageCols, ref.key)
+		}
+		cl.imgRef = nil
+	}
+	cl.img, cl.hasImg = nil, false
+}
 
 // imageColumn returns the ImageLocality scores of p's images on every
 // node, or nil when they are 0 on every node.
 func (s *Solver) imageColumn(p *index.Pod) []uint8 {
 	c := s.c
-	if c.Images.ID == nil || len(p.Images) == 0 {
-		return nil
-	}
-	key := imageKey(p)
-	if col, ok := s.imageCols[key]; ok {
-		return col
-	}
-	if s.imageCols == nil {
-		s.imageCols = map[string][]uint8{}
-	}
 	sum := s.imageSum
 	if sum == nil {
 		sum = make([]int64, c.NumNodes())
@@ -61,7 +112,6 @@ func (s *Solver) imageColumn(p *index.Pod) []uint8 {
 		sum[n] = 0
 	}
 	s.imageTouched = touched[:0]
-	s.imageCols[key] = col
 	return col
 }
 

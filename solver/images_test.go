@@ -9,7 +9,8 @@ import (
 // TestImageLocality: of three equal nodes, two hold the pod's 800 MiB
 // image (spread 2/3: 533 MiB scaled, score 100*(533-23)/977 = 52), so the
 // pod lands on one of them, with 52 more than the third would score; the
-// pods of two workloads with that image share one column of scores.
+// pods of two workloads with that image share one column of scores, made
+// when their class first places and dropped once it is done.
 func TestImageLocality(t *testing.T) {
 	t.Parallel()
 	img := []index.NodeImage{{Names: []string{"registry/big:1"}, Size: 800 << 20}}
@@ -31,6 +32,11 @@ func TestImageLocality(t *testing.T) {
 	classOf := s.classify(queue)
 	s.awaitGroups()
 	a, b, o := s.classes[classOf[0]], s.classes[classOf[1]], s.classes[classOf[2]]
+	if a.img != nil || o.img != nil {
+		t.Fatal("a class has its column before it places a pod")
+	}
+	s.classImages(a)
+	s.classImages(o)
 	if a != b || !a.hasImg || o.hasImg || len(s.imageCols) != 2 {
 		t.Fatalf("classes: a==b %v, a scored %v, c scored %v, %d columns", a == b, a.hasImg, o.hasImg, len(s.imageCols))
 	}
@@ -38,10 +44,14 @@ func TestImageLocality(t *testing.T) {
 		t.Fatalf("image scores %v, want [52 0 52]", got)
 	}
 	c = cluster(t, nodes, pods)
-	res := Solve(c, Config{Seed: 1})
+	s = newSolver(c, Config{Seed: 1})
+	res := s.solve()
 	got := outcomes(c, res)
 	if got["a"] == "n2" || got["b"] == "n2" {
 		t.Errorf("a on %s, b on %s: want the nodes holding the image", got["a"], got["b"])
+	}
+	if len(s.imageCols) != 0 {
+		t.Errorf("%d columns kept after every class placed its pods; want them dropped", len(s.imageCols))
 	}
 }
 

@@ -52,11 +52,11 @@ func (s *Solver) isBare(b *buckets, n index.NodeID) bool {
 		dm := &b.dims[i]
 		switch k := dm.ctr; {
 		case dm.hostname:
-			if !s.hasHostname(n) || k.counts[n] != 0 {
+			if !s.hasHostname(n) || k.counts.at(int32(n)) != 0 {
 				return false
 			}
 		case dm.perNode:
-			if d := k.topo.Of[n]; d < 0 || k.counts[d] != 0 {
+			if d := k.topo.Of[n]; d < 0 || k.counts.at(d) != 0 {
 				return false
 			}
 		}
@@ -381,15 +381,23 @@ func (s *Solver) nonBare(b *buckets, words int) []uint64 {
 			return 0, false
 		}
 		if k.nzLost {
-			for d, v := range k.counts {
-				if n, ok := node(int32(d)); v != 0 && ok {
-					np[n>>6] |= 1 << (n & 63)
+			for pi, pg := range k.counts.pages {
+				if pg == k.pool.zeroPg {
+					continue
+				}
+				for j, v := range pg {
+					if v == 0 {
+						continue
+					}
+					if n, ok := node(int32(pi<<countShift + j)); ok {
+						np[n>>6] |= 1 << (n & 63)
+					}
 				}
 			}
 			continue
 		}
 		for _, d := range k.nz {
-			if n, ok := node(d); k.counts[d] != 0 && ok {
+			if n, ok := node(d); k.counts.at(d) != 0 && ok {
 				np[n>>6] |= 1 << (n & 63)
 			}
 		}
@@ -472,6 +480,9 @@ func (s *Solver) leanMaxima(cl *class, b *buckets) bool {
 	}
 	g := cl.g
 	cl.rawTT, cl.rawNA = s.orZeros(g.rawTT), s.orZeros(g.rawNA)
+	if cl.img == nil {
+		s.classImages(cl)
+	}
 	tt, na := top(ln.ttHist), top(ln.naHist)
 	if tt != cl.ttMax || na != cl.naMax || cl.ttScore == nil {
 		cl.ttMax, cl.naMax = tt, na

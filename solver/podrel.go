@@ -149,8 +149,12 @@ type relState struct {
 	feed, repelIdx, carryIdx anchorIndex
 	repelOf                  map[string]int32 // repel counter by term key
 	carryOf                  map[string]int32 // carry counter by sign and term key
-	// eligDoms by topology key and eligKey (see readyMin).
+	// eligDoms by topology key and eligKey (see readyMin); eligSets the
+	// spread eligibility bitsets by eligKey (see spreadEligible); keySets
+	// the soft constraints' nodes by their keys (sharedKeysNodes).
 	eligDoms      map[string]eligDoms
+	eligSets      map[string][]uint64
+	keySets       map[string][]uint64
 	nsLabels      map[string]map[string]string
 	defaults      []index.SpreadConstraint
 	systemDefault bool
@@ -312,7 +316,7 @@ func (s *Solver) setupClass(cl *class) {
 			}
 		}
 		if action == index.ScheduleAnyway && rc.requireAll {
-			rc.softElig = s.keysNodes(keys)
+			rc.softElig = s.sharedKeysNodes(keys, &enc)
 		}
 	}
 	// Required affinity: one counter per term over the conjunction.
@@ -400,16 +404,56 @@ func (s *Solver) keysNodes(keys []string) []uint64 {
 	return d
 }
 
+// sharedKeysNodes is keysNodes made once per list of keys: the classes
+// with equal soft keys share the (read-only) bitset.
+func (s *Solver) sharedKeysNodes(keys []string, enc *keyEncoder) []uint64 {
+	enc.buf = enc.buf[:0]
+	for _, k := range keys {
+		enc.str(k)
+	}
+	r := s.rel
+	if d, ok := r.keySets[string(enc.buf)]; ok {
+		return d
+	}
+	d := s.keysNodes(keys)
+	if r.keySets == nil {
+		r.keySets = map[string][]uint64{}
+	}
+	r.keySets[string(enc.buf)] = d
+	return d
+}
+
 // spreadEligible returns the nodes whose pods count for constraint sc of
 // pod p (those carrying all keys when requireAll, passing the inclusion
-// policies) and a key naming that set.
+// policies) and a key naming that set. The set is made once per key and
+// shared (read-only) by every counter and class with that key: at 100,000
+// nodes a bitset per class would cost 12.5 KB each.
 func (s *Solver) spreadEligible(p *index.Pod, sc *index.SpreadConstraint, keys []string, requireAll bool, enc *keyEncoder) ([]uint64, string) {
 	c := s.c
-	b := c.All.Clone()
+	affinity := sc.NodeAffinityPolicy != index.PolicyIgnore && (len(p.NodeSelector) > 0 || p.HasRequired)
+	taints := sc.NodeTaintsPolicy == index.PolicyHonor
 	enc.buf = enc.buf[:0]
 	if requireAll {
 		for _, k := range keys {
 			enc.str(k)
+		}
+	}
+	enc.num(-1)
+	if affinity {
+		enc.required(p)
+	}
+	enc.num(-1)
+	if taints {
+		enc.tolerations(p.Tolerations)
+	}
+	key := string(enc.buf)
+	r := s.rel
+	if d, ok := r.eligSets[key]; ok {
+		return d, key
+	}
+	b := c.All.Clone()
+	if requireAll {
+		for _, k := range keys {
 			if kb := c.KeyNodes(k); kb != nil {
 				b.And(kb)
 			} else {
@@ -417,22 +461,22 @@ func (s *Solver) spreadEligible(p *index.Pod, sc *index.SpreadConstraint, keys [
 			}
 		}
 	}
-	enc.num(-1)
 	m := newMemo()
-	if sc.NodeAffinityPolicy != index.PolicyIgnore && (len(p.NodeSelector) > 0 || p.HasRequired) {
-		enc.required(p)
+	if affinity {
 		b.And(requiredNodes(c, p, m, &keyEncoder{}))
 	}
-	enc.num(-1)
-	if sc.NodeTaintsPolicy == index.PolicyHonor {
-		enc.tolerations(p.Tolerations)
+	if taints {
 		if ts := m.taintSets(c, p.Tolerations, &keyEncoder{}); ts.bad != nil {
 			b.AndNot(ts.bad)
 		}
 	}
 	d := make([]uint64, (c.NumNodes()+63)/64)
 	b.WriteDenseTo(d)
-	return d, string(enc.buf)
+	if r.eligSets == nil {
+		r.eligSets = map[string][]uint64{}
+	}
+	r.eligSets[key] = d
+	return d, key
 }
 
 // countExisting fills every counter from the bound pods and readies the

@@ -30,7 +30,7 @@ func (s *Solver) checkSkip(rc *relClass, n index.NodeID, skip int) (rules.Reason
 		if d < 0 {
 			return relMissingLabel, -1
 		}
-		if !rules.SkewOK(k.counts[d], h.self, rules.GlobalMin(k.min, k.domains, h.minDomains), h.maxSkew) {
+		if !rules.SkewOK(k.counts.at(d), h.self, rules.GlobalMin(k.min, k.domains, h.minDomains), h.maxSkew) {
 			return relSpread, j
 		}
 		j++
@@ -43,7 +43,7 @@ func (s *Solver) checkSkip(rc *relClass, n index.NodeID, skip int) (rules.Reason
 			if d < 0 {
 				return relAffinity, -1
 			}
-			if k.counts[d] <= 0 {
+			if k.counts.at(d) <= 0 {
 				exist = false
 			}
 			if k.total > 0 {
@@ -57,14 +57,14 @@ func (s *Solver) checkSkip(rc *relClass, n index.NodeID, skip int) (rules.Reason
 	j += len(rc.aff)
 	for _, id := range rc.anti {
 		k := r.counters[id]
-		if d := k.topo.Of[n]; d >= 0 && k.counts[d] > 0 {
+		if d := k.topo.Of[n]; d >= 0 && k.counts.at(d) > 0 {
 			return relAnti, j
 		}
 		j++
 	}
 	for _, id := range rc.repel {
 		k := r.counters[id]
-		if d := k.topo.Of[n]; d >= 0 && k.counts[d] > 0 {
+		if d := k.topo.Of[n]; d >= 0 && k.counts.at(d) > 0 {
 			return relExisting, j
 		}
 		j++

@@ -79,13 +79,13 @@ func (s *Solver) placeScored(cl *class, pid index.PodID) (index.NodeID, int64, b
 					if !s.hasHostname(n) {
 						continue
 					}
-					cnt = int64(k.counts[n])
+					cnt = int64(k.counts.at(int32(n)))
 				} else {
 					d := k.topo.Of[n]
 					if d < 0 {
 						continue
 					}
-					cnt = int64(k.counts[d])
+					cnt = int64(k.counts.at(d))
 				}
 				f += rules.ScoreForCount(int64(cnt), h.maxSkew, weights[j])
 			}
@@ -172,7 +172,7 @@ func (s *Solver) affinityScores(pref []prefRef, cand []scored) {
 		of, counts, w := k.topo.Of, k.counts, pr.weight
 		for i := range cand {
 			if d := of[cand[i].node]; d >= 0 {
-				cand[i].spread += w * int64(counts[d])
+				cand[i].spread += w * int64(counts.at(d))
 			}
 		}
 	}

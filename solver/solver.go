@@ -217,11 +217,12 @@ type Solver struct {
 	leanTouched            []index.NodeID
 	npBuf                  []uint64
 	// ImageLocality columns by image list, and their scratch (images.go).
-	imageCols            map[string][]uint8
+	imageCols            map[string]*imageCol
 	imageSum             []int64
 	imageTouched         []index.NodeID
 	noImages             []uint8 // a column of zeros
 	keyBits              map[string][]uint64
+	windows              windowPool // the window groups' bitsets (see windowPool)
 	domMasks             map[*index.Topology][][]uint64
 	hostnames            []uint64 // see hasHostname
 	bucketAdd, bucketRaw []int64
@@ -384,6 +385,7 @@ queue:
 				s.releaseReads(cl.rel)
 			}
 			cl.heap, cl.dom, cl.buckets, cl.rawTT, cl.rawNA = nil, nil, nil, nil, nil // release: the class has no pod left
+			s.dropImages(cl)
 			if cl.pre != nil {
 				s.releasePre(cl.pre) // never failed: no reason reads its failure bits
 				cl.pre = nil
@@ -391,7 +393,7 @@ queue:
 		}
 		if cl.g.pods == 0 && cl.g.failures == 0 {
 			// Done: no pod of the group is left to place or to explain.
-			cl.g.rawTT, cl.g.rawNA, cl.g.tmpl, cl.g.dense = nil, nil, nil, nil
+			cl.g.release()
 		}
 	}
 	failedAt = dropReclaimed(res, failedAt)
@@ -562,6 +564,7 @@ func (s *Solver) initGroups(fresh []*group, reps []index.PodID) {
 	}
 	var next atomic.Int64
 	m := newMemo()
+	m.windows = &s.windows
 	workers := min(runtime.GOMAXPROCS(0), len(fresh))
 	s.lead = make(chan struct{}, groupLead)
 	s.unbounded = make(chan struct{})
@@ -725,11 +728,7 @@ func (s *Solver) newClass(pid index.PodID, key []byte, static int, groups map[st
 		*reps = append(*reps, pid)
 	}
 	cl := &class{g: g, rep: pid, key: slices.Clone(key), demand: s.c.DemandOf(p)}
-	cl.img = s.imageColumn(p)
-	cl.hasImg = cl.img != nil
-	if !cl.hasImg {
-		cl.img = s.noImageScores()
-	}
+	cl.imgRef = s.imageRef(p) // the column itself comes with the class's static scores (classImages)
 	cl.balCPU, _ = p.Requests.Get(index.NameCPU)
 	cl.balMem, _ = p.Requests.Get(index.NameMemory)
 	cl.prepare()
