@@ -203,8 +203,12 @@ func (s *Solver) scanBare(cl *class, b *buckets, np []uint64, slot int, t *topK,
 		mask = s.domainMasks(b.topo)[pd]
 	}
 	elig := eligibleOf(cl)
+	// The static scores: the same on every node, or TaintToleration's
+	// alone varying (most classes), or all three.
 	stConst := cl.g.rawTT == nil && cl.g.rawNA == nil && !cl.hasImg
+	ttOnly := cl.g.rawNA == nil && !cl.hasImg
 	st := cl.ttScore[0] + cl.naScore[0]
+	rawTT, ttTab, na0 := cl.rawTT, cl.ttScore, cl.naScore[0]
 	bound, fit0, bc := s.bound, s.fit0, s.balanceCap(cl)
 	for wi := lo; wi < hi; wi++ {
 		x := ln.fit[wi] &^ np[wi]
@@ -224,7 +228,11 @@ func (s *Solver) scanBare(cl *class, b *buckets, np []uint64, slot int, t *topK,
 				continue
 			}
 			sn := st
-			if !stConst {
+			switch {
+			case stConst:
+			case ttOnly:
+				sn = ttTab[rawTT[n]] + na0
+			default:
 				sn = cl.staticScore(n)
 			}
 			if ub := min(int64(bound[n]), int64(fit0[n])+bc) + sn; len(t.heap) == keep && ub < t.heap[0].score {
