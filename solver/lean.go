@@ -191,10 +191,9 @@ func mergeTops(ws []scanner, slot, keep int) *topK {
 
 // scanBare offers to t the fitting bare nodes of bare slot slot (see
 // bareBucket) in bitset words [lo, hi), np holding the nodes that are not
-// bare. The domain's
-// nodes come a word at a time from its bitset (when the domains are few);
-// when the class's static scores are the same on every node (no raw
-// columns), a node whose bound cannot enter t costs a load and a compare.
+// bare. The domain's nodes come a word at a time from its bitset (when the
+// domains are few); a node whose first-stage bound (see offerBare) cannot
+// enter t costs a few loads and a compare.
 func (s *Solver) scanBare(cl *class, b *buckets, np []uint64, slot int, t *topK, keep, lo, hi int) {
 	ln := b.ln
 	domains := len(ln.bareOf[0])
@@ -204,9 +203,13 @@ func (s *Solver) scanBare(cl *class, b *buckets, np []uint64, slot int, t *topK,
 		mask = s.domainMasks(b.topo)[pd]
 	}
 	elig := eligibleOf(cl)
+	// The static scores: the same on every node, or TaintToleration's
+	// alone varying (most classes), or all three.
 	stConst := cl.g.rawTT == nil && cl.g.rawNA == nil && !cl.hasImg
+	ttOnly := cl.g.rawNA == nil && !cl.hasImg
 	st := cl.ttScore[0] + cl.naScore[0]
-	bound := s.bound
+	rawTT, ttTab, na0 := cl.rawTT, cl.ttScore, cl.naScore[0]
+	bound, fit0, bc := s.bound, s.fit0, s.balanceCap(cl)
 	for wi := lo; wi < hi; wi++ {
 		x := ln.fit[wi] &^ np[wi]
 		if mask != nil {
@@ -224,13 +227,21 @@ func (s *Solver) scanBare(cl *class, b *buckets, np []uint64, slot int, t *topK,
 			if mask == nil && b.topo != nil && int(b.topo.Of[n])+1 != pd {
 				continue
 			}
-			if ub := int64(bound[n]) + st; stConst && len(t.heap) == keep && ub < t.heap[0].score {
+			sn := st
+			switch {
+			case stConst:
+			case ttOnly:
+				sn = ttTab[rawTT[n]] + na0
+			default:
+				sn = cl.staticScore(n)
+			}
+			if ub := min(int64(bound[n]), int64(fit0[n])+bc) + sn; len(t.heap) == keep && ub < t.heap[0].score {
 				if !t.truncated || ub >= t.cut.score {
-					t.drop(entry{score: ub, tie: s.hot[n].tie, node: n})
+					t.drop(entry{score: ub, tie: s.ties[n], node: n})
 				}
 				continue
 			}
-			s.offerBare(cl, t, n, keep)
+			s.offerBare(cl, t, n, keep, sn, bc)
 		}
 	}
 }
@@ -426,15 +437,16 @@ func (bk *bucket) fromTop(t *topK) {
 	t.reset()
 }
 
-// offerBare offers fitting bare node n to t, pruned by the bounds as
-// scanDomNode prunes: the class-independent bound, then the class's own
-// (upper). A pruned node only raises t's cut when it may beat it, and the
-// node's hot record (its tie-break) is read only then or to score it.
-func (s *Solver) offerBare(cl *class, t *topK, n index.NodeID, keep int) {
-	st := cl.staticScore(n)
+// offerBare offers fitting bare node n, whose static scores are st, to t,
+// pruned by the bounds as scanDomNode prunes: the class-independent bound,
+// or the node's fit score with no request plus bc (the class's balanceCap)
+// when lower, then the class's own (upper). A pruned node only raises t's
+// cut when it may beat it, and its tie-break is read only then or to score
+// it.
+func (s *Solver) offerBare(cl *class, t *topK, n index.NodeID, keep int, st, bc int64) {
 	if len(t.heap) == keep {
 		thr := &t.heap[0]
-		ub := int64(s.bound[n]) + st
+		ub := min(int64(s.bound[n]), int64(s.fit0[n])+bc) + st
 		if ub >= thr.score {
 			ub = s.upper(cl, &s.bounds[n]) + st
 		}
@@ -445,14 +457,14 @@ func (s *Solver) offerBare(cl *class, t *topK, n index.NodeID, keep int) {
 			if ub < thr.score && t.truncated && ub < t.cut.score {
 				return
 			}
-			e.tie = s.hot[n].tie
+			e.tie = s.ties[n]
 			if ub < thr.score || !better(&e, thr) {
 				t.drop(e)
 				return
 			}
 		}
 	}
-	t.offer(entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: s.c.Gen[n]}, keep)
+	t.offer(entry{score: s.score(cl, n), tie: s.ties[n], node: n, gen: s.c.Gen[n]}, keep)
 }
 
 // count adds sign to the raw value counts of fitting node n.

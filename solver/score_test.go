@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
 )
 
 func TestScoreFormulas(t *testing.T) {
@@ -314,11 +315,7 @@ func reference(c *index.Cluster, cl *class, fit func(n int) bool) ([]int, func(n
 func TestUpperBoundsScore(t *testing.T) {
 	t.Parallel()
 	const n = 500
-	var nodes []index.Node
-	for i := range n {
-		nodes = append(nodes, makeNode(fmt.Sprintf("n%d", i)).alloc("cpu", 1).alloc("memory", 1).obj())
-	}
-	c := cluster(t, nodes, nil)
+	c := blankCluster(t, n)
 	r := rand.New(rand.NewPCG(7, 7))
 	val := func(max int64) int64 {
 		switch r.IntN(10) {
@@ -363,4 +360,91 @@ func TestUpperBoundsScore(t *testing.T) {
 			t.Fatalf("only %d exact-path bounds checked", exact)
 		}
 	}
+}
+
+// TestFirstStageBoundsScore checks the lean scans' first pruning stage on
+// random nodes and classes: on every node the class fits, neither the
+// class-independent bound nor the fit score without a request plus the
+// class's balanceCap is below the exact score, the latter is often the
+// tighter, and the balance score alone comes within a point of the cap.
+func TestFirstStageBoundsScore(t *testing.T) {
+	t.Parallel()
+	const n = 500
+	c := blankCluster(t, n)
+	r := rand.New(rand.NewPCG(9, 9))
+	for i := range n {
+		if r.IntN(20) == 0 {
+			c.Alloc[index.ResCPU][i] = 0 // a node without cpu
+			continue
+		}
+		cpu, mem := int64(1000*(1+r.IntN(64))), int64(1+r.IntN(256))<<30
+		if i%2 == 0 {
+			cpu, mem = 1000, 1<<30 // the least capacities, where the cap is reached
+		}
+		c.Alloc[index.ResCPU][i], c.Alloc[index.ResMemory][i] = cpu, mem
+		c.Req[index.ResCPU][i], c.Req[index.ResMemory][i] = r.Int64N(cpu+1), r.Int64N(mem+1)
+		if r.IntN(4) == 0 {
+			c.Req[index.ResCPU][i], c.Req[index.ResMemory][i] = 0, mem // as unbalanced as can be
+		}
+		c.ScoreReq[0][i] = c.Req[index.ResCPU][i] + r.Int64N(200)
+		c.ScoreReq[1][i] = c.Req[index.ResMemory][i] + r.Int64N(200<<20)
+	}
+	for _, strat := range []Strategy{LeastAllocated, MostAllocated} {
+		s := newSolver(c, Config{Strategy: strat})
+		checked, tighter, reached := 0, 0, 0
+		for range 300 {
+			cl := &class{g: &group{}, img: s.noImageScores()}
+			switch r.IntN(5) {
+			case 0: // no request: no BalancedAllocation score
+			case 1:
+				cl.balCPU, cl.balMem = r.Int64N(64000), r.Int64N(256<<30)
+			case 2: // one resource: the balance moves the most
+				cl.balCPU = 1 + r.Int64N(1000)
+			default:
+				cl.balCPU, cl.balMem = 50*(1+r.Int64N(40)), (64<<20)*(1+r.Int64N(64))
+			}
+			cl.demand.ScoreCPU, cl.demand.ScoreMem = max(cl.balCPU, 100), max(cl.balMem, 200<<20)
+			cl.prepare()
+			s.prepareStatic(cl)
+			bc := s.balanceCap(cl)
+			for node := range n {
+				if c.Req[index.ResCPU][node]+cl.balCPU > c.Alloc[index.ResCPU][node] || c.Req[index.ResMemory][node]+cl.balMem > c.Alloc[index.ResMemory][node] {
+					continue // the class does not fit: never scored
+				}
+				checked++
+				st := cl.staticScore(uint32(node))
+				got := s.score(cl, uint32(node))
+				byCap, byNode := int64(s.fit0[node])+bc+st, int64(s.bound[node])+st
+				if byCap < got || byNode < got {
+					t.Fatalf("%v node %d class %+v: bounds %d (cap) and %d below score %d", strat, node, cl.demand, byCap, byNode, got)
+				}
+				if byCap < byNode {
+					tighter++
+				}
+				// The balance part alone, against the cap.
+				if cl.balance {
+					bal := weightBalanced * rules.BalancedScore(c.Req[index.ResCPU][node], c.Req[index.ResMemory][node], cl.balCPU, cl.balMem, c.Alloc[index.ResCPU][node], c.Alloc[index.ResMemory][node])
+					if bal > bc {
+						t.Fatalf("node %d class %+v: balanceCap %d below the balance score %d", node, cl.demand, bc, bal)
+					}
+					if bal >= bc-1 { // the cap's margin covers a truncation
+						reached++
+					}
+				}
+			}
+		}
+		if checked < 20000 || tighter < checked/4 || reached == 0 {
+			t.Fatalf("%v: %d fitting nodes checked, the cap tighter on %d and nearly reached on %d", strat, checked, tighter, reached)
+		}
+		t.Logf("%v: %d fitting nodes checked, the cap tighter on %d and nearly reached on %d", strat, checked, tighter, reached)
+	}
+}
+
+// blankCluster is a cluster of n nodes whose columns a test sets.
+func blankCluster(t *testing.T, n int) *index.Cluster {
+	var nodes []index.Node
+	for i := range n {
+		nodes = append(nodes, makeNode(fmt.Sprintf("n%d", i)).alloc("cpu", 1).alloc("memory", 1).obj())
+	}
+	return cluster(t, nodes, nil)
 }

@@ -250,6 +250,14 @@ type nodeArrays struct {
 	// its class-independent bound alone, for the first pruning stage.
 	bounds []nodeBound
 	bound  []int16
+	// fit0 holds each node's weighted NodeResourcesFit score with no
+	// extra request (the most any pod's can be), and minCPU and minMem the
+	// least cpu and memory capacities the nodes have had (see
+	// balanceCap); ties each node's tie-break hash (nodeHot.tie), for the
+	// scans that read it alone.
+	fit0           []int16
+	minCPU, minMem int64
+	ties           []uint32
 	// free holds each node's free cpu and memory (see nodeFree); room
 	// the nodes by how much of each is free (see roomLevels).
 	free []nodeFree
@@ -263,10 +271,12 @@ type nodeArrays struct {
 func newSolver(c *index.Cluster, cfg Config) *Solver {
 	s := baseSolver(c, cfg)
 	n := c.NumNodes()
-	s.nodeArrays = nodeArrays{hot: make([]nodeHot, n), bounds: make([]nodeBound, n), bound: make([]int16, n), free: make([]nodeFree, n)}
+	s.nodeArrays = nodeArrays{hot: make([]nodeHot, n), bounds: make([]nodeBound, n), bound: make([]int16, n), free: make([]nodeFree, n),
+		fit0: make([]int16, n), minCPU: math.MaxInt64, minMem: math.MaxInt64, ties: make([]uint32, n)}
 	s.room.init(n)
 	for i := range s.hot {
 		s.hot[i].tie = rules.NodeTie(cfg.Seed, uint32(i))
+		s.ties[i] = s.hot[i].tie
 		s.refreshNode(index.NodeID(i))
 	}
 	return s
