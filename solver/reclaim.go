@@ -78,7 +78,7 @@ func (r *reclaimState) logEvictions(c *index.Cluster, victims []index.PodID) {
 // they are now.
 func (s *Solver) waitFor(cl *class, at int) {
 	r := &s.reclaims
-	relational := cl.rel != nil && len(cl.rel.deps) > 0
+	relational := watchesCounters(cl)
 	if !cl.listed {
 		cl.listed = true
 		r.failed = append(r.failed, cl)
@@ -150,6 +150,10 @@ func (s *Solver) reclaim(res *Result, above int32) int {
 	return placed
 }
 
+// watchesCounters reports whether cl's pod-relative filters read counters
+// (rel.deps): their relaxations may let it place.
+func watchesCounters(cl *class) bool { return cl.rel != nil && len(cl.rel.deps) > 0 }
+
 // lookAgain appends to hopeful the classes of list, not in it yet, with
 // pods waiting and priority above above, that may place now: one of the
 // nodes logged since they last looked is statically feasible and has room
@@ -166,7 +170,7 @@ func (s *Solver) lookAgain(list []*class, above int32, hopeful []*class) []*clas
 			cl.evSeen = len(r.evicted)
 			use = s.couldUse(cl, nodes)
 		}
-		if cl.rel != nil && len(cl.rel.deps) > 0 {
+		if watchesCounters(cl) {
 			if sig := s.relSig(cl); sig != cl.relSeen {
 				cl.relSeen = sig
 				use = true
