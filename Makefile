@@ -6,7 +6,7 @@ SCEN    := .scenarios
 # The oracle checker lives beside the project (../shared/oracle).
 ORACLE_SRC ?= ../shared/oracle
 
-.PHONY: build run test test-long apiserver live-scale bench lint fuzz conformance preemption-compare taint-evict-compare zone-failure-validate clean
+.PHONY: build run test test-long apiserver live-scale bench icount lint fuzz conformance preemption-compare taint-evict-compare zone-failure-validate clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/kplace
@@ -44,6 +44,14 @@ live-scale: apiserver
 bench: build
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 	./$(BIN) bench
+
+# The instructions one BenchmarkSolve iteration executes, built from BASE (a
+# git revision) and from the working tree, case by case: counts that do not
+# move from run to run, where times on a shared 2-core machine move by 20%
+# (valgrind's cachegrind; about 15 minutes; see bench/icount.sh).
+BASE ?= HEAD
+icount:
+	./bench/icount.sh $(BASE)
 
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); \

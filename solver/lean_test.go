@@ -74,7 +74,17 @@ func randomDefaultSpreadInput(seed uint64) *index.Input {
 		if r.IntN(3) == 0 {
 			b.label("gen", "new")
 		}
-		in.Nodes = append(in.Nodes, b.obj())
+		n := b.obj()
+		if seed%2 == 1 {
+			// Images on some nodes, so that ImageLocality scores some
+			// nodes of some classes: a lean class's static scores vary.
+			for j, size := range []int64{300 << 20, 700 << 20, 900 << 20} {
+				if r.IntN(3) == 0 {
+					n.Images = append(n.Images, index.NodeImage{Names: []string{fmt.Sprintf("img%d", j)}, Size: size})
+				}
+			}
+		}
+		in.Nodes = append(in.Nodes, n)
 	}
 	for w := range 40 + r.IntN(60) {
 		app := fmt.Sprintf("app%d", w)
@@ -109,6 +119,9 @@ func randomDefaultSpreadInput(seed uint64) *index.Input {
 				b.preferred(wSSD, req("disk", "In", "ssd")).preferred(wNew, req("gen", "In", "new"))
 			}
 			p := b.obj()
+			if im := w % 5; im < 3 {
+				p.Images, p.ImageContainers = []string{fmt.Sprintf("img%d", im)}, 1
+			}
 			p.Owner = owner
 			p.Spread = own
 			if r.IntN(8) == 0 {
