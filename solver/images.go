@@ -24,6 +24,7 @@ import (
 type imageCol struct {
 	key  string
 	col  []uint8 // nil until made, or when 0 on every node
+	max  uint8   // the highest score in col
 	made bool
 	refs int
 }
@@ -57,7 +58,8 @@ func (s *Solver) classImages(cl *class) {
 		return
 	}
 	if !ref.made {
-		ref.col, ref.made = s.imageColumn(&s.c.Pods[cl.rep]), true
+		ref.col, ref.max = s.imageColumn(&s.c.Pods[cl.rep])
+		ref.made = true
 	}
 	cl.img, cl.hasImg = ref.col, ref.col != nil
 	if !cl.hasImg {
@@ -78,8 +80,8 @@ func (s *Solver) dropImages(cl *class) {
 }
 
 // imageColumn returns the ImageLocality scores of p's images on every
-// node, or nil when they are 0 on every node.
-func (s *Solver) imageColumn(p *index.Pod) []uint8 {
+// node, or nil when they are 0 on every node, and the highest of them.
+func (s *Solver) imageColumn(p *index.Pod) ([]uint8, uint8) {
 	c := s.c
 	sum := s.imageSum
 	if sum == nil {
@@ -102,17 +104,28 @@ func (s *Solver) imageColumn(p *index.Pod) []uint8 {
 		}
 	}
 	var col []uint8
+	var top uint8
 	for _, n := range touched {
 		if v := index.ImageScore(sum[n], p.ImageContainers); v > 0 {
 			if col == nil {
 				col = make([]uint8, c.NumNodes())
 			}
 			col[n] = uint8(v)
+			top = max(top, uint8(v))
 		}
 		sum[n] = 0
 	}
 	s.imageTouched = touched[:0]
-	return col
+	return col, top
+}
+
+// imageMax is the highest ImageLocality score cl has on a node (0 without
+// images); its column must be made (classImages).
+func (cl *class) imageMax() int64 {
+	if !cl.hasImg {
+		return 0
+	}
+	return int64(cl.imgRef.max)
 }
 
 // imageKey names what p's ImageLocality scores depend on.

@@ -315,7 +315,7 @@ func headsDown(h []cellHead, i int) {
 // do.
 func (s *Solver) buildLevels(cl *class, dense []uint64, keep int) {
 	lv := s.lv
-	stMax := slices.Max(cl.ttScore) + slices.Max(cl.naScore)
+	stMax := slices.Max(cl.ttScore) + slices.Max(cl.naScore) + cl.imageMax()
 	workers := s.scanners(cl.g.feasCard)
 	roomCPU, roomMem := s.room.of(cl)
 	s.startWalk(cl)

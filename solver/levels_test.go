@@ -45,6 +45,20 @@ func levelsCluster(t *testing.T, seed uint64) *Solver {
 		}
 		nodes = append(nodes, n)
 	}
+	if seed%2 == 1 {
+		// Images on a few nodes, held by pending pods: ImageLocality adds
+		// up to its maximum to those nodes' static scores.
+		for i := range nodes {
+			if r.IntN(2) == 0 {
+				nodes[i].Images = []index.NodeImage{{Names: []string{"registry/big:1"}, Size: 900 << 20}}
+			}
+		}
+		for i := range pods {
+			if pods[i].NodeName == "" && r.IntN(2) == 0 {
+				pods[i].Images, pods[i].ImageContainers = []string{"registry/big:1"}, 1
+			}
+		}
+	}
 	for i := range 3000 { // load the nodes unevenly
 		pods = append(pods, makePod(fmt.Sprintf("load%d", i)).req("cpu", int64(50*(1+r.IntN(10)))).
 			req("memory", int64(1+r.IntN(8))<<26).on(nodes[r.IntN(len(nodes))].Name).obj())
