@@ -1,6 +1,11 @@
 package solver
 
 import (
+	"maps"
+	"math/bits"
+	"slices"
+
+	"github.com/cespare/xxhash/v2"
 	"github.com/kplace/kplace/index"
 	"github.com/kplace/kplace/solver/rules"
 	"k8s.io/apimachinery/pkg/labels"
@@ -164,6 +169,11 @@ type relState struct {
 	owners   map[string]*index.Workload // kind/ns/name
 	enc      keyEncoder
 	buf      []int32
+	// feedMemo caches feeds by a pod's namespace and labels (the pods of
+	// a ReplicaSet or a DaemonSet carry equal ones) for feedN counters: a
+	// counter added empties it.
+	feedMemo map[uint64]feedEntry
+	feedN    int
 	// hardWeight and ignorePreferred are InterPodAffinity's arguments
 	// (see Config).
 	hardWeight      int64
@@ -544,8 +554,53 @@ func (s *Solver) relBind(p index.PodID, n index.NodeID, delta int32, carries []c
 	}
 }
 
+// feedEntry is the counters the pods of one namespace and labels feed.
+type feedEntry struct {
+	ns     string
+	labels map[string]string
+	ids    []int32
+}
+
+// feedMemoMax bounds the label sets feedMemo holds (pods with labels of
+// their own, a StatefulSet's, would fill it for nothing).
+const feedMemoMax = 1 << 16
+
 // feeds appends to out the label-matching counters pod feeds.
 func (r *relState) feeds(pod *index.Pod, out []int32) []int32 {
+	if r.feedN != len(r.counters) || r.feedMemo == nil {
+		if r.feedMemo == nil {
+			r.feedMemo = map[uint64]feedEntry{}
+		}
+		clear(r.feedMemo)
+		r.feedN = len(r.counters)
+	}
+	h := labelsHash(pod.Namespace, pod.Labels)
+	e, seen := r.feedMemo[h]
+	if seen && e.ns == pod.Namespace && maps.Equal(e.labels, pod.Labels) {
+		return append(out, e.ids...)
+	}
+	start := len(out)
+	out = r.matchFeeds(pod, out)
+	if !seen && len(r.feedMemo) < feedMemoMax {
+		r.feedMemo[h] = feedEntry{ns: pod.Namespace, labels: pod.Labels, ids: slices.Clone(out[start:])}
+	}
+	return out
+}
+
+// labelsHash hashes a namespace and a label set, in any order of the
+// labels.
+func labelsHash(ns string, labels map[string]string) uint64 {
+	h := xxhash.Sum64String(ns)
+	for k, v := range labels {
+		x := xxhash.Sum64String(k) ^ bits.RotateLeft64(xxhash.Sum64String(v), 31)
+		h += x * 0x9E3779B97F4A7C15
+	}
+	return h
+}
+
+// matchFeeds appends to out the label-matching counters pod feeds, found
+// through the anchor index and each counter's selectors.
+func (r *relState) matchFeeds(pod *index.Pod, out []int32) []int32 {
 	start := len(out)
 	out = r.feed.candidates(pod, out)
 	keep := out[:start]

@@ -3,6 +3,7 @@ package solver
 import (
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -464,5 +465,47 @@ func TestMatchesSetAgainstLabels(t *testing.T) {
 	}
 	if matched < 1000 {
 		t.Errorf("only %d matches: the sets do not exercise matching", matched)
+	}
+}
+
+// TestFeedsMemo: feeds, which remembers the counters a namespace and label
+// set feed, gives what matching every pod against the counters gives (in
+// the same order), for pods that share labels and pods that do not, and
+// forgets when a counter is added.
+func TestFeedsMemo(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(6) {
+		c, err := index.Build(randomDefaultSpreadInput(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _, _ := relSolver(c, seed)
+		r := s.rel
+		check := func(when string) {
+			t.Helper()
+			for p := range c.Pods {
+				pod := &c.Pods[p]
+				for range 2 { // the second call takes the remembered answer
+					got, want := r.feeds(pod, []int32{-1}), r.matchFeeds(pod, []int32{-1})
+					if !slices.Equal(got, want) {
+						t.Fatalf("seed %d %s: pod %s feeds %v, matching gives %v", seed, when, pod.Name, got, want)
+					}
+				}
+			}
+		}
+		check("")
+		if len(r.feedMemo) == 0 || len(r.feedMemo) >= len(c.Pods) {
+			t.Fatalf("seed %d: %d label sets remembered for %d pods: the test does not share any", seed, len(r.feedMemo), len(c.Pods))
+		}
+		// A counter added that every pod of the first one's app feeds.
+		app := c.Pods[0].Labels["app"]
+		r.counterFor("test-"+app, func() *counter {
+			return &counter{kind: kSpread, topo: s.perNode(), match: []matcher{{ns: nsSet{names: []string{c.Pods[0].Namespace}},
+				sel: labels.SelectorFromSet(labels.Set{"app": app}), ls: &index.LabelSelector{MatchLabels: map[string]string{"app": app}}}}}
+		})
+		check("after a counter was added")
+		if got := r.feeds(&c.Pods[0], nil); !slices.Contains(got, int32(len(r.counters)-1)) {
+			t.Fatalf("seed %d: pod %s does not feed the counter added for its app: %v", seed, c.Pods[0].Name, got)
+		}
 	}
 }
