@@ -1,11 +1,8 @@
 package solver
 
 import (
-	"maps"
-	"math/bits"
-	"slices"
+	"reflect"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/kplace/kplace/index"
 	"github.com/kplace/kplace/solver/rules"
 	"k8s.io/apimachinery/pkg/labels"
@@ -169,10 +166,10 @@ type relState struct {
 	owners   map[string]*index.Workload // kind/ns/name
 	enc      keyEncoder
 	buf      []int32
-	// feedMemo caches feeds by a pod's namespace and labels (the pods of
-	// a ReplicaSet or a DaemonSet carry equal ones) for feedN counters: a
-	// counter added empties it.
-	feedMemo map[uint64]feedEntry
+	// feedMemo caches feeds by a pod's label map (see feeds) for feedN
+	// counters: a counter added empties it.
+	feedMemo map[uintptr]feedEntry
+	feedIDs  []int32
 	feedN    int
 	// hardWeight and ignorePreferred are InterPodAffinity's arguments
 	// (see Config).
@@ -554,48 +551,43 @@ func (s *Solver) relBind(p index.PodID, n index.NodeID, delta int32, carries []c
 	}
 }
 
-// feedEntry is the counters the pods of one namespace and labels feed.
+// feedEntry is the counters the pods of one namespace and label map feed.
 type feedEntry struct {
-	ns     string
-	labels map[string]string
-	ids    []int32
+	ns      string
+	labels  map[string]string // held, so that its address is not reused
+	off, to int32             // the counters: feedIDs[off:to]
 }
 
-// feedMemoMax bounds the label sets feedMemo holds (pods with labels of
+// feedMemoMax bounds the label maps feedMemo holds (pods with labels of
 // their own, a StatefulSet's, would fill it for nothing).
 const feedMemoMax = 1 << 16
 
-// feeds appends to out the label-matching counters pod feeds.
+// feeds appends to out the label-matching counters pod feeds. Ingest's
+// parsers give equal label maps to pods with equal labels (the pods of a
+// ReplicaSet or a DaemonSet), so the answer is remembered per label map,
+// found by its address, until a counter is added.
 func (r *relState) feeds(pod *index.Pod, out []int32) []int32 {
 	if r.feedN != len(r.counters) || r.feedMemo == nil {
 		if r.feedMemo == nil {
-			r.feedMemo = map[uint64]feedEntry{}
+			r.feedMemo = map[uintptr]feedEntry{}
 		}
 		clear(r.feedMemo)
+		r.feedIDs = r.feedIDs[:0]
 		r.feedN = len(r.counters)
 	}
-	h := labelsHash(pod.Namespace, pod.Labels)
-	e, seen := r.feedMemo[h]
-	if seen && e.ns == pod.Namespace && maps.Equal(e.labels, pod.Labels) {
-		return append(out, e.ids...)
+	key := uintptr(reflect.ValueOf(pod.Labels).UnsafePointer())
+	e, seen := r.feedMemo[key]
+	if seen && e.ns == pod.Namespace {
+		return append(out, r.feedIDs[e.off:e.to]...)
 	}
 	start := len(out)
 	out = r.matchFeeds(pod, out)
 	if !seen && len(r.feedMemo) < feedMemoMax {
-		r.feedMemo[h] = feedEntry{ns: pod.Namespace, labels: pod.Labels, ids: slices.Clone(out[start:])}
+		off := len(r.feedIDs)
+		r.feedIDs = append(r.feedIDs, out[start:]...)
+		r.feedMemo[key] = feedEntry{ns: pod.Namespace, labels: pod.Labels, off: int32(off), to: int32(len(r.feedIDs))}
 	}
 	return out
-}
-
-// labelsHash hashes a namespace and a label set, in any order of the
-// labels.
-func labelsHash(ns string, labels map[string]string) uint64 {
-	h := xxhash.Sum64String(ns)
-	for k, v := range labels {
-		x := xxhash.Sum64String(k) ^ bits.RotateLeft64(xxhash.Sum64String(v), 31)
-		h += x * 0x9E3779B97F4A7C15
-	}
-	return h
 }
 
 // matchFeeds appends to out the label-matching counters pod feeds, found

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"fmt"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -468,14 +469,30 @@ func TestMatchesSetAgainstLabels(t *testing.T) {
 	}
 }
 
-// TestFeedsMemo: feeds, which remembers the counters a namespace and label
-// set feed, gives what matching every pod against the counters gives (in
-// the same order), for pods that share labels and pods that do not, and
-// forgets when a counter is added.
+// TestFeedsMemo: feeds, which remembers the counters the pods of one
+// label map feed, gives what matching every pod against the counters gives
+// (in the same order): for pods that share a label map as ingest's parsers
+// make them, for pods with labels of their own, for a pod of another
+// namespace holding the same map, and after a counter is added.
 func TestFeedsMemo(t *testing.T) {
 	t.Parallel()
 	for seed := range uint64(6) {
-		c, err := index.Build(randomDefaultSpreadInput(seed))
+		in := randomDefaultSpreadInput(seed)
+		shared := map[string]map[string]string{}
+		for i := range in.Pods {
+			if i%5 == 4 {
+				continue // labels of its own
+			}
+			k := fmt.Sprint(in.Pods[i].Labels)
+			if m, ok := shared[k]; ok {
+				in.Pods[i].Labels = m
+			} else {
+				shared[k] = in.Pods[i].Labels
+			}
+		}
+		last := &in.Pods[len(in.Pods)-1]
+		last.Namespace, last.Labels = "elsewhere", in.Pods[0].Labels
+		c, err := index.Build(in)
 		if err != nil {
 			t.Fatal(err)
 		}
