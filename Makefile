@@ -48,7 +48,7 @@ bench: build
 # The instructions one BenchmarkSolve iteration executes, built from BASE (a
 # git revision) and from the working tree, case by case: counts that do not
 # move from run to run, where times on a shared 2-core machine move by 20%
-# (valgrind's cachegrind; about 15 minutes; see bench/icount.sh).
+# (valgrind's cachegrind; about 20 minutes on 2 cores; see bench/icount.sh).
 BASE ?= HEAD
 icount:
 	./bench/icount.sh $(BASE)

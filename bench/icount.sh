@@ -19,13 +19,16 @@ fi
 command -v valgrind >/dev/null || { echo "icount: needs valgrind (Debian: apt-get install valgrind)" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'git worktree remove --force "$tmp/base" >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
-git worktree add --detach "$tmp/base" "$base" >/dev/null 2>&1
+git worktree add --quiet --detach "$tmp/base" "$base"
 (cd "$tmp/base" && go test -c -o "$tmp/base.test" ./bench)
 go test -c -o "$tmp/head.test" ./bench
-count() { # binary case iterations
+count() { # binary case iterations: the instructions, or nothing when no sub-benchmark ran
 	GOGC=off GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=cachegrind --cache-sim=no \
 		--cachegrind-out-file=/dev/null "$1" -test.run '^$' -test.bench "^BenchmarkSolve$/^profile=$2" \
-		-test.benchtime "${3}x" 2>&1 >/dev/null | sed -n 's/.*I *refs: *//p' | tr -d ,
+		-test.benchtime "${3}x" >"$tmp/out" 2>"$tmp/err" || return 0
+	if grep -q '^BenchmarkSolve/' "$tmp/out"; then
+		sed -n 's/.*I *refs: *//p' "$tmp/err" | tr -d ,
+	fi
 }
 printf '%-34s %15s %15s %7s\n' case base head ratio
 for c in "$@"; do
@@ -33,6 +36,10 @@ for c in "$@"; do
 	b3=$(count "$tmp/base.test" "$c" 3)
 	h1=$(count "$tmp/head.test" "$c" 1)
 	h3=$(count "$tmp/head.test" "$c" 3)
+	if [ -z "$b1" ] || [ -z "$b3" ] || [ -z "$h1" ] || [ -z "$h3" ]; then
+		echo "icount: no count for case $c (does it name a BenchmarkSolve sub-benchmark, and does valgrind run?)" >&2
+		exit 1
+	fi
 	awk -v c="$c" -v b1="$b1" -v b3="$b3" -v h1="$h1" -v h3="$h3" \
 		'BEGIN { b = (b3 - b1) / 2; h = (h3 - h1) / 2; printf "%-34s %15.0f %15.0f %7.4f\n", c, b, h, h / b }'
 done

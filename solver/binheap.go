@@ -45,13 +45,6 @@ func siftDown[T any, P heapElem[T]](a []T, i int) {
 	}
 }
 
-// heapify orders a as a heap in O(len(a)).
-func heapify[T any, P heapElem[T]](a []T) {
-	for i := len(a)/2 - 1; i >= 0; i-- {
-		siftDown[T, P](a, i)
-	}
-}
-
 // heapPush appends e and moves it up to its place.
 func heapPush[T any, P heapElem[T]](a []T, e T) []T {
 	a = append(a, e)

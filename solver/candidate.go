@@ -95,13 +95,6 @@ func (h *candHeap) pop() {
 	h.down(0)
 }
 
-// init orders the heap in O(n).
-func (h candHeap) init() {
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		h.down(i)
-	}
-}
-
 func (h candHeap) down(i int) {
 	a, n := h, len(h)
 	for {

@@ -199,7 +199,7 @@ type relState struct {
 // no pod has a pod-relative constraint and no default applies.
 func newRelState(c *index.Cluster, cfg *Config) *relState {
 	defaults := cfg.DefaultSpread
-	r := &relState{c: c, byKey: map[string]int32{}, repelOf: map[string]int32{}, carryOf: map[string]int32{},
+	r := &relState{c: c, byKey: map[string]int32{}, repelOf: map[string]int32{}, carryOf: map[string]int32{}, feedMemo: map[uintptr]feedEntry{},
 		nsLabels: map[string]map[string]string{}, defaults: defaults, systemDefault: cfg.SystemDefaultSpread,
 		services: map[pdbLabel][]*index.Workload{}, owners: map[string]*index.Workload{},
 		hardWeight: defaultHardPodAffinityWeight, ignorePreferred: cfg.IgnorePreferredTermsOfExistingPods}
@@ -567,10 +567,7 @@ const feedMemoMax = 1 << 16
 // ReplicaSet or a DaemonSet), so the answer is remembered per label map,
 // found by its address, until a counter is added.
 func (r *relState) feeds(pod *index.Pod, out []int32) []int32 {
-	if r.feedN != len(r.counters) || r.feedMemo == nil {
-		if r.feedMemo == nil {
-			r.feedMemo = map[uintptr]feedEntry{}
-		}
+	if r.feedN != len(r.counters) {
 		clear(r.feedMemo)
 		r.feedIDs = r.feedIDs[:0]
 		r.feedN = len(r.counters)

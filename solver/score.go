@@ -34,12 +34,6 @@ const (
 	maxNodeScore       = rules.MaxNodeScore
 )
 
-// leastRequested is NodeResourcesFit LeastAllocated's per-resource score.
-func leastRequested(req, capacity int64) int64 { return rules.LeastRequested(req, capacity) }
-
-// mostRequested is NodeResourcesFit MostAllocated's per-resource score.
-func mostRequested(req, capacity int64) int64 { return rules.MostRequested(req, capacity) }
-
 // fitScore averages the per-resource score over cpu and memory (weight 1
 // each), leaving out resources the node has none of.
 func fitScore(s Strategy, reqCPU, capCPU, reqMem, capMem int64) int64 {
@@ -89,10 +83,6 @@ func quotient(x, d int64, inv float64) int64 {
 		q++
 	}
 	return q
-}
-
-func resourceScore(s Strategy, req, capacity int64) int64 {
-	return rules.ResourceScore(rules.Strategy(s), req, capacity)
 }
 
 // balancedScore is NodeResourcesBalancedAllocation (v1.36): how much placing
