@@ -285,7 +285,18 @@ func (s *Solver) fits(n index.NodeID, cl *class) bool {
 			return false
 		}
 	}
-	return len(d.Ports) == 0 || !rules.PortsConflict(s.c.Ports[n], d.Ports)
+	return h.ports&cl.ports == 0 || !rules.PortsConflict(s.c.Ports[n], d.Ports)
+}
+
+// portMask has bit port mod 64 set for each of ports: two host ports that
+// clash have the same number, so a node and a class whose masks share no
+// bit cannot clash (and a class wanting no port has none).
+func portMask(ports []index.PortKey) uint64 {
+	var m uint64
+	for _, p := range ports {
+		m |= 1 << (uint32(p.Port) & 63)
+	}
+	return m
 }
 
 // prepareStatic takes the class's TaintToleration and NodeAffinity maxima

@@ -81,7 +81,9 @@ type class struct {
 	rep    index.PodID // first pod of the class
 	key    []byte      // canonical encoding, to confirm hash hits
 	demand index.Demand
-	pods   int // pods of the class still to be placed
+	// ports has the bit of each host port the class wants (see portMask).
+	ports uint64
+	pods  int // pods of the class still to be placed
 
 	balCPU  int64 // actual cpu and memory requests, for BalancedAllocation
 	balMem  int64
@@ -156,6 +158,7 @@ func (cl *class) prepare() {
 	cl.fScoreCPU, cl.fScoreMem = float32(cl.demand.ScoreCPU), float32(cl.demand.ScoreMem)
 	cl.fBalCPU, cl.fBalMem = float32(cl.balCPU), float32(cl.balMem)
 	cl.needCPU, cl.needMem, cl.fullFit = 0, 0, len(cl.demand.Ports) > 0
+	cl.ports = portMask(cl.demand.Ports)
 	for _, rv := range cl.demand.Req {
 		switch rv.Res {
 		case index.ResCPU:

@@ -3,6 +3,7 @@ package solver
 import (
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -535,4 +536,51 @@ func TestTermNodesAsRules(t *testing.T) {
 	for k := range fields {
 		check(index.NodeSelectorTerm{MatchFields: []index.Requirement{fields[k]}})
 	}
+}
+
+// TestPortMaskKeepsConflicts checks the fit test's host port mask against
+// the rule: on random nodes and classes whose ports share numbers modulo
+// 64 (so masks collide without a clash), differ in protocol or IP, or
+// clash, fits rejects a node exactly when rules.PortsConflict does.
+func TestPortMaskKeepsConflicts(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(4, 4))
+	numbers := []int32{80, 144, 208, 9100, 9164, 53}
+	ips := []string{"0.0.0.0", "10.0.0.1", "10.0.0.2"}
+	protos := []string{"TCP", "UDP"}
+	port := func() index.PortKey {
+		return index.PortKey{IP: ips[r.IntN(len(ips))], Proto: protos[r.IntN(len(protos))], Port: numbers[r.IntN(len(numbers))]}
+	}
+	const n = 200
+	c := blankCluster(t, n)
+	for i := range n {
+		for range r.IntN(4) {
+			c.Ports[i] = append(c.Ports[i], port())
+		}
+	}
+	s := newSolver(c, Config{})
+	conflicts, masked, checked := 0, 0, 0
+	for range 300 {
+		cl := &class{g: &group{}}
+		for range 1 + r.IntN(3) {
+			cl.demand.Ports = append(cl.demand.Ports, port())
+		}
+		cl.prepare()
+		for node := range index.NodeID(n) {
+			checked++
+			clash := rules.PortsConflict(c.Ports[node], cl.demand.Ports)
+			if s.fits(node, cl) == clash {
+				t.Fatalf("node %v class %v: fits %v, conflict %v", c.Ports[node], cl.demand.Ports, !clash, clash)
+			}
+			if clash {
+				conflicts++
+			} else if s.hot[node].ports&cl.ports != 0 {
+				masked++ // the masks share a bit, the rule finds no clash
+			}
+		}
+	}
+	if conflicts < checked/20 || masked < checked/20 {
+		t.Fatalf("%d pairs checked, %d clash, %d share a mask bit without a clash", checked, conflicts, masked)
+	}
+	t.Logf("%d pairs checked, %d clash, %d share a mask bit without a clash", checked, conflicts, masked)
 }

@@ -161,13 +161,17 @@ func (s *Solver) fillLean(cl *class, b *buckets) {
 			ws[i].doms[slots[j]].reset()
 		}
 	}
+	shares := s.shapeShares(cl)
 	s.parallel(ws, ln.fit, func(w *scanner, lo, hi int) {
 		for i := 0; i < len(slots); i += 2 {
-			s.scanBare(cl, b, np, slots[i], &w.doms[slots[i]], keep, lo, hi)
+			s.scanBare(cl, b, np, shares, slots[i], &w.doms[slots[i]], keep, lo, hi)
 		}
 	})
 	for i := 0; i < len(slots); i += 2 {
 		b.list[slots[i+1]].fromTop(mergeTops(ws, slots[i], keep))
+		if chk := s.cfg.sw.checkBare; chk != nil {
+			chk(s, cl, b, int32(slots[i+1]), keep)
+		}
 	}
 	cl.buckets = b
 }
@@ -191,10 +195,10 @@ func mergeTops(ws []scanner, slot, keep int) *topK {
 
 // scanBare offers to t the fitting bare nodes of bare slot slot (see
 // bareBucket) in bitset words [lo, hi), np holding the nodes that are not
-// bare. The domain's nodes come a word at a time from its bitset (when the
-// domains are few); a node whose first-stage bound (see offerBare) cannot
-// enter t costs a few loads and a compare.
-func (s *Solver) scanBare(cl *class, b *buckets, np []uint64, slot int, t *topK, keep, lo, hi int) {
+// bare and shares the class's shape shares. The domain's nodes come a word at a time from its bitset (when the
+// domains are few); a node whose shape bound (see shapes.go) cannot enter
+// t costs a few loads and a compare.
+func (s *Solver) scanBare(cl *class, b *buckets, np []uint64, shares []shapeShare, slot int, t *topK, keep, lo, hi int) {
 	ln := b.ln
 	domains := len(ln.bareOf[0])
 	pd, ig := slot%domains, slot/domains
@@ -209,7 +213,7 @@ func (s *Solver) scanBare(cl *class, b *buckets, np []uint64, slot int, t *topK,
 	ttOnly := cl.g.rawNA == nil && !cl.hasImg
 	st := cl.ttScore[0] + cl.naScore[0]
 	rawTT, ttTab, na0 := cl.rawTT, cl.ttScore, cl.naScore[0]
-	bound, fit0, bc := s.bound, s.fit0, s.balanceCap(cl)
+	recs, ties := s.fitRecs, s.ties
 	for wi := lo; wi < hi; wi++ {
 		x := ln.fit[wi] &^ np[wi]
 		if mask != nil {
@@ -235,13 +239,21 @@ func (s *Solver) scanBare(cl *class, b *buckets, np []uint64, slot int, t *topK,
 			default:
 				sn = cl.staticScore(n)
 			}
-			if ub := min(int64(bound[n]), int64(fit0[n])+bc) + sn; len(t.heap) == keep && ub < t.heap[0].score {
-				if !t.truncated || ub >= t.cut.score {
-					t.drop(entry{score: ub, tie: s.ties[n], node: n})
+			if ub := shapeUpper(recs[n], shares) + sn; len(t.heap) == keep && ub <= t.heap[0].score {
+				// Out unless a bound equal to the worst kept entry wins
+				// its tie-break (see offerBare).
+				if ub < t.heap[0].score {
+					if !t.truncated || ub >= t.cut.score {
+						t.drop(entry{score: ub, tie: ties[n], node: n})
+					}
+					continue
 				}
-				continue
+				if e := (entry{score: ub, tie: ties[n], node: n}); !better(&e, &t.heap[0]) {
+					t.drop(e)
+					continue
+				}
 			}
-			s.offerBare(cl, t, n, keep, sn, bc)
+			s.offerBare(cl, t, n, keep, sn, shares)
 		}
 	}
 }
@@ -438,15 +450,13 @@ func (bk *bucket) fromTop(t *topK) {
 }
 
 // offerBare offers fitting bare node n, whose static scores are st, to t,
-// pruned by the bounds as scanDomNode prunes: the class-independent bound,
-// or the node's fit score with no request plus bc (the class's balanceCap)
-// when lower, then the class's own (upper). A pruned node only raises t's
-// cut when it may beat it, and its tie-break is read only then or to score
-// it.
-func (s *Solver) offerBare(cl *class, t *topK, n index.NodeID, keep int, st, bc int64) {
+// pruned by the shape bound (shares: the class's shape shares), then the
+// class's own float bound (upper). A pruned node only raises t's cut when
+// it may beat it, and its tie-break is read only then or to score it.
+func (s *Solver) offerBare(cl *class, t *topK, n index.NodeID, keep int, st int64, shares []shapeShare) {
 	if len(t.heap) == keep {
 		thr := &t.heap[0]
-		ub := min(int64(s.bound[n]), int64(s.fit0[n])+bc) + st
+		ub := shapeUpper(s.fitRecs[n], shares) + st
 		if ub >= thr.score {
 			ub = s.upper(cl, &s.bounds[n]) + st
 		}
@@ -600,6 +610,10 @@ func (s *Solver) refillBare(cl *class, b *buckets, id int32) {
 		}
 		ws[i].doms[slot].reset()
 	}
-	s.parallel(ws, ln.fit, func(w *scanner, lo, hi int) { s.scanBare(cl, b, np, slot, &w.doms[slot], keep, lo, hi) })
+	shares := s.shapeShares(cl)
+	s.parallel(ws, ln.fit, func(w *scanner, lo, hi int) { s.scanBare(cl, b, np, shares, slot, &w.doms[slot], keep, lo, hi) })
 	bk.fromTop(mergeTops(ws, slot, keep))
+	if chk := s.cfg.sw.checkBare; chk != nil {
+		chk(s, cl, b, id, keep)
+	}
 }

@@ -3,6 +3,7 @@ package solver
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/kplace/kplace/index"
@@ -45,6 +46,70 @@ func TestLeanBucketsMatchFull(t *testing.T) {
 		t.Fatalf("%d lean fills, %d bare bucket refills: the test no longer exercises them", fills, refills)
 	}
 	t.Logf("%d lean fills, %d bare bucket refills", fills, refills)
+}
+
+// TestBareBucketsKeepTheBest checks every bare bucket a lean fill or
+// refill makes against every node: it holds the best entries of its
+// slot's fitting bare nodes by score, tie-break and node, as many as the
+// fill keeps (or all of them), its member count is theirs, and its cut is
+// no worse than any node it left out. Both strategies are checked.
+func TestBareBucketsKeepTheBest(t *testing.T) {
+	t.Parallel()
+	order := func(a, b entry) int {
+		switch {
+		case better(&a, &b):
+			return -1
+		case better(&b, &a):
+			return 1
+		}
+		return 0
+	}
+	checked, truncated := 0, 0
+	for seed := range uint64(16) {
+		in := randomDefaultSpreadInput(seed)
+		cfg := Config{Seed: seed, DefaultSpread: BuiltinDefaultSpread(), SystemDefaultSpread: true}
+		if seed%4 == 3 {
+			cfg.Strategy = MostAllocated
+		}
+		cfg.sw.checkBare = func(s *Solver, cl *class, b *buckets, id int32, keep int) {
+			bk := &b.list[id]
+			var want []entry
+			for n := range index.NodeID(s.c.NumNodes()) {
+				if cl.g.dense[n>>6]&(1<<(n&63)) == 0 || !s.fits(n, cl) || !s.isBare(b, n) {
+					continue
+				}
+				pd := int32(0)
+				if b.topo != nil {
+					pd = b.topo.Of[n] + 1
+				}
+				if pd+1 == bk.bare && ignoredAt(cl, n) == bk.ignored {
+					want = append(want, entry{score: s.score(cl, n), tie: s.ties[n], node: n, gen: s.c.Gen[n]})
+				}
+			}
+			slices.SortFunc(want, order)
+			got := slices.SortedFunc(slices.Values(bk.heap), order)
+			if bk.members != len(want) || !slices.Equal(got, want[:min(keep, len(want))]) {
+				t.Fatalf("seed %d, class of %s: bucket of %d members keeps %v, want %d members and %v",
+					seed, s.c.Pods[cl.rep].Name, bk.members, got, len(want), want[:min(keep, len(want))])
+			}
+			if len(want) > keep {
+				truncated++
+				if !bk.truncated || better(&want[keep], &bk.cut) {
+					t.Fatalf("seed %d, class of %s: cut %+v (truncated %v) below %+v, left out", seed, s.c.Pods[cl.rep].Name, bk.cut, bk.truncated, want[keep])
+				}
+			}
+			checked++
+		}
+		c, err := index.Build(cloneInput(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		Solve(c, cfg)
+	}
+	if checked < 2000 || truncated < 200 {
+		t.Fatalf("%d bare buckets checked, %d truncated: the test no longer exercises them", checked, truncated)
+	}
+	t.Logf("%d bare buckets checked, %d truncated", checked, truncated)
 }
 
 // randomDefaultSpreadInput makes a cluster of 60 to 260 nodes in zones

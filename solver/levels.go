@@ -193,9 +193,7 @@ func (lv *boundLevels) shapeBoundOf(cl *class, sh *levelShape) (shapeBound, bool
 	case lv.minCPU != math.MaxInt64:
 		diff = max(float64(cl.balCPU)/float64(lv.minCPU), float64(cl.balMem)/float64(lv.minMem))
 	}
-	// The margin covers the float error of the fractions.
-	d := min(int64(math.Floor(diff*float64(maxNodeScore/2)+1e-6))+1, maxNodeScore/2)
-	b.bal = maxNodeScore/2 + (maxNodeScore/2+d)/2
+	b.bal = maxNodeScore/2 + (maxNodeScore/2+balanceGain(diff))/2
 	return b, true
 }
 

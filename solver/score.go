@@ -130,26 +130,6 @@ func (s *Solver) upper(cl *class, r *nodeBound) int64 {
 	return int64(weightFit*fit + weightBalanced*(125-25*diff-float32(r.bal)/2) + 0.01)
 }
 
-// balanceCap bounds the weighted NodeResourcesBalancedAllocation score of
-// the class on any node it fits, for the first pruning stage next to
-// nodeBound's class-independent bound: a pod taking fractions a of a
-// node's cpu and b of its memory moves the balance by less than 50|a - b|
-// + 1 points (see shapeBoundOf), and |a - b| is at most the larger
-// fraction on the least capacities the nodes have had; 75 on a node
-// without cpu or memory. A class that requests neither gets no score.
-func (s *Solver) balanceCap(cl *class) int64 {
-	if !cl.balance {
-		return 0
-	}
-	d := int64(maxNodeScore / 2)
-	if s.minCPU != math.MaxInt64 {
-		diff := max(float64(cl.balCPU)/float64(s.minCPU), float64(cl.balMem)/float64(s.minMem))
-		// The margin covers the float error of the fractions.
-		d = min(int64(math.Floor(diff*float64(maxNodeScore/2)+1e-6))+1, d)
-	}
-	return weightBalanced * (maxNodeScore/2 + (maxNodeScore/2+d)/2)
-}
-
 // clamp1 clamps x to [0, 1] (no NaN can reach it).
 func clamp1(x float32) float32 {
 	if x < 0 {
@@ -179,6 +159,7 @@ type nodeHot struct {
 	bal              int64   // BalancedAllocation balance without the pod
 	bound            int64   // class-independent score bound, see refreshNode
 	tie              uint32
+	ports            uint64 // the bits of the host ports in use (portMask)
 }
 
 // nodeBound is the compact record a build's pruning reads for every node it
@@ -219,16 +200,17 @@ func (s *Solver) refreshNode(n index.NodeID) {
 	h.capPods, h.usePods = c.Alloc[index.ResPods][n], c.Req[index.ResPods][n]
 	h.invCPU, h.invMem = reciprocal(h.capCPU), reciprocal(h.capMem)
 	h.bal = rules.Balance(h.useCPU, h.capCPU, h.useMem, h.capMem)
+	h.ports = portMask(c.Ports[n])
 	fit := maxNodeScore
 	if s.cfg.Strategy == LeastAllocated {
 		fit = fitScoreFast(LeastAllocated, h.nzCPU, h.capCPU, h.invCPU, h.nzMem, h.capMem, h.invMem)
 	}
 	h.bound = weightFit*fit + weightBalanced*(maxNodeScore/2+(3*maxNodeScore/2-h.bal)/2)
 	s.bound[n] = int16(h.bound)
-	s.fit0[n] = int16(weightFit * fit)
 	if h.capCPU > 0 && h.capMem > 0 {
 		s.minCPU, s.minMem = min(s.minCPU, h.capCPU), min(s.minMem, h.capMem)
 	}
+	s.setFitRec(n, h)
 	if s.lv != nil {
 		s.lv.set(n, cellOf(s.cfg.Strategy, h))
 	}

@@ -250,12 +250,14 @@ type nodeArrays struct {
 	// its class-independent bound alone, for the first pruning stage.
 	bounds []nodeBound
 	bound  []int16
-	// fit0 holds each node's weighted NodeResourcesFit score with no
-	// extra request (the most any pod's can be), and minCPU and minMem the
-	// least cpu and memory capacities the nodes have had (see
-	// balanceCap); ties each node's tie-break hash (nodeHot.tie), for the
-	// scans that read it alone.
-	fit0           []int16
+	// fitRecs holds each node's shape record (see shapes.go), shapes
+	// their ids and shares the shares of the class being scanned; minCPU
+	// and minMem are the least cpu and memory capacities the nodes have
+	// had (see shapeShares); ties each node's tie-break hash
+	// (nodeHot.tie), for the scans that read it alone.
+	fitRecs        []fitRec
+	shapes         shapeTable
+	shares         []shapeShare
 	minCPU, minMem int64
 	ties           []uint32
 	// free holds each node's free cpu and memory (see nodeFree); room
@@ -272,7 +274,7 @@ func newSolver(c *index.Cluster, cfg Config) *Solver {
 	s := baseSolver(c, cfg)
 	n := c.NumNodes()
 	s.nodeArrays = nodeArrays{hot: make([]nodeHot, n), bounds: make([]nodeBound, n), bound: make([]int16, n), free: make([]nodeFree, n),
-		fit0: make([]int16, n), minCPU: math.MaxInt64, minMem: math.MaxInt64, ties: make([]uint32, n)}
+		fitRecs: make([]fitRec, n), minCPU: math.MaxInt64, minMem: math.MaxInt64, ties: make([]uint32, n)}
 	s.room.init(n)
 	for i := range s.hot {
 		s.hot[i].tie = rules.NodeTie(cfg.Seed, uint32(i))
