@@ -26,7 +26,7 @@ import (
 // is rescanned alone, from its domain's nodes.
 //
 // A fill then costs a fit test per feasible node and a score for the few
-// that can enter a domain's best (pruned by the bounds builds use). The
+// that can enter a domain's best (pruned by the shape bound, shapes.go). The
 // class keeps its fitting nodes as a bitset, to keep the counts exact as
 // nodes change, and counts them per TaintToleration and NodeAffinity raw
 // value: the normalisation maxima come from those counts, where a full
@@ -213,7 +213,7 @@ func (s *Solver) scanBare(cl *class, b *buckets, np []uint64, shares []shapeShar
 	ttOnly := cl.g.rawNA == nil && !cl.hasImg
 	st := cl.ttScore[0] + cl.naScore[0]
 	rawTT, ttTab, na0 := cl.rawTT, cl.ttScore, cl.naScore[0]
-	recs, ties := s.fitRecs, s.ties
+	recs, ties, gen := s.fitRecs, s.ties, s.c.Gen
 	for wi := lo; wi < hi; wi++ {
 		x := ln.fit[wi] &^ np[wi]
 		if mask != nil {
@@ -241,7 +241,8 @@ func (s *Solver) scanBare(cl *class, b *buckets, np []uint64, shares []shapeShar
 			}
 			if ub := shapeUpper(recs[n], shares) + sn; len(t.heap) == keep && ub <= t.heap[0].score {
 				// Out unless a bound equal to the worst kept entry wins
-				// its tie-break (see offerBare).
+				// its tie-break. A pruned node only raises t's cut when
+				// it may beat it.
 				if ub < t.heap[0].score {
 					if !t.truncated || ub >= t.cut.score {
 						t.drop(entry{score: ub, tie: ties[n], node: n})
@@ -253,7 +254,7 @@ func (s *Solver) scanBare(cl *class, b *buckets, np []uint64, shares []shapeShar
 					continue
 				}
 			}
-			s.offerBare(cl, t, n, keep, sn, shares)
+			t.offer(entry{score: s.score(cl, n), tie: ties[n], node: n, gen: gen[n]}, keep)
 		}
 	}
 }
@@ -447,34 +448,6 @@ func (bk *bucket) fromTop(t *topK) {
 	bk.heap.init()
 	bk.cut, bk.truncated = t.cut, t.truncated
 	t.reset()
-}
-
-// offerBare offers fitting bare node n, whose static scores are st, to t,
-// pruned by the shape bound (shares: the class's shape shares), then the
-// class's own float bound (upper). A pruned node only raises t's cut when
-// it may beat it, and its tie-break is read only then or to score it.
-func (s *Solver) offerBare(cl *class, t *topK, n index.NodeID, keep int, st int64, shares []shapeShare) {
-	if len(t.heap) == keep {
-		thr := &t.heap[0]
-		ub := shapeUpper(s.fitRecs[n], shares) + st
-		if ub >= thr.score {
-			ub = s.upper(cl, &s.bounds[n]) + st
-		}
-		if ub <= thr.score {
-			// Out unless a bound equal to the worst kept entry wins its
-			// tie-break.
-			e := entry{score: ub, node: n}
-			if ub < thr.score && t.truncated && ub < t.cut.score {
-				return
-			}
-			e.tie = s.ties[n]
-			if ub < thr.score || !better(&e, thr) {
-				t.drop(e)
-				return
-			}
-		}
-	}
-	t.offer(entry{score: s.score(cl, n), tie: s.ties[n], node: n, gen: s.c.Gen[n]}, keep)
 }
 
 // count adds sign to the raw value counts of fitting node n.

@@ -97,13 +97,12 @@ func (s *Solver) setFitRec(n index.NodeID, h *nodeHot) {
 }
 
 // scoreParts returns 100 * v / capacity in 256ths, truncated (v at most
-// capacity).
+// capacity): floor(25600 * v / capacity), whose low byte is the
+// fraction's 256ths.
 func scoreParts(v, capacity int64) uint16 {
-	hi, lo := bits.Mul64(uint64(v), uint64(maxNodeScore))
-	q, r := bits.Div64(hi, lo, uint64(capacity))
-	hi, lo = bits.Mul64(r, 256)
-	f, _ := bits.Div64(hi, lo, uint64(capacity))
-	return uint16(q)<<8 | uint16(f)
+	hi, lo := bits.Mul64(uint64(v), 256*uint64(maxNodeScore))
+	q, _ := bits.Div64(hi, lo, uint64(capacity))
+	return uint16(q)
 }
 
 // balanceSign is the sign of the cpu fraction less the memory fraction,
