@@ -306,8 +306,9 @@ func (x *expander) deployments() error {
 			a, b := rss[i].w, rss[j].w
 			return a.CreationUnix < b.CreationUnix || a.CreationUnix == b.CreationUnix && a.Name < b.Name
 		})
+		dt := deployTemplate{raw: d.tmpl}
 		for _, rs := range rss {
-			if rs.tmpl != nil && equalIgnoreHash(rs.tmpl, d.tmpl) {
+			if rs.tmpl != nil && dt.equalIgnoreHash(rs.tmpl) {
 				rs.current, d.rs = true, rs
 				break
 			}

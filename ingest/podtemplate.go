@@ -108,24 +108,38 @@ func statefulSetRevision(name string, t *corev1.PodTemplateSpec, collisionCount 
 	return name + "-" + hash, nil
 }
 
+// deployTemplate is a Deployment's template for equalIgnoreHash, decoded
+// on the first comparison that needs it and kept for the next ones (a
+// Deployment is compared with each of its ReplicaSets until one matches).
+type deployTemplate struct {
+	raw     []byte
+	dec     *corev1.PodTemplateSpec
+	decoded bool
+}
+
 // equalIgnoreHash is the deployment controller's EqualIgnoreHash: the two
 // templates, without their pod-template-hash labels, are semantically
-// equal. rs is a ReplicaSet's template, d a Deployment's. The byte
-// comparison with the ReplicaSet's label cut out answers for exported
-// objects (the API server writes both alike); otherwise the templates are
-// decoded and compared as apimachinery's Semantic.DeepEqual does.
-func equalIgnoreHash(rs, d []byte) bool {
-	if cut, ok := cutLabel(rs, labelPodTemplateHash); ok && bytes.Equal(cut, d) {
+// equal. rs is a ReplicaSet's template. The byte comparison with the
+// ReplicaSet's label cut out answers for exported objects (the API server
+// writes both alike); otherwise the templates are decoded and compared as
+// apimachinery's Semantic.DeepEqual does.
+func (d *deployTemplate) equalIgnoreHash(rs []byte) bool {
+	if cut, ok := cutLabel(rs, labelPodTemplateHash); ok && bytes.Equal(cut, d.raw) {
 		return true
 	}
-	t1, err1 := decodeTemplate(rs)
-	t2, err2 := decodeTemplate(d)
-	if err1 != nil || err2 != nil {
+	if !d.decoded {
+		d.decoded = true
+		if t, err := decodeTemplate(d.raw); err == nil {
+			delete(t.Labels, labelPodTemplateHash)
+			d.dec = t
+		}
+	}
+	t, err := decodeTemplate(rs)
+	if err != nil || d.dec == nil {
 		return false
 	}
-	delete(t1.Labels, labelPodTemplateHash)
-	delete(t2.Labels, labelPodTemplateHash)
-	return apiequality.Semantic.DeepEqual(t1, t2)
+	delete(t.Labels, labelPodTemplateHash)
+	return apiequality.Semantic.DeepEqual(t, d.dec)
 }
 
 // cutLabel returns template t without its label key (and the comma that
