@@ -270,22 +270,33 @@ func (s *Solver) fits(n index.NodeID, cl *class) bool {
 	if !rules.PodsFit(h.usePods, h.capPods) {
 		return false
 	}
-	d := &cl.demand
-	for _, rv := range d.Req {
-		var used, alloc int64
+	for _, rv := range cl.demand.Req {
 		switch rv.Res {
 		case index.ResCPU:
-			used, alloc = h.useCPU, h.capCPU
+			if !rules.Fits(h.useCPU, rv.Val, h.capCPU) {
+				return false
+			}
 		case index.ResMemory:
-			used, alloc = h.useMem, h.capMem
-		default:
-			used, alloc = s.c.Req[rv.Res][n], s.c.Alloc[rv.Res][n]
+			if !rules.Fits(h.useMem, rv.Val, h.capMem) {
+				return false
+			}
 		}
-		if !rules.Fits(used, rv.Val, alloc) {
+	}
+	return !cl.fullFit || s.fitsExtra(n, cl)
+}
+
+// fitsExtra is the rest of fits for a class that requests other
+// resources or host ports: each of those resources fits node n, and no
+// port clashes (tested only where the node's and the class's port masks
+// share a bit). It reads the cluster's columns, not the node's record.
+func (s *Solver) fitsExtra(n index.NodeID, cl *class) bool {
+	c := s.c
+	for _, rv := range cl.demand.Req {
+		if rv.Res != index.ResCPU && rv.Res != index.ResMemory && !rules.Fits(c.Req[rv.Res][n], rv.Val, c.Alloc[rv.Res][n]) {
 			return false
 		}
 	}
-	return h.ports&cl.ports == 0 || !rules.PortsConflict(s.c.Ports[n], d.Ports)
+	return s.portMasks[n]&cl.ports == 0 || !rules.PortsConflict(c.Ports[n], cl.demand.Ports)
 }
 
 // portMask has bit port mod 64 set for each of ports: two host ports that

@@ -574,7 +574,7 @@ func TestPortMaskKeepsConflicts(t *testing.T) {
 			}
 			if clash {
 				conflicts++
-			} else if s.hot[node].ports&cl.ports != 0 {
+			} else if s.portMasks[node]&cl.ports != 0 {
 				masked++ // the masks share a bit, the rule finds no clash
 			}
 		}

@@ -269,10 +269,11 @@ func eligibleOf(cl *class) []uint64 {
 }
 
 // fitWords sets fit's words [lo, hi) to the feasible nodes that fit cl
-// now. A node whose
-// free cpu and memory are both at least the next power of two above the
-// requests fits a class that requests nothing else (the levels hold only
-// nodes with a pod slot left); the others with room are tested one by one.
+// now. A node whose free cpu and memory are both at least the next power
+// of two above the requests fits the class's cpu, memory and pod count
+// (the levels hold only nodes with a pod slot left), so only the class's
+// other resources and host ports are tested there (fitsExtra); the other
+// nodes with room are tested in full.
 func (s *Solver) fitWords(cl *class, fit []uint64, lo, hi int) {
 	roomCPU, roomMem := s.room.of(cl)
 	enoughCPU, enoughMem := s.room.atLeast(cl.needCPU, &s.room.cpu), s.room.atLeast(cl.needMem, &s.room.mem)
@@ -283,11 +284,19 @@ func (s *Solver) fitWords(cl *class, fit []uint64, lo, hi int) {
 			fit[wi] = 0
 			continue
 		}
-		var f uint64
-		if !cl.fullFit && enoughCPU != nil && enoughMem != nil {
-			f = cand & enoughCPU[wi] & enoughMem[wi]
+		var enough, f uint64
+		if enoughCPU != nil && enoughMem != nil {
+			enough = cand & enoughCPU[wi] & enoughMem[wi]
+			f = enough
+			if cl.fullFit {
+				for x := enough; x != 0; x &= x - 1 {
+					if n := index.NodeID(wi*64 + bits.TrailingZeros64(x)); !s.fitsExtra(n, cl) {
+						f &^= 1 << (n & 63)
+					}
+				}
+			}
 		}
-		for x := cand &^ f; x != 0; x &= x - 1 {
+		for x := cand &^ enough; x != 0; x &= x - 1 {
 			if n := index.NodeID(wi*64 + bits.TrailingZeros64(x)); s.fits(n, cl) {
 				f |= 1 << (n & 63)
 			}

@@ -139,6 +139,9 @@ func randomDefaultSpreadInput(seed uint64) *index.Input {
 		if r.IntN(3) == 0 {
 			b.label("gen", "new")
 		}
+		if r.IntN(2) == 0 {
+			b.alloc("ephemeral-storage", int64(1+r.IntN(4))<<30)
+		}
 		n := b.obj()
 		if seed%2 == 1 {
 			// Images on some nodes, so that ImageLocality scores some
@@ -168,6 +171,15 @@ func randomDefaultSpreadInput(seed uint64) *index.Input {
 		}
 		tolerates, prefers := r.IntN(3) == 0, r.IntN(2) == 0
 		wSSD, wNew := int32(1+r.IntN(50)), int32(1+r.IntN(50))
+		// Some request ephemeral storage (half the nodes have none) or a
+		// host port (two numbers equal modulo 64): fitsExtra decides.
+		eph, port := int64(0), int32(0)
+		if r.IntN(5) == 0 {
+			eph = int64(512<<20) * int64(1+r.IntN(3))
+		}
+		if r.IntN(8) == 0 {
+			port = []int32{9100, 9164}[r.IntN(2)]
+		}
 		var own []index.SpreadConstraint
 		switch r.IntN(6) {
 		case 0:
@@ -182,6 +194,12 @@ func randomDefaultSpreadInput(seed uint64) *index.Input {
 			}
 			if prefers {
 				b.preferred(wSSD, req("disk", "In", "ssd")).preferred(wNew, req("gen", "In", "new"))
+			}
+			if eph > 0 {
+				b.req("ephemeral-storage", eph)
+			}
+			if port > 0 {
+				b.hostPort(port)
 			}
 			p := b.obj()
 			if im := w % 5; im < 3 {

@@ -164,7 +164,6 @@ type nodeHot struct {
 	bal              int64   // BalancedAllocation balance without the pod
 	bound            int64   // class-independent score bound, see refreshNode
 	tie              uint32
-	ports            uint64 // the bits of the host ports in use (portMask)
 }
 
 // nodeBound is the compact record a build's pruning reads for every node it
@@ -205,7 +204,7 @@ func (s *Solver) refreshNode(n index.NodeID) {
 	h.capPods, h.usePods = c.Alloc[index.ResPods][n], c.Req[index.ResPods][n]
 	h.invCPU, h.invMem = reciprocal(h.capCPU), reciprocal(h.capMem)
 	h.bal = rules.Balance(h.useCPU, h.capCPU, h.useMem, h.capMem)
-	h.ports = portMask(c.Ports[n])
+	s.portMasks[n] = portMask(c.Ports[n])
 	fit := maxNodeScore
 	if s.cfg.Strategy == LeastAllocated {
 		fit = fitScoreFast(LeastAllocated, h.nzCPU, h.capCPU, h.invCPU, h.nzMem, h.capMem, h.invMem)

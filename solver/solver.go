@@ -255,7 +255,9 @@ type nodeArrays struct {
 	// and minMem are the least cpu and memory capacities the nodes have
 	// had (see shapeShares); ties each node's tie-break hash
 	// (nodeHot.tie), for the scans that read it alone.
-	fitRecs        []fitRec
+	fitRecs []fitRec
+	// portMasks holds each node's host ports in use as a mask (portMask).
+	portMasks      []uint64
 	shapes         shapeTable
 	shares         []shapeShare
 	minCPU, minMem int64
@@ -274,7 +276,7 @@ func newSolver(c *index.Cluster, cfg Config) *Solver {
 	s := baseSolver(c, cfg)
 	n := c.NumNodes()
 	s.nodeArrays = nodeArrays{hot: make([]nodeHot, n), bounds: make([]nodeBound, n), bound: make([]int16, n), free: make([]nodeFree, n),
-		fitRecs: make([]fitRec, n), minCPU: math.MaxInt64, minMem: math.MaxInt64, ties: make([]uint32, n)}
+		fitRecs: make([]fitRec, n), portMasks: make([]uint64, n), minCPU: math.MaxInt64, minMem: math.MaxInt64, ties: make([]uint32, n)}
 	s.room.init(n)
 	for i := range s.hot {
 		s.hot[i].tie = rules.NodeTie(cfg.Seed, uint32(i))
