@@ -214,7 +214,9 @@ func (s *Solver) refreshNode(n index.NodeID) {
 	if h.capCPU > 0 && h.capMem > 0 {
 		s.minCPU, s.minMem = min(s.minCPU, h.capCPU), min(s.minMem, h.capMem)
 	}
-	s.setFitRec(n, h)
+	if s.fitRecs != nil {
+		s.setFitRec(n, h)
+	}
 	if s.lv != nil {
 		s.lv.set(n, cellOf(s.cfg.Strategy, h))
 	}

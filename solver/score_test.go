@@ -393,6 +393,7 @@ func TestFirstStageBoundsScore(t *testing.T) {
 	}
 	for _, strat := range []Strategy{LeastAllocated, MostAllocated} {
 		s := newSolver(c, Config{Strategy: strat})
+		s.shapeShares(&class{}) // makes the shape records
 		shared := 0
 		for _, r := range s.fitRecs {
 			if r.shape == sharedShape {

@@ -131,8 +131,16 @@ type shapeShare struct {
 	sign            int8
 }
 
-// shapeShares fills s.shares with class cl's share on every shape.
+// shapeShares fills s.shares with class cl's share on every shape, and
+// makes the nodes' shape records on the first call (refreshNode keeps
+// them from then on).
 func (s *Solver) shapeShares(cl *class) []shapeShare {
+	if s.fitRecs == nil {
+		s.fitRecs = make([]fitRec, len(s.hot))
+		for n := range s.hot {
+			s.setFitRec(index.NodeID(n), &s.hot[n])
+		}
+	}
 	sh := s.shares[:0]
 	least := s.cfg.Strategy == LeastAllocated
 	for _, c := range s.shapes.caps {

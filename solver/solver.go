@@ -250,8 +250,9 @@ type nodeArrays struct {
 	// its class-independent bound alone, for the first pruning stage.
 	bounds []nodeBound
 	bound  []int16
-	// fitRecs holds each node's shape record (see shapes.go), shapes
-	// their ids and shares the shares of the class being scanned; minCPU
+	// fitRecs holds each node's shape record (see shapes.go; nil until
+	// the first lean scan), shapes their ids and shares the shares of the
+	// class being scanned; minCPU
 	// and minMem are the least cpu and memory capacities the nodes have
 	// had (see shapeShares); ties each node's tie-break hash
 	// (nodeHot.tie), for the scans that read it alone.
@@ -276,7 +277,7 @@ func newSolver(c *index.Cluster, cfg Config) *Solver {
 	s := baseSolver(c, cfg)
 	n := c.NumNodes()
 	s.nodeArrays = nodeArrays{hot: make([]nodeHot, n), bounds: make([]nodeBound, n), bound: make([]int16, n), free: make([]nodeFree, n),
-		fitRecs: make([]fitRec, n), portMasks: make([]uint64, n), minCPU: math.MaxInt64, minMem: math.MaxInt64, ties: make([]uint32, n)}
+		portMasks: make([]uint64, n), minCPU: math.MaxInt64, minMem: math.MaxInt64, ties: make([]uint32, n)}
 	s.room.init(n)
 	for i := range s.hot {
 		s.hot[i].tie = rules.NodeTie(cfg.Seed, uint32(i))
