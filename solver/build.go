@@ -291,8 +291,8 @@ func (s *Solver) fits(n index.NodeID, cl *class) bool {
 // share a bit). It reads the cluster's columns, not the node's record.
 func (s *Solver) fitsExtra(n index.NodeID, cl *class) bool {
 	c := s.c
-	for _, rv := range cl.demand.Req {
-		if rv.Res != index.ResCPU && rv.Res != index.ResMemory && !rules.Fits(c.Req[rv.Res][n], rv.Val, c.Alloc[rv.Res][n]) {
+	for _, rv := range cl.extra {
+		if !rules.Fits(c.Req[rv.Res][n], rv.Val, c.Alloc[rv.Res][n]) {
 			return false
 		}
 	}

@@ -81,8 +81,10 @@ type class struct {
 	rep    index.PodID // first pod of the class
 	key    []byte      // canonical encoding, to confirm hash hits
 	demand index.Demand
-	// ports has the bit of each host port the class wants (see portMask).
+	// ports has the bit of each host port the class wants (see portMask);
+	// extra holds its requests other than cpu and memory (see fitsExtra).
 	ports uint64
+	extra []index.ResVal
 	pods  int // pods of the class still to be placed
 
 	balCPU  int64 // actual cpu and memory requests, for BalancedAllocation
@@ -158,7 +160,7 @@ func (cl *class) prepare() {
 	cl.fScoreCPU, cl.fScoreMem = float32(cl.demand.ScoreCPU), float32(cl.demand.ScoreMem)
 	cl.fBalCPU, cl.fBalMem = float32(cl.balCPU), float32(cl.balMem)
 	cl.needCPU, cl.needMem, cl.fullFit = 0, 0, len(cl.demand.Ports) > 0
-	cl.ports = portMask(cl.demand.Ports)
+	cl.ports, cl.extra = portMask(cl.demand.Ports), nil
 	for _, rv := range cl.demand.Req {
 		switch rv.Res {
 		case index.ResCPU:
@@ -167,6 +169,7 @@ func (cl *class) prepare() {
 			cl.needMem = rv.Val
 		default:
 			cl.fullFit = true
+			cl.extra = append(cl.extra, rv)
 		}
 	}
 }

@@ -254,7 +254,7 @@ func (s *Solver) scanBare(cl *class, b *buckets, np []uint64, shares []shapeShar
 					continue
 				}
 			}
-			t.offer(entry{score: s.resourceScore(cl, n) + sn, tie: ties[n], node: n, gen: gen[n]}, keep)
+			t.offer(entry{score: s.score(cl, n), tie: ties[n], node: n, gen: gen[n]}, keep)
 		}
 	}
 }

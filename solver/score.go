@@ -99,11 +99,6 @@ func normalize(score, maxScore int64, reverse bool) int64 {
 // score is the weighted total of node n for the class, as the default
 // profile sums it.
 func (s *Solver) score(cl *class, n index.NodeID) int64 {
-	return s.resourceScore(cl, n) + cl.staticScore(n)
-}
-
-// resourceScore is score's NodeResourcesFit and BalancedAllocation part.
-func (s *Solver) resourceScore(cl *class, n index.NodeID) int64 {
 	h := &s.hot[n]
 	total := weightFit * fitScoreFast(s.cfg.Strategy, h.nzCPU+cl.demand.ScoreCPU, h.capCPU, h.invCPU,
 		h.nzMem+cl.demand.ScoreMem, h.capMem, h.invMem)
@@ -111,7 +106,7 @@ func (s *Solver) resourceScore(cl *class, n index.NodeID) int64 {
 		with := rules.Balance(h.useCPU+cl.balCPU, h.capCPU, h.useMem+cl.balMem, h.capMem)
 		total += weightBalanced * (maxNodeScore/2 + (maxNodeScore/2+with-h.bal)/2)
 	}
-	return total
+	return total + cl.staticScore(n)
 }
 
 // upper bounds the NodeResourcesFit plus NodeResourcesBalancedAllocation
