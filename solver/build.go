@@ -270,33 +270,40 @@ func (s *Solver) fits(n index.NodeID, cl *class) bool {
 	if !rules.PodsFit(h.usePods, h.capPods) {
 		return false
 	}
-	for _, rv := range cl.demand.Req {
+	d := &cl.demand
+	for _, rv := range d.Req {
+		var used, alloc int64
 		switch rv.Res {
 		case index.ResCPU:
-			if !rules.Fits(h.useCPU, rv.Val, h.capCPU) {
-				return false
-			}
+			used, alloc = h.useCPU, h.capCPU
 		case index.ResMemory:
-			if !rules.Fits(h.useMem, rv.Val, h.capMem) {
-				return false
-			}
+			used, alloc = h.useMem, h.capMem
+		default:
+			used, alloc = s.c.Req[rv.Res][n], s.c.Alloc[rv.Res][n]
 		}
-	}
-	return !cl.fullFit || s.fitsExtra(n, cl)
-}
-
-// fitsExtra is the rest of fits for a class that requests other
-// resources or host ports: each of those resources fits node n, and no
-// port clashes (tested only where the node's and the class's port masks
-// share a bit). It reads the cluster's columns, not the node's record.
-func (s *Solver) fitsExtra(n index.NodeID, cl *class) bool {
-	c := s.c
-	for _, rv := range cl.extra {
-		if !rules.Fits(c.Req[rv.Res][n], rv.Val, c.Alloc[rv.Res][n]) {
+		if !rules.Fits(used, rv.Val, alloc) {
 			return false
 		}
 	}
-	return s.portMasks[n]&cl.ports == 0 || !rules.PortsConflict(c.Ports[n], cl.demand.Ports)
+	return s.portsFit(n, cl)
+}
+
+// fitsExtra is fits for a node where cl's cpu, memory and pod count are
+// known to fit: its other requests (class.extra), from the cluster's
+// columns, and its host ports. It does not read the node's record.
+func (s *Solver) fitsExtra(n index.NodeID, cl *class) bool {
+	for _, rv := range cl.extra {
+		if !rules.Fits(s.c.Req[rv.Res][n], rv.Val, s.c.Alloc[rv.Res][n]) {
+			return false
+		}
+	}
+	return s.portsFit(n, cl)
+}
+
+// portsFit is the NodePorts filter on node n, tested only where the node's
+// and the class's port masks share a bit.
+func (s *Solver) portsFit(n index.NodeID, cl *class) bool {
+	return s.portMasks[n]&cl.ports == 0 || !rules.PortsConflict(s.c.Ports[n], cl.demand.Ports)
 }
 
 // portMask has bit port mod 64 set for each of ports: two host ports that
