@@ -195,9 +195,9 @@ func mergeTops(ws []scanner, slot, keep int) *topK {
 
 // scanBare offers to t the fitting bare nodes of bare slot slot (see
 // bareBucket) in bitset words [lo, hi), np holding the nodes that are not
-// bare and shares the class's shape shares. The domain's nodes come a word at a time from its bitset (when the
-// domains are few); a node whose shape bound (see shapes.go) cannot enter
-// t costs a few loads and a compare.
+// bare and shares the class's shape shares. The domain's nodes come a word
+// at a time from its bitset (when the domains are few); a node whose shape
+// bound (see shapes.go) cannot enter t costs a few loads and a compare.
 func (s *Solver) scanBare(cl *class, b *buckets, np []uint64, shares []shapeShare, slot int, t *topK, keep, lo, hi int) {
 	ln := b.ln
 	domains := len(ln.bareOf[0])

@@ -141,9 +141,12 @@ func (s *Solver) shapeShares(cl *class) []shapeShare {
 			s.setFitRec(index.NodeID(n), &s.hot[n])
 		}
 	}
-	sh := s.shares[:0]
+	if s.shares == nil {
+		s.shares = make([]shapeShare, noCapShape+1)
+	}
+	sh := s.shares // by shape id; ids no node has are never read
 	least := s.cfg.Strategy == LeastAllocated
-	for _, c := range s.shapes.caps {
+	for id, c := range s.shapes.caps {
 		var k shapeShare
 		if least {
 			// A share of 100 or more empties the score.
@@ -158,20 +161,15 @@ func (s *Solver) shapeShares(cl *class) []shapeShare {
 		a, b := float64(cl.balCPU)/float64(c[0]), float64(cl.balMem)/float64(c[1])
 		k.sign = balanceSign(a, b)
 		k.setBalance(cl, balanceGain(math.Abs(a-b)))
-		sh = append(sh, k)
+		sh[id] = k
 	}
-	for len(sh) < sharedShape {
-		sh = append(sh, shapeShare{})
-	}
-	var shared, noCap shapeShare
 	gain := int64(maxNodeScore / 2)
 	if s.minCPU != math.MaxInt64 {
 		gain = balanceGain(max(float64(cl.balCPU)/float64(s.minCPU), float64(cl.balMem)/float64(s.minMem)))
 	}
-	shared.setBalance(cl, gain)
-	noCap.setBalance(cl, maxNodeScore/2)
-	sh = append(sh, shared, noCap)
-	s.shares = sh
+	sh[sharedShape], sh[noCapShape] = shapeShare{}, shapeShare{}
+	sh[sharedShape].setBalance(cl, gain)
+	sh[noCapShape].setBalance(cl, maxNodeScore/2)
 	return sh
 }
 

@@ -252,16 +252,16 @@ type nodeArrays struct {
 	bound  []int16
 	// fitRecs holds each node's shape record (see shapes.go; nil until
 	// the first lean scan), shapes their ids and shares the shares of the
-	// class being scanned; minCPU
-	// and minMem are the least cpu and memory capacities the nodes have
-	// had (see shapeShares); ties each node's tie-break hash
-	// (nodeHot.tie), for the scans that read it alone.
-	fitRecs []fitRec
-	// portMasks holds each node's host ports in use as a mask (portMask).
-	portMasks      []uint64
+	// class being scanned; minCPU and minMem are the least cpu and memory
+	// capacities the nodes have had (see shapeShares); portMasks holds
+	// each node's host ports in use as a mask (portMask); ties each
+	// node's tie-break hash (nodeHot.tie), for the scans that read it
+	// alone.
+	fitRecs        []fitRec
 	shapes         shapeTable
 	shares         []shapeShare
 	minCPU, minMem int64
+	portMasks      []uint64
 	ties           []uint32
 	// free holds each node's free cpu and memory (see nodeFree); room
 	// the nodes by how much of each is free (see roomLevels).
