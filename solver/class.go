@@ -20,6 +20,11 @@ const fieldNodeName = index.FieldNodeName
 // counts and static scores.
 type group struct {
 	feasCard int
+	// runs has a bit per run of runsOf holding a feasible node, made
+	// when runsOf was made runsMade (see feasibleRuns).
+	runs     []uint64
+	runsOf   *nodeOrder
+	runsMade int
 	// Rejection counts per static filter, in kube-scheduler's filter order.
 	nUnsched, nTaint, nAffinity int
 	// nAbsent counts nodes outside NodeAffinity's PreFilterResult

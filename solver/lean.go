@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"math"
 	"math/bits"
 
 	"github.com/kplace/kplace/index"
@@ -162,9 +163,20 @@ func (s *Solver) fillLean(cl *class, b *buckets) {
 		}
 	}
 	shares := s.shapeShares(cl)
-	s.parallel(ws, ln.fit, func(w *scanner, lo, hi int) {
-		for i := 0; i < len(slots); i += 2 {
-			s.scanBare(cl, b, np, shares, slots[i], &w.doms[slots[i]], keep, lo, hi)
+	o := s.orderFor(b.topo)
+	s.feasibleRuns(g, o)
+	segs := s.segBuf[:0]
+	for i := 0; i < len(slots); i += 2 {
+		var buf []shapeSeg
+		if len(segs) < cap(segs) {
+			buf = segs[:len(segs)+1][len(segs)]
+		}
+		segs = append(segs, classSegs(o, slots[i]%domains, shares, buf))
+	}
+	s.segBuf = segs
+	s.eachWorker(len(ws), func(i int) {
+		for j := 0; j < len(slots); j += 2 {
+			s.scanRuns(cl, b, o, segs[j/2], np, shares, slots[j], &ws[i].doms[slots[j]], keep, i, len(ws))
 		}
 	})
 	for i := 0; i < len(slots); i += 2 {
@@ -193,70 +205,87 @@ func mergeTops(ws []scanner, slot, keep int) *topK {
 	return m
 }
 
-// scanBare offers to t the fitting bare nodes of bare slot slot (see
-// bareBucket) in bitset words [lo, hi), np holding the nodes that are not
-// bare and shares the class's shape shares. The domain's nodes come a word
-// at a time from its bitset (when the domains are few); a node whose shape
-// bound (see shapes.go) cannot enter t costs a few loads and a compare.
-func (s *Solver) scanBare(cl *class, b *buckets, np []uint64, shares []shapeShare, slot int, t *topK, keep, lo, hi int) {
+// scanRuns offers to t the fitting bare nodes of bare slot slot (see
+// bareBucket) in the runs of o that worker w of k takes (every k-th) and
+// cl's group finds feasible nodes in (feasibleRuns, made before),
+// segs holding the slot's domain's shape segments in visiting order, np
+// the nodes that are not bare and shares the class's shape shares. A run
+// whose bound cannot enter t is passed over (runs.go); in the others a
+// node whose shape bound cannot enter t costs a few loads and a compare.
+func (s *Solver) scanRuns(cl *class, b *buckets, o *nodeOrder, segs []shapeSeg, np []uint64, shares []shapeShare, slot int, t *topK, keep, w, k int) {
 	ln := b.ln
-	domains := len(ln.bareOf[0])
-	pd, ig := slot%domains, slot/domains
-	var mask []uint64
-	if b.topo != nil && len(b.topo.Size) < maxMaskDomains {
-		mask = s.domainMasks(b.topo)[pd]
-	}
+	ig := slot / len(ln.bareOf[0])
 	elig := eligibleOf(cl)
 	// The static scores: the same on every node, or TaintToleration's
 	// alone varying (most classes), or all three.
 	stConst := cl.g.rawTT == nil && cl.g.rawNA == nil && !cl.hasImg
 	ttOnly := cl.g.rawNA == nil && !cl.hasImg
-	st := cl.ttScore[0] + cl.naScore[0]
+	st, stMax := cl.ttScore[0]+cl.naScore[0], staticMax(cl)
 	rawTT, ttTab, na0 := cl.rawTT, cl.ttScore, cl.naScore[0]
-	recs, ties, gen := s.fitRecs, s.ties, s.c.Gen
-	for wi := lo; wi < hi; wi++ {
-		x := ln.fit[wi] &^ np[wi]
-		if mask != nil {
-			x &= mask[wi]
-		}
-		if elig != nil {
-			if ig == 0 {
-				x &= elig[wi]
-			} else {
-				x &^= elig[wi]
-			}
-		}
-		for ; x != 0; x &= x - 1 {
-			n := index.NodeID(wi*64 + bits.TrailingZeros64(x))
-			if mask == nil && b.topo != nil && int(b.topo.Of[n])+1 != pd {
+	recs, ties, gen, fit, feas := o.recs, o.ties, s.c.Gen, ln.fit, cl.g.runs
+	for _, sg := range segs {
+		for j := sg.lo + int32((w-int(sg.lo)%k+k)%k); j < sg.hi; j += int32(k) {
+			if feas[j>>6]&(1<<(j&63)) == 0 {
 				continue
 			}
-			sn := st
-			switch {
-			case stConst:
-			case ttOnly:
-				sn = ttTab[rawTT[n]] + na0
-			default:
-				sn = cl.staticScore(n)
+			r := &o.runs[j]
+			if len(t.heap) == keep && s.passOver(o, r, shares, stMax, t) {
+				continue
 			}
-			if ub := shapeUpper(recs[n], shares) + sn; len(t.heap) == keep && ub <= t.heap[0].score {
-				// Out unless a bound equal to the worst kept entry wins
-				// its tie-break. A pruned node only raises t's cut when
-				// it may beat it.
-				if ub < t.heap[0].score {
-					if !t.truncated || ub >= t.cut.score {
-						t.drop(entry{score: ub, tie: ties[n], node: n})
+			for p := r.start; p < r.start+int32(r.n); p++ {
+				n := o.nodes[p]
+				wi, bit := n>>6, uint64(1)<<(n&63)
+				if fit[wi]&^np[wi]&bit == 0 || elig != nil && (elig[wi]&bit == 0) != (ig == 1) {
+					continue
+				}
+				sn := st
+				switch {
+				case stConst:
+				case ttOnly:
+					sn = ttTab[rawTT[n]] + na0
+				default:
+					sn = cl.staticScore(n)
+				}
+				if ub := shapeUpper(recs[p], shares) + sn; len(t.heap) == keep && ub <= t.heap[0].score {
+					// Out unless a bound equal to the worst kept entry
+					// wins its tie-break. A pruned node only raises t's
+					// cut when it may beat it.
+					if ub < t.heap[0].score {
+						if !t.truncated || ub >= t.cut.score {
+							t.drop(entry{score: ub, tie: ties[p], node: n})
+						}
+						continue
 					}
-					continue
+					if e := (entry{score: ub, tie: ties[p], node: n}); !better(&e, &t.heap[0]) {
+						t.drop(e)
+						continue
+					}
 				}
-				if e := (entry{score: ub, tie: ties[n], node: n}); !better(&e, &t.heap[0]) {
-					t.drop(e)
-					continue
-				}
+				t.offer(entry{score: s.score(cl, n), tie: ties[p], node: n, gen: gen[n]}, keep)
 			}
-			t.offer(entry{score: s.score(cl, n), tie: ties[n], node: n, gen: gen[n]}, keep)
 		}
 	}
+}
+
+// passOver reports whether no node of run r can enter t, a full heap,
+// for a class with shares sh and static scores at most stMax, and then
+// records the run's bound as left out. A stale run's maxima are taken
+// again before it is entered.
+func (s *Solver) passOver(o *nodeOrder, r *nodeRun, sh []shapeShare, stMax int64, t *topK) bool {
+	thr := t.heap[0].score
+	ub := runUpper(r, sh) + stMax
+	if ub >= thr && r.stale {
+		r.takeMaxima(o)
+		ub = runUpper(r, sh) + stMax
+	}
+	if ub >= thr {
+		return false
+	}
+	// The best entry a node of the run could have at ub.
+	if !t.truncated || ub >= t.cut.score {
+		t.drop(entry{score: ub, tie: math.MaxUint32})
+	}
+	return true
 }
 
 // eligibleOf returns the nodes cl's soft constraints do not ignore, nil
@@ -593,7 +622,16 @@ func (s *Solver) refillBare(cl *class, b *buckets, id int32) {
 		ws[i].doms[slot].reset()
 	}
 	shares := s.shapeShares(cl)
-	s.parallel(ws, ln.fit, func(w *scanner, lo, hi int) { s.scanBare(cl, b, np, shares, slot, &w.doms[slot], keep, lo, hi) })
+	o := s.orderFor(b.topo)
+	s.feasibleRuns(cl.g, o)
+	if len(s.segBuf) == 0 {
+		s.segBuf = append(s.segBuf, nil)
+	}
+	segs := classSegs(o, slot%len(ln.bareOf[0]), shares, s.segBuf[0])
+	s.segBuf[0] = segs
+	s.eachWorker(len(ws), func(i int) {
+		s.scanRuns(cl, b, o, segs, np, shares, slot, &ws[i].doms[slot], keep, i, len(ws))
+	})
 	bk.fromTop(mergeTops(ws, slot, keep))
 	if chk := s.cfg.sw.checkBare; chk != nil {
 		chk(s, cl, b, id, keep)

@@ -64,9 +64,9 @@ func TestBareBucketsKeepTheBest(t *testing.T) {
 		}
 		return 0
 	}
-	checked, truncated := 0, 0
-	for seed := range uint64(16) {
-		in := randomDefaultSpreadInput(seed)
+	checked, truncated, runs := 0, 0, 0
+	for seed := range uint64(20) {
+		in := defaultSpreadInput(seed, seed >= 16)
 		cfg := Config{Seed: seed, DefaultSpread: BuiltinDefaultSpread(), SystemDefaultSpread: true}
 		if seed%4 == 3 {
 			cfg.Strategy = MostAllocated
@@ -99,6 +99,7 @@ func TestBareBucketsKeepTheBest(t *testing.T) {
 				}
 			}
 			checked++
+			runs += checkOrder(t, s, s.orders[b.topo])
 		}
 		c, err := index.Build(cloneInput(in))
 		if err != nil {
@@ -106,21 +107,88 @@ func TestBareBucketsKeepTheBest(t *testing.T) {
 		}
 		Solve(c, cfg)
 	}
-	if checked < 2000 || truncated < 200 {
-		t.Fatalf("%d bare buckets checked, %d truncated: the test no longer exercises them", checked, truncated)
+	if checked < 2000 || truncated < 200 || runs < 100000 {
+		t.Fatalf("%d bare buckets checked, %d truncated, %d full runs: the test no longer exercises them", checked, truncated, runs)
 	}
-	t.Logf("%d bare buckets checked, %d truncated", checked, truncated)
+	t.Logf("%d bare buckets checked, %d truncated, %d full runs", checked, truncated, runs)
+}
+
+// checkOrder checks run order o: every node in one run, of its shape and
+// domain, the maxima at least its record's (so that runUpper bounds
+// shapeUpper on it for any shares), and within a shape segment the runs
+// as made sorted. It returns the number of full runs.
+func checkOrder(t *testing.T, s *Solver, o *nodeOrder) int {
+	t.Helper()
+	if o == nil {
+		t.Fatal("a lean scan made no run order for its topology")
+	}
+	seen := make([]bool, len(s.fitRecs))
+	full := 0
+	for pd, segs := range o.segs {
+		for _, sg := range segs {
+			for j := sg.lo; j < sg.hi; j++ {
+				r := &o.runs[j]
+				if r.shape != sg.shape || r.n == 0 || r.n > runLen {
+					t.Fatalf("run %d: shape %d in a segment of %d, %d nodes", j, r.shape, sg.shape, r.n)
+				}
+				if r.n == runLen {
+					full++
+				}
+				for _, n := range o.nodes[r.start : r.start+int32(r.n)] {
+					f := s.fitRecs[n]
+					if seen[n] || o.runOf[n] != j || f.shape != r.shape {
+						t.Fatalf("node %d: seen %v, run %d, shape %d, in run %d of shape %d", n, seen[n], o.runOf[n], f.shape, j, r.shape)
+					}
+					seen[n] = true
+					if o.topo != nil && int(o.topo.Of[n])+1 != pd {
+						t.Fatalf("node %d of domain %d in the runs of %d", n, o.topo.Of[n], pd-1)
+					}
+					if f.cpu > r.cpu || f.mem > r.mem || uint32(f.cpu)+uint32(f.mem) > r.sum || f.balCap > r.balCap || r.signs&(1<<(f.sign+1)) == 0 {
+						t.Fatalf("node %d: record %+v above its run's maxima %+v", n, f, *r)
+					}
+				}
+			}
+		}
+	}
+	if i := slices.Index(seen, false); i >= 0 {
+		t.Fatalf("node %d in no run", i)
+	}
+	return full
 }
 
 // randomDefaultSpreadInput makes a cluster of 60 to 260 nodes in zones
 // with pending workloads under default spreading (see
 // TestLeanBucketsMatchFull).
 func randomDefaultSpreadInput(seed uint64) *index.Input {
+	return defaultSpreadInput(seed, false)
+}
+
+// defaultSpreadInput makes randomDefaultSpreadInput's cluster, or with
+// big one of 1,500 to 2,500 nodes of six shapes and four times the
+// pods, whose runs (runs.go) are
+// full.
+func defaultSpreadInput(seed uint64, big bool) *index.Input {
 	r := rand.New(rand.NewPCG(seed, 23))
 	zones := []string{"a", "b", "c", "d", "e"}[:2+r.IntN(4)]
 	in := &index.Input{}
-	for i := range 60 + r.IntN(200) {
-		b := makeNode(fmt.Sprintf("n%d", i)).alloc("cpu", int64(2000+r.IntN(6)*1000)).alloc("memory", int64(4+r.IntN(8))<<30).alloc("pods", int64(6+r.IntN(10)))
+	nodes := 60 + r.IntN(200)
+	if big {
+		nodes = 1500 + r.IntN(1000)
+	}
+	for i := range nodes {
+		cpu, mem := int64(2000+r.IntN(6)*1000), int64(4+r.IntN(8))<<30
+		if big {
+			cpu, mem = (cpu/3000+1)*4000, mem>>32<<33
+		}
+		b := makeNode(fmt.Sprintf("n%d", i)).alloc("cpu", cpu).alloc("memory", mem).alloc("pods", int64(6+r.IntN(10)))
+		if big {
+			// Node pools and dedicated nodes, which some groups do not
+			// find feasible (whole runs of them).
+			b.label("pool", fmt.Sprintf("p%d", r.IntN(3)))
+			if r.IntN(10) == 0 {
+				b.taint("dedicated", "true", index.EffectNoSchedule)
+			}
+		}
 		if r.IntN(15) != 0 {
 			b.label("zone", zones[r.IntN(len(zones))])
 		}
@@ -187,8 +255,29 @@ func randomDefaultSpreadInput(seed uint64) *index.Input {
 		case 1:
 			own = append(own, spread(labelHostname, 1, SA, sel("app", app)), spread("zone", 2, DNS, sel("app", app)))
 		}
-		for i := range 1 + r.IntN(6) + 30*r.IntN(2) {
-			b := makePod(fmt.Sprintf("%s-%d", app, i)).label("app", app).req("cpu", cpu).req("memory", mem).priority(prio).created(int64(r.IntN(500)))
+		pods := 1 + r.IntN(6) + 30*r.IntN(2)
+		pool, dedicated, bare := "", false, false
+		if big {
+			pods *= 4
+			if r.IntN(3) == 0 {
+				pool = fmt.Sprintf("p%d", r.IntN(3))
+			}
+			// Pods without requests count the default non-zero ones in
+			// scoring, so a node's score parts can fall below a class's
+			// share on nodes it fits (runUpper's clamps).
+			dedicated, bare = r.IntN(4) == 0, r.IntN(4) == 0
+		}
+		for i := range pods {
+			b := makePod(fmt.Sprintf("%s-%d", app, i)).label("app", app).priority(prio).created(int64(r.IntN(500)))
+			if !bare {
+				b.req("cpu", cpu).req("memory", mem)
+			}
+			if pool != "" {
+				b.selector("pool", pool)
+			}
+			if dedicated {
+				b.tol("dedicated", "Exists", "", index.EffectNoSchedule)
+			}
 			if tolerates {
 				b.tol("spot", "Exists", "", index.EffectPreferNoSchedule)
 			}

@@ -192,6 +192,7 @@ func (s *Solver) followStatic(log []index.StaticChange) {
 			} else {
 				g.dense[n>>6] &^= 1 << (n & 63)
 			}
+			g.runsOf = nil // its feasible runs (runs.go) are made again
 		}
 	}
 	if len(drop) == 0 {

@@ -78,6 +78,7 @@ func (t *shapeTable) shapeOf(cpu, mem int64, had uint8) uint8 {
 // setFitRec refreshes node n's shape record from its hot record h.
 func (s *Solver) setFitRec(n index.NodeID, h *nodeHot) {
 	r := &s.fitRecs[n]
+	was := *r
 	r.shape = s.shapes.shapeOf(h.capCPU, h.capMem, r.shape)
 	r.balCap = uint8(balanceTerm(maxNodeScore - h.bal))
 	r.sign = 0
@@ -93,6 +94,9 @@ func (s *Solver) setFitRec(n index.NodeID, h *nodeHot) {
 	default:
 		r.cpu = scoreParts(max(h.capCPU-h.nzCPU, 0), h.capCPU)
 		r.mem = scoreParts(max(h.capMem-h.nzMem, 0), h.capMem)
+	}
+	if s.orderList != nil {
+		s.noteRec(n, was, *r)
 	}
 }
 

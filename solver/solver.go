@@ -216,6 +216,7 @@ type Solver struct {
 	leanFills, bareRefills int
 	leanTouched            []index.NodeID
 	npBuf                  []uint64
+	segBuf                 [][]shapeSeg
 	// ImageLocality columns by image list, and their scratch (images.go).
 	imageCols            map[string]*imageCol
 	imageSum             []int64
@@ -251,13 +252,17 @@ type nodeArrays struct {
 	bounds []nodeBound
 	bound  []int16
 	// fitRecs holds each node's shape record (see shapes.go; nil until
-	// the first lean scan), shapes their ids and shares the shares of the
+	// the first lean scan), orders them in runs per topology (runs.go;
+	// orderList the same, in the order made), shapes their ids and shares the shares of the
 	// class being scanned; minCPU and minMem are the least cpu and memory
 	// capacities the nodes have had (see shapeShares); portMasks holds
 	// each node's host ports in use as a mask (portMask); ties each
 	// node's tie-break hash (nodeHot.tie), for the scans that read it
 	// alone.
 	fitRecs        []fitRec
+	orders         map[*index.Topology]*nodeOrder
+	orderMakes     int
+	orderList      []*nodeOrder
 	shapes         shapeTable
 	shares         []shapeShare
 	minCPU, minMem int64

@@ -1,0 +1,309 @@
+package solver
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/kplace/kplace/index"
+)
+
+// Node runs, the order of lean scans.
+//
+// A bare bucket keeps a domain's best few nodes, and only about one
+// fitting node in ten has a shape bound (shapes.go) that reaches the
+// worst of them; testing every fitting node's bound made a lean fill cost
+// a few nanoseconds per node, tens of thousands of times at 100,000 nodes.
+//
+// So the nodes are ordered, per domain of the topology a class's bare
+// buckets split by, by shape and then by the cpu plus memory parts of
+// their shape records, most free first, and the order is cut into runs
+// of up to runLen nodes of one shape. A run keeps the maxima of its
+// nodes' records and the signs they have; a class bounds a run from them
+// as shapeUpper bounds a node (the bound only grows with each part), so a
+// run whose bound cannot enter the bucket is passed over whole, and the
+// nodes of the others are tested as before. Each domain's runs are
+// visited shape by shape, the shape whose first run bounds highest
+// first, so that the bucket holds good nodes early.
+//
+// Classes of a group keep skipping the same runs, those without a node
+// the group finds feasible (another node pool, tainted nodes): the group
+// keeps which runs hold one (feasibleRuns), made again with the order.
+//
+// Records change with every placement. A rise lifts the run's maxima at
+// once, keeping them bounds; a fall marks the run stale, and its maxima
+// are taken again when a scan next cannot pass it over. Falls leave the
+// order less sorted and the runs looser, so the order is made again once
+// they reach an eighth of the nodes.
+
+// runLen is the most nodes a run holds.
+const runLen = 32
+
+// nodeRun is a run of nodes of one shape: order.nodes[start:start+n].
+type nodeRun struct {
+	start int32
+	n     uint8
+	shape uint8
+	// signs has bit sign+1 set when a node of that balance sign is in
+	// the run (see fitRec).
+	signs uint8
+	// stale: a node's record fell since the maxima were taken.
+	stale    bool
+	cpu, mem uint16 // the nodes' highest fitRec.cpu and fitRec.mem,
+	sum      uint32 // their highest sum of the two
+	balCap   uint8  // and highest fitRec.balCap
+}
+
+// shapeSeg is the runs of one shape in a domain: runs [lo, hi).
+type shapeSeg struct {
+	lo, hi int32
+	shape  uint8
+}
+
+// nodeOrder is the run order of the nodes for one topology (nil: one
+// domain holding every node).
+type nodeOrder struct {
+	topo *index.Topology
+	// nodes, and their shape records and tie-break hashes, in order (so
+	// that a scan reads them in sequence).
+	nodes []index.NodeID
+	recs  []fitRec
+	ties  []uint32
+	pos   []int32 // each node's position
+	runOf []int32 // and its run
+	runs  []nodeRun
+	// segs[pd] lists the shape segments of domain pd - 1 (0: the nodes
+	// lacking the key), as bareBucket numbers domains.
+	segs    [][]shapeSeg
+	keys    []uint64 // scratch of make
+	scratch []uint64
+	// moved has a bit per node whose record moved since made.
+	moved []uint64
+	falls int // record falls since made
+	made  int // Solver.orderMakes when made
+	// remake: a node changed shape, or falls reached the limit.
+	remake bool
+}
+
+// orderFor returns the run order for topology t, made or remade if due.
+// The shape records must exist (shapeShares makes them).
+func (s *Solver) orderFor(t *index.Topology) *nodeOrder {
+	o := s.orders[t]
+	if o == nil {
+		if s.orders == nil {
+			s.orders = map[*index.Topology]*nodeOrder{}
+		}
+		o = &nodeOrder{topo: t, remake: true}
+		s.orders[t] = o
+		s.orderList = append(s.orderList, o)
+	}
+	if o.remake || o.falls > len(s.fitRecs)/8 {
+		s.makeOrder(o)
+	}
+	return o
+}
+
+// makeOrder sorts the nodes into o's runs.
+func (s *Solver) makeOrder(o *nodeOrder) {
+	recs := s.fitRecs
+	domains := 1
+	if o.topo != nil {
+		domains += len(o.topo.Size)
+	}
+	// Place the nodes by domain, then sort each domain's keys: shape,
+	// cpu plus memory parts falling, node.
+	start := make([]int32, domains+1)
+	pdOf := func(n int) int {
+		if o.topo == nil {
+			return 0
+		}
+		return int(o.topo.Of[n]) + 1
+	}
+	for n := range recs {
+		start[pdOf(n)+1]++
+	}
+	for pd := range domains {
+		start[pd+1] += start[pd]
+	}
+	key := func(n index.NodeID) uint64 {
+		r := recs[n]
+		free := uint64(1<<17 - 1 - (uint32(r.cpu) + uint32(r.mem)))
+		return uint64(r.shape)<<56 | free<<32 | uint64(n)
+	}
+	o.keys = slices.Grow(o.keys[:0], len(recs))[:len(recs)]
+	// A node's shape changed, or taints or cordons did (the groups'
+	// feasible runs go with the order): sort all anew.
+	remade := len(o.nodes) == len(recs) && !o.remake
+	if !remade {
+		next := slices.Clone(start[:domains])
+		for n := range recs {
+			pd := pdOf(n)
+			o.keys[next[pd]] = key(index.NodeID(n))
+			next[pd]++
+		}
+	}
+	o.nodes = slices.Grow(o.nodes[:0], len(recs))[:len(recs)]
+	o.recs = slices.Grow(o.recs[:0], len(recs))[:len(recs)]
+	o.ties = slices.Grow(o.ties[:0], len(recs))[:len(recs)]
+	o.pos = slices.Grow(o.pos[:0], len(recs))[:len(recs)]
+	o.runOf = slices.Grow(o.runOf[:0], len(recs))[:len(recs)]
+	o.runs = o.runs[:0]
+	if len(o.segs) != domains {
+		o.segs = make([][]shapeSeg, domains)
+	}
+	for pd := range domains {
+		keys := o.keys[start[pd]:start[pd+1]]
+		if remade {
+			o.mergeMoved(keys, o.nodes[start[pd]:start[pd+1]], key)
+		} else {
+			slices.Sort(keys)
+		}
+		segs := o.segs[pd][:0]
+		for i := 0; i < len(keys); {
+			shape := uint8(keys[i] >> 56)
+			sg := shapeSeg{lo: int32(len(o.runs)), shape: shape}
+			for i < len(keys) && uint8(keys[i]>>56) == shape {
+				r := nodeRun{start: start[pd] + int32(i), shape: shape}
+				for ; i < len(keys) && int(r.n) < runLen && uint8(keys[i]>>56) == shape; i++ {
+					n := index.NodeID(uint32(keys[i]))
+					p := r.start + int32(r.n)
+					o.nodes[p], o.recs[p], o.ties[p] = n, recs[n], s.ties[n]
+					o.pos[n], o.runOf[n] = p, int32(len(o.runs))
+					r.n++
+				}
+				o.runs = append(o.runs, r)
+				o.runs[len(o.runs)-1].takeMaxima(o)
+			}
+			sg.hi = int32(len(o.runs))
+			segs = append(segs, sg)
+		}
+		o.segs[pd] = segs
+	}
+	o.moved = slices.Grow(o.moved[:0], (len(recs)+63)/64)[:(len(recs)+63)/64]
+	clear(o.moved)
+	o.falls, o.remake = 0, false
+	s.orderMakes++
+	o.made = s.orderMakes
+}
+
+// mergeMoved sets keys to the sorted keys of a domain's nodes, in their
+// order as last made: those whose records did not move since keep it,
+// and the others are sorted apart and merged in.
+func (o *nodeOrder) mergeMoved(keys []uint64, nodes []index.NodeID, key func(index.NodeID) uint64) {
+	moved := o.scratch[:0]
+	kept := 0
+	for _, n := range nodes {
+		if o.moved[n>>6]&(1<<(n&63)) != 0 {
+			moved = append(moved, key(n))
+		} else {
+			keys[kept] = key(n)
+			kept++
+		}
+	}
+	slices.Sort(moved)
+	o.scratch = moved
+	// Merge from the back, into the room the moved keys leave.
+	i, j := kept-1, len(moved)-1
+	for k := len(keys) - 1; j >= 0; k-- {
+		if i >= 0 && keys[i] > moved[j] {
+			keys[k] = keys[i]
+			i--
+		} else {
+			keys[k] = moved[j]
+			j--
+		}
+	}
+}
+
+// takeMaxima sets run r of o's maxima from its nodes' records.
+func (r *nodeRun) takeMaxima(o *nodeOrder) {
+	r.cpu, r.mem, r.sum, r.balCap, r.signs, r.stale = 0, 0, 0, 0, 0, false
+	for _, f := range o.recs[r.start : r.start+int32(r.n)] {
+		r.raise(f)
+	}
+}
+
+// raise lifts r's maxima to record f.
+func (r *nodeRun) raise(f fitRec) {
+	r.cpu, r.mem, r.balCap = max(r.cpu, f.cpu), max(r.mem, f.mem), max(r.balCap, f.balCap)
+	r.sum = max(r.sum, uint32(f.cpu)+uint32(f.mem))
+	r.signs |= 1 << (f.sign + 1)
+}
+
+// noteRec keeps the run orders' maxima bounds as node n's shape record
+// changes from was to now.
+func (s *Solver) noteRec(n index.NodeID, was, now fitRec) {
+	for _, o := range s.orderList {
+		if o.remake {
+			continue
+		}
+		r := &o.runs[o.runOf[n]]
+		if now.shape != r.shape {
+			o.remake = true
+			continue
+		}
+		o.recs[o.pos[n]] = now
+		o.moved[n>>6] |= 1 << (n & 63)
+		r.raise(now)
+		if now.cpu < was.cpu || now.mem < was.mem || now.balCap < was.balCap || now.sign != was.sign {
+			r.stale = true
+			o.falls++
+		}
+	}
+}
+
+// runUpper bounds shapeUpper on every node of run r for shares sh. A
+// node's per-resource parts rc and rm are at most the run's maxima's, and
+// their sum, max(rc + rm, rc, rm, 0), at most the same with rc + rm
+// bounded from the run's highest sum: floor(x / 256) + floor(y / 256) is
+// at most floor((x + y) / 256).
+func runUpper(r *nodeRun, sh []shapeShare) int64 {
+	k := &sh[r.shape]
+	rc, rm := max((int64(r.cpu)-k.cpu)>>8, 0), max((int64(r.mem)-k.mem)>>8, 0)
+	sum := min(rc+rm, max((int64(r.sum)-k.cpu-k.mem)>>8, rc, rm))
+	bal := k.balOpp
+	if r.signs == 1<<(k.sign+1) {
+		bal = k.balSame
+	}
+	return weightFit*(sum/2) + min(bal, weightBalanced*int64(r.balCap))
+}
+
+// staticMax returns the most class cl's static scores can be on a node.
+func staticMax(cl *class) int64 {
+	st := slices.Max(cl.ttScore) + slices.Max(cl.naScore)
+	if cl.hasImg {
+		st += int64(cl.imgRef.max)
+	}
+	return st
+}
+
+// classSegs returns domain pd's shape segments of o in buf, the one whose
+// first run bounds highest for shares sh first.
+func classSegs(o *nodeOrder, pd int, sh []shapeShare, buf []shapeSeg) []shapeSeg {
+	buf = append(buf[:0], o.segs[pd]...)
+	slices.SortStableFunc(buf, func(a, b shapeSeg) int {
+		return cmp.Compare(runUpper(&o.runs[b.lo], sh), runUpper(&o.runs[a.lo], sh))
+	})
+	return buf
+}
+
+// feasibleRuns returns a bitset of the runs of o holding a node group g
+// finds feasible, made if g holds none for o as made now.
+func (s *Solver) feasibleRuns(g *group, o *nodeOrder) []uint64 {
+	if g.runsOf == o && g.runsMade == o.made {
+		return g.runs
+	}
+	rs := slices.Grow(g.runs[:0], (len(o.runs)+63)/64)[:(len(o.runs)+63)/64]
+	clear(rs)
+	dense := g.dense
+	for j := range o.runs {
+		r := &o.runs[j]
+		for _, n := range o.nodes[r.start : r.start+int32(r.n)] {
+			if dense[n>>6]&(1<<(n&63)) != 0 {
+				rs[j>>6] |= 1 << (j & 63)
+				break
+			}
+		}
+	}
+	g.runs, g.runsOf, g.runsMade = rs, o, o.made
+	return rs
+}

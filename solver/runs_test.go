@@ -1,0 +1,134 @@
+package solver
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kplace/kplace/index"
+)
+
+// TestRunUpperBoundsItsNodes checks runUpper against shapeUpper on random
+// runs of records and random shares: never below any node's bound, equal
+// to it on a run of one node. Shares above a node's parts (a node whose
+// free room in non-zero requests is below the class's share, where the
+// per-resource bound clamps to 0) and both balance cases come up.
+func TestRunUpperBoundsItsNodes(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(7, 7))
+	part := func() uint16 { return uint16(r.IntN(int(maxNodeScore<<8 | 255))) }
+	var clamped, tight, runs int
+	for range 20000 {
+		sh := make([]shapeShare, 1)
+		sh[0] = shapeShare{cpu: int64(r.IntN(40 << 8)), mem: int64(r.IntN(40 << 8)), sign: int8(r.IntN(3) - 1)}
+		if r.IntN(2) == 0 {
+			sh[0].balOpp, sh[0].balSame = int64(75+r.IntN(26)), 75
+		}
+		run := nodeRun{shape: 0}
+		recs := make([]fitRec, 1+r.IntN(runLen))
+		if r.IntN(4) == 0 {
+			recs = recs[:1]
+		}
+		for i := range recs {
+			recs[i] = fitRec{cpu: part(), mem: part(), balCap: uint8(r.IntN(101)), sign: int8(r.IntN(3) - 1)}
+			if r.IntN(3) == 0 { // near a share: one part clamps
+				recs[i].cpu = uint16(max(sh[0].cpu-int64(r.IntN(3<<8)), 0))
+			}
+			run.raise(recs[i])
+		}
+		ub := runUpper(&run, sh)
+		best := int64(-1)
+		for _, f := range recs {
+			nb := shapeUpper(f, sh)
+			if int64(f.cpu) < sh[0].cpu || int64(f.mem) < sh[0].mem {
+				clamped++
+			}
+			if nb > ub {
+				t.Fatalf("run %+v with shares %+v: bound %d below node %+v's %d", run, sh[0], ub, f, nb)
+			}
+			best = max(best, nb)
+		}
+		if len(recs) == 1 && ub != best {
+			t.Fatalf("run of one node %+v with shares %+v: bound %d, the node's %d", recs[0], sh[0], ub, best)
+		}
+		if ub == best {
+			tight++
+		}
+		runs++
+	}
+	if clamped < 1000 || tight < runs/4 {
+		t.Fatalf("%d clamped records, %d of %d runs tight: the test no longer exercises the bound", clamped, tight, runs)
+	}
+	t.Logf("%d runs, %d tight, %d clamped records", runs, tight, clamped)
+}
+
+// TestSessionFindsUntaintedRuns: nodes of the larger shape all carry a
+// NoSchedule taint in a session's first batch, so their runs hold no node
+// its group finds feasible; their taints go before the second batch,
+// whose pods (a class of their own) take the larger nodes, as a fresh
+// session's do.
+func TestSessionFindsUntaintedRuns(t *testing.T) {
+	t.Parallel()
+	in := &index.Input{}
+	for i := range 1200 {
+		b := makeNode(fmt.Sprintf("n%d", i)).label("zone", []string{"a", "b", "c"}[i%3]).alloc("pods", 110)
+		if i%2 == 0 {
+			b.alloc("cpu", 4000).alloc("memory", 16<<30)
+		} else {
+			b.alloc("cpu", 16000).alloc("memory", 64<<30).taint("dedicated", "x", index.EffectNoSchedule)
+		}
+		in.Nodes = append(in.Nodes, b.obj())
+	}
+	owner := &index.OwnerRef{Kind: index.KindReplicaSet, Name: "web-rs", APIVersion: "apps/v1"}
+	in.Workloads = append(in.Workloads,
+		index.Workload{Kind: index.KindReplicaSet, Namespace: "default", Name: "web-rs", Selector: sel("app", "web")},
+		index.Workload{Kind: index.KindService, Namespace: "default", Name: "web", Selector: &index.LabelSelector{MatchLabels: map[string]string{"app": "web"}}})
+	for i := range 80 {
+		// The second batch's pods request more: a class of their own, of
+		// the same group, whose first fill scans the runs.
+		p := makePod(fmt.Sprintf("web-%d", i)).label("app", "web").req("cpu", int64(500+100*(i/40))).req("memory", 1<<30).created(int64(i)).obj()
+		p.Owner = owner
+		in.Pods = append(in.Pods, p)
+	}
+	cfg := Config{Seed: 1, DefaultSpread: BuiltinDefaultSpread(), SystemDefaultSpread: true}
+	run := func(fresh bool) []string {
+		c, err := index.Build(cloneInput(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pending := slices.Clone(c.Pending)
+		var out []string
+		var ss *Session
+		for b := range 2 {
+			if b == 1 {
+				for n := range index.NodeID(c.NumNodes()) {
+					c.SetTaints(n, nil)
+				}
+			}
+			c.Pending = pending[b*40 : b*40+40]
+			if ss == nil || fresh {
+				ss = NewSession(c, cfg)
+			}
+			res := ss.Solve()
+			if res.leanFills == 0 {
+				t.Fatalf("batch %d: no lean fill; the test no longer exercises the runs", b)
+			}
+			large := 0
+			for _, cm := range res.Commits {
+				out = append(out, fmt.Sprintf("%d %s %s", b, c.Pods[cm.Pod].Name, c.Nodes[cm.Node].Name))
+				if cm.Node%2 == 1 {
+					large++
+				}
+			}
+			if want := []int{0, 40}[b]; len(res.Commits) != 40 || large != want {
+				t.Fatalf("batch %d (fresh %v): %d bindings, %d on the larger nodes, want 40 and %d", b, fresh, len(res.Commits), large, want)
+			}
+		}
+		return out
+	}
+	if kept, fresh := run(false), run(true); !slices.Equal(kept, fresh) {
+		t.Fatalf("the session placed\n%s\nand fresh sessions\n%s", strings.Join(kept, "\n"), strings.Join(fresh, "\n"))
+	}
+}
