@@ -39,6 +39,10 @@ type group struct {
 	// holds feasible nodes).
 	rawTT []int32
 	rawNA []int32
+	// ttNZ and naNZ hold, as bitsets, a superset of the nodes where rawTT
+	// and rawNA are not 0 (nil with them): a lean fill counts the others
+	// a word at a time.
+	ttNZ, naNZ []uint64
 	// dense is the feasible node set, one bit per node (set by init).
 	dense []uint64
 	// ttTop and naTop are the highest rawTT and rawNA on feasible nodes.
@@ -76,7 +80,7 @@ func (g *group) release() {
 	if g.windows != nil && g.dense != nil {
 		g.windows.put(g.dense, int(g.window[0]), int(g.window[1]))
 	}
-	g.rawTT, g.rawNA, g.tmpl, g.dense, g.windows = nil, nil, nil, nil, nil
+	g.rawTT, g.rawNA, g.ttNZ, g.naNZ, g.tmpl, g.dense, g.windows = nil, nil, nil, nil, nil, nil, nil
 }
 
 // class is one equivalence class of pending pods: equal in every field that
@@ -367,8 +371,9 @@ type taintSets struct {
 	bad   *roaring.Bitmap   // nodes with an untolerated NoSchedule/NoExecute taint, nil if none
 	pns   []*roaring.Bitmap // nodes with each untolerated PreferNoSchedule taint
 	rawTT []int32           // per node count of those, nil if none
-	// badDense is bad as a bitset; pns0 pns[0]'s when it is the only one.
-	badDense, pns0 []uint64
+	// badDense is bad as a bitset; pns0 pns[0]'s when it is the only one,
+	// and anyPNS the nodes with any of them (nil when none).
+	badDense, pns0, anyPNS []uint64
 }
 
 func newMemo() *memo {
@@ -462,8 +467,13 @@ func (m *memo) taintSets(c *index.Cluster, tols []index.Toleration, enc *keyEnco
 		}
 		if len(ts.pns) > 0 {
 			ts.rawTT = make([]int32, c.NumNodes())
+			ts.anyPNS = make([]uint64, (c.NumNodes()+63)/64)
 			for _, b := range ts.pns {
-				b.Iterate(func(n uint32) bool { ts.rawTT[n]++; return true })
+				b.Iterate(func(n uint32) bool {
+					ts.rawTT[n]++
+					ts.anyPNS[n>>6] |= 1 << (n & 63)
+					return true
+				})
 			}
 		}
 		return ts
@@ -562,7 +572,7 @@ func (g *group) initNamed(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncod
 
 	// TaintToleration: NoSchedule and NoExecute taints must be tolerated.
 	ts := m.taintSets(c, p.Tolerations, enc)
-	g.rawTT = ts.rawTT
+	g.rawTT, g.ttNZ = ts.rawTT, ts.anyPNS
 	if ts.badDense != nil {
 		g.nTaint = andNotCount(win, ts.badDense[lo:hi])
 	}
@@ -623,11 +633,13 @@ func (g *group) initNamed(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncod
 		}
 		if g.rawNA == nil {
 			g.rawNA = make([]int32, c.NumNodes())
+			g.naNZ = make([]uint64, len(g.dense))
 		}
 		w := pt.Weight
 		hit := false
 		for wi, word := range m.termDense(c, &pt.Term, enc) {
 			word &= g.dense[wi]
+			g.naNZ[wi] |= word
 			hit = hit || word != 0
 			for ; word != 0; word &= word - 1 {
 				g.rawNA[wi*64+bits.TrailingZeros64(word)] += w

@@ -43,7 +43,9 @@ type leanState struct {
 	// nodes lacking the key), -1 until made.
 	bareOf [2][]int32
 	// ttHist and naHist count the fitting nodes per raw TaintToleration
-	// and NodeAffinity value (nil when the group has no such column).
+	// and NodeAffinity value (nil when the group has no such column);
+	// the maxima read the values above 0 alone, and a fill counts those
+	// alone.
 	ttHist, naHist []int32
 }
 
@@ -123,13 +125,8 @@ func (s *Solver) fillLean(cl *class, b *buckets) {
 	s.parallel(ws, ln.fit, func(_ *scanner, lo, hi int) { s.fitWords(cl, ln.fit, lo, hi) })
 	np := s.nonBare(b, len(g.dense))
 	explicit := s.leanTouched[:0]
-	hist := ln.ttHist != nil || ln.naHist != nil
+	ln.countAll(g)
 	for wi, word := range ln.fit {
-		if hist {
-			for x := word; x != 0; x &= x - 1 {
-				ln.count(cl, index.NodeID(wi*64+bits.TrailingZeros64(x)), 1)
-			}
-		}
 		for x := word & np[wi]; x != 0; x &= x - 1 {
 			explicit = append(explicit, index.NodeID(wi*64+bits.TrailingZeros64(x)))
 		}
@@ -495,6 +492,25 @@ func (ln *leanState) count(cl *class, n index.NodeID, sign int32) {
 	}
 	if ln.naHist != nil {
 		ln.naHist[cl.g.rawNA[n]] += sign
+	}
+}
+
+// countAll counts the fitting nodes per raw value of group g's columns.
+// The maxima read the counts of values above 0 alone, so only the nodes
+// of ttNZ and naNZ (few: most nodes have neither) are looked at.
+func (ln *leanState) countAll(g *group) {
+	hist := func(h []int32, raw []int32, nz []uint64) {
+		for wi, word := range ln.fit {
+			for x := word & nz[wi]; x != 0; x &= x - 1 {
+				h[raw[wi*64+bits.TrailingZeros64(x)]]++
+			}
+		}
+	}
+	if ln.ttHist != nil {
+		hist(ln.ttHist, g.rawTT, g.ttNZ)
+	}
+	if ln.naHist != nil {
+		hist(ln.naHist, g.rawNA, g.naNZ)
 	}
 }
 
