@@ -6,30 +6,38 @@ import (
 	"github.com/kplace/kplace/index"
 )
 
-// roomLevels files the nodes by free cpu and free memory in power-of-two
-// levels, as bitsets like a group's dense one, so that a build's scan
-// visits only the nodes with room for the class: on a crowded cluster a
-// class's request fits on a few percent of the nodes, scattered (nearly
-// every 64-node word has one), and testing every feasible node's free
-// room was most of a build.
+// roomLevels files the nodes by free cpu and free memory in levels of a
+// quarter of a power of two, as bitsets like a group's dense one, so that
+// a build's scan visits only the nodes with room for the class: on a
+// crowded cluster a class's request fits on a few percent of the nodes,
+// scattered (nearly every 64-node word has one), and testing every
+// feasible node's free room was most of a build.
 //
 // cpu[l] holds the nodes whose free cpu is at least the level's floor (0
-// for level 0, with a pod slot left; 2^(l-1) above), mem[l] likewise for
-// memory; a node is in every level up to its own. A class needing c cpu and m memory can fit
-// only nodes of cpu[levelOf(c)] and mem[levelOf(m)]: the bits are a
-// superset of the nodes passing class.fitsFree, never fewer.
+// for level 0, with a pod slot left; then 1, 2, 3, 4, 5, 6, 7, 8, 10, 12,
+// 14, 16, 20, ...: the levels of 2^e are 2^e, 1.25 2^e, 1.5 2^e and 1.75
+// 2^e), mem[l] likewise for memory; a node is in every level up to its
+// own. A class needing c cpu and m memory can fit only nodes of
+// cpu[levelOf(c)] and mem[levelOf(m)]: the bits are a superset of the
+// nodes passing class.fitsFree, never fewer. A lean fill tests in full
+// only the nodes below the level past the request (fitWords), those with
+// at most about 1.25 times the request free.
 type roomLevels struct {
 	cpu, mem [roomLevelCount][]uint64
 	// lvl is each node's current levels (cpu, mem; -1: in none).
-	lvl [][2]int8
+	lvl [][2]int16
 }
 
-// roomLevelCount is how many levels there are: the last one's floor, 2^46,
-// is past any cpu in millicores and 64 TiB of memory in bytes.
-const roomLevelCount = 48
+// roomSub is how many bits of a value past its highest set one pick its
+// level within its power of two.
+const roomSub = 2
+
+// roomLevelCount is how many levels there are: the last one's floor,
+// 1.75 2^46, is past any cpu in millicores and 64 TiB of memory in bytes.
+const roomLevelCount = 1 + 47<<roomSub
 
 // levelOf is the highest level whose floor v reaches (-1: v < 0): level 0
-// for 0, else 1 + floor(log2 v), capped.
+// for 0, else 1 + 4 floor(log2 v) + the next two bits of v, capped.
 func levelOf(v int64) int {
 	switch {
 	case v < 0:
@@ -37,7 +45,14 @@ func levelOf(v int64) int {
 	case v == 0:
 		return 0
 	}
-	return min(bits.Len64(uint64(v)), roomLevelCount-1)
+	e := bits.Len64(uint64(v)) - 1
+	var f int
+	if e >= roomSub {
+		f = int(v>>(e-roomSub)) & (1<<roomSub - 1)
+	} else {
+		f = int(v<<(roomSub-e)) & (1<<roomSub - 1)
+	}
+	return min(1+e<<roomSub+f, roomLevelCount-1)
 }
 
 func (r *roomLevels) init(nodes int) {
@@ -46,9 +61,9 @@ func (r *roomLevels) init(nodes int) {
 		r.cpu[l] = make([]uint64, words)
 		r.mem[l] = make([]uint64, words)
 	}
-	r.lvl = make([][2]int8, nodes)
+	r.lvl = make([][2]int16, nodes)
 	for n := range r.lvl {
-		r.lvl[n] = [2]int8{-1, -1}
+		r.lvl[n] = [2]int16{-1, -1}
 	}
 }
 
@@ -67,7 +82,7 @@ func (r *roomLevels) set(n index.NodeID, f nodeFree) {
 	}
 	move(&r.cpu, int(cur[0]), cpuL)
 	move(&r.mem, int(cur[1]), memL)
-	cur[0], cur[1] = int8(cpuL), int8(memL)
+	cur[0], cur[1] = int16(cpuL), int16(memL)
 }
 
 // of returns the level bitsets that hold every node with room for class
@@ -78,9 +93,8 @@ func (r *roomLevels) of(cl *class) (cpu, mem []uint64) {
 }
 
 // atLeast returns the level bitset of the nodes whose free room (of
-// levels) is certainly at least need: the level above need's own (its floor is the
-// power of two past need), or need's own for need 0; nil when there is
-// none.
+// levels) is certainly at least need: the level above need's own (its
+// floor is past need), or need's own for need 0; nil when there is none.
 func (r *roomLevels) atLeast(need int64, levels *[roomLevelCount][]uint64) []uint64 {
 	l := levelOf(need)
 	if need > 0 {
