@@ -243,7 +243,9 @@ func (s *Solver) scanRuns(cl *class, b *buckets, o *nodeOrder, segs []shapeSeg, 
 				default:
 					sn = cl.staticScore(n)
 				}
-				if ub := shapeUpper(recs[p], shares) + sn; len(t.heap) == keep && ub <= t.heap[0].score {
+				rec := recs[p]
+				k := &shares[rec.shape]
+				if ub := k.fitBound(rec) + k.balBound(rec) + sn; len(t.heap) == keep && ub <= t.heap[0].score { // shapeUpper
 					// Out unless a bound equal to the worst kept entry
 					// wins its tie-break. A pruned node only raises t's
 					// cut when it may beat it.

@@ -143,7 +143,7 @@ func checkOrder(t *testing.T, s *Solver, o *nodeOrder) int {
 					if o.topo != nil && int(o.topo.Of[n])+1 != pd {
 						t.Fatalf("node %d of domain %d in the runs of %d", n, o.topo.Of[n], pd-1)
 					}
-					if f.cpu > r.cpu || f.mem > r.mem || uint32(f.cpu)+uint32(f.mem) > r.sum || f.balCap > r.balCap || r.signs&(1<<(f.sign+1)) == 0 {
+					if f.cpu > r.cpu || f.mem > r.mem || uint32(f.cpu)+uint32(f.mem) > r.sum || f.balCap > r.balCap || f.d < r.dmin || f.d > r.dmax {
 						t.Fatalf("node %d: record %+v above its run's maxima %+v", n, f, *r)
 					}
 				}

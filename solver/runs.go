@@ -2,6 +2,7 @@ package solver
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"github.com/kplace/kplace/index"
@@ -18,7 +19,8 @@ import (
 // buckets split by, by shape and then by the cpu plus memory parts of
 // their shape records, most free first, and the order is cut into runs
 // of up to runLen nodes of one shape. A run keeps the maxima of its
-// nodes' records and the signs they have; a class bounds a run from them
+// nodes' records and the range of their balance differences; a class
+// bounds a run from them
 // as shapeUpper bounds a node (the bound only grows with each part), so a
 // run whose bound cannot enter the bucket is passed over whole, and the
 // nodes of the others are tested as before. Each domain's runs are
@@ -43,14 +45,12 @@ type nodeRun struct {
 	start int32
 	n     uint8
 	shape uint8
-	// signs has bit sign+1 set when a node of that balance sign is in
-	// the run (see fitRec).
-	signs uint8
 	// stale: a node's record fell since the maxima were taken.
-	stale    bool
-	cpu, mem uint16 // the nodes' highest fitRec.cpu and fitRec.mem,
-	sum      uint32 // their highest sum of the two
-	balCap   uint8  // and highest fitRec.balCap
+	stale      bool
+	cpu, mem   uint16 // the nodes' highest fitRec.cpu and fitRec.mem,
+	sum        uint32 // their highest sum of the two,
+	dmin, dmax int16  // their least and highest fitRec.d
+	balCap     uint8  // and highest fitRec.balCap
 }
 
 // shapeSeg is the runs of one shape in a domain: runs [lo, hi).
@@ -216,7 +216,8 @@ func (o *nodeOrder) mergeMoved(keys []uint64, nodes []index.NodeID, key func(ind
 
 // takeMaxima sets run r of o's maxima from its nodes' records.
 func (r *nodeRun) takeMaxima(o *nodeOrder) {
-	r.cpu, r.mem, r.sum, r.balCap, r.signs, r.stale = 0, 0, 0, 0, 0, false
+	r.cpu, r.mem, r.sum, r.balCap, r.stale = 0, 0, 0, 0, false
+	r.dmin, r.dmax = math.MaxInt16, math.MinInt16
 	for _, f := range o.recs[r.start : r.start+int32(r.n)] {
 		r.raise(f)
 	}
@@ -226,7 +227,7 @@ func (r *nodeRun) takeMaxima(o *nodeOrder) {
 func (r *nodeRun) raise(f fitRec) {
 	r.cpu, r.mem, r.balCap = max(r.cpu, f.cpu), max(r.mem, f.mem), max(r.balCap, f.balCap)
 	r.sum = max(r.sum, uint32(f.cpu)+uint32(f.mem))
-	r.signs |= 1 << (f.sign + 1)
+	r.dmin, r.dmax = min(r.dmin, f.d), max(r.dmax, f.d)
 }
 
 // noteRec keeps the run orders' maxima bounds as node n's shape record
@@ -244,7 +245,7 @@ func (s *Solver) noteRec(n index.NodeID, was, now fitRec) {
 		o.recs[o.pos[n]] = now
 		o.moved[n>>6] |= 1 << (n & 63)
 		r.raise(now)
-		if now.cpu < was.cpu || now.mem < was.mem || now.balCap < was.balCap || now.sign != was.sign {
+		if now.cpu < was.cpu || now.mem < was.mem || now.balCap < was.balCap || now.d != was.d {
 			r.stale = true
 			o.falls++
 		}
@@ -260,10 +261,12 @@ func runUpper(r *nodeRun, sh []shapeShare) int64 {
 	k := &sh[r.shape]
 	rc, rm := max((int64(r.cpu)-k.cpu)>>8, 0), max((int64(r.mem)-k.mem)>>8, 0)
 	sum := min(rc+rm, max((int64(r.sum)-k.cpu-k.mem)>>8, rc, rm))
-	bal := k.balOpp
-	if r.signs == 1<<(k.sign+1) {
-		bal = k.balSame
+	// balanceBound falls as d rises when dq > 0, rises when dq < 0.
+	d := r.dmax
+	if k.dq > 0 {
+		d = r.dmin
 	}
+	bal := k.balanceBound(int64(d))
 	return weightFit*(sum/2) + min(bal, weightBalanced*int64(r.balCap))
 }
 

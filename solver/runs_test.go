@@ -2,19 +2,22 @@ package solver
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
 )
 
 // TestRunUpperBoundsItsNodes checks runUpper against shapeUpper on random
 // runs of records and random shares: never below any node's bound, equal
 // to it on a run of one node. Shares above a node's parts (a node whose
 // free room in non-zero requests is below the class's share, where the
-// per-resource bound clamps to 0) and both balance cases come up.
+// per-resource bound clamps to 0) and the three balance cases (a bound
+// alone, by the shape's share, none) come up.
 func TestRunUpperBoundsItsNodes(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 7))
@@ -22,17 +25,25 @@ func TestRunUpperBoundsItsNodes(t *testing.T) {
 	var clamped, tight, runs int
 	for range 20000 {
 		sh := make([]shapeShare, 1)
-		sh[0] = shapeShare{cpu: int64(r.IntN(40 << 8)), mem: int64(r.IntN(40 << 8)), sign: int8(r.IntN(3) - 1)}
-		if r.IntN(2) == 0 {
-			sh[0].balOpp, sh[0].balSame = int64(75+r.IntN(26)), 75
+		sh[0] = shapeShare{cpu: int64(r.IntN(40 << 8)), mem: int64(r.IntN(40 << 8))}
+		switch r.IntN(3) {
+		case 0: // a balance bound alone (the shared shape)
+			sh[0].balAdd = int64(r.IntN(26))
+		case 1: // by the shape's share
+			sh[0].dq = int64(r.IntN(2*balScale+1) - balScale)
+		default: // no BalancedAllocation score
+			sh[0].balAdd = -weightBalanced * balanceTerm(0)
 		}
-		run := nodeRun{shape: 0}
+		run := nodeRun{shape: 0, dmin: math.MaxInt16, dmax: math.MinInt16} // as takeMaxima starts
 		recs := make([]fitRec, 1+r.IntN(runLen))
 		if r.IntN(4) == 0 {
 			recs = recs[:1]
 		}
 		for i := range recs {
-			recs[i] = fitRec{cpu: part(), mem: part(), balCap: uint8(r.IntN(101)), sign: int8(r.IntN(3) - 1)}
+			recs[i] = fitRec{cpu: part(), mem: part(), balCap: uint8(r.IntN(101)), d: int16(r.IntN(2*balScale+1) - balScale)}
+			if r.IntN(4) == 0 {
+				recs[i].d = int16(r.IntN(3) - 1)
+			}
 			if r.IntN(3) == 0 { // near a share: one part clamps
 				recs[i].cpu = uint16(max(sh[0].cpu-int64(r.IntN(3<<8)), 0))
 			}
@@ -131,4 +142,48 @@ func TestSessionFindsUntaintedRuns(t *testing.T) {
 	if kept, fresh := run(false), run(true); !slices.Equal(kept, fresh) {
 		t.Fatalf("the session placed\n%s\nand fresh sessions\n%s", strings.Join(kept, "\n"), strings.Join(fresh, "\n"))
 	}
+}
+
+// TestBalanceBoundAboveScore checks balanceBound, from a node's rounded
+// balance difference and a shape's rounded share, against
+// BalancedAllocation's exact score on random nodes and requests where the
+// pod fits, many with fractions equal or a unit apart (where the rounding
+// and the truncations meet), and that it is often exact.
+func TestBalanceBoundAboveScore(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(11, 11))
+	checked, equal := 0, 0
+	for range 400000 {
+		capCPU, capMem := int64(1000*(1+r.IntN(64))), int64(1+r.IntN(256))<<30
+		useCPU, useMem := r.Int64N(capCPU+1), r.Int64N(capMem+1)
+		if r.IntN(3) == 0 { // the same fraction of each, or nearly
+			useMem = capMem / capCPU * useCPU
+			if r.IntN(2) == 0 {
+				useMem += int64(r.IntN(3) - 1)
+			}
+		}
+		podCPU, podMem := r.Int64N(capCPU-useCPU+1), r.Int64N(capMem-useMem+1)
+		if r.IntN(3) == 0 {
+			podMem = capMem / capCPU * podCPU
+		}
+		if podCPU == 0 && podMem == 0 || useMem < 0 || useMem > capMem || useMem+podMem > capMem {
+			continue
+		}
+		a, b := float64(podCPU)/float64(capCPU), float64(podMem)/float64(capMem)
+		k := shapeShare{dq: int64(math.Round((a - b) * balScale))}
+		d := balanceDiff(float64(useCPU)/float64(capCPU), float64(useMem)/float64(capMem))
+		got := k.balanceBound(int64(d))
+		want := weightBalanced * rules.BalancedScore(useCPU, useMem, podCPU, podMem, capCPU, capMem)
+		if got < want {
+			t.Fatalf("cap %d/%d, used %d/%d, pod %d/%d: bound %d below the score %d", capCPU, capMem, useCPU, useMem, podCPU, podMem, got, want)
+		}
+		checked++
+		if got == want {
+			equal++
+		}
+	}
+	if checked < 200000 || equal < checked/2 {
+		t.Fatalf("%d checked, %d exact: the test no longer exercises the bound", checked, equal)
+	}
+	t.Logf("%d checked, the bound exact on %d", checked, equal)
 }

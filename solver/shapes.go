@@ -19,11 +19,16 @@ import (
 // its bound is a few integer operations on an eight-byte record (against
 // a float bound, upper, on a 32-byte one) and off by at most a point.
 //
-// BalancedAllocation is bounded the same way: the pod moves the balance by
-// at most the shape's gain (see balanceGain), never above 100, and by at
-// most 1 (a truncation) when it adds to the side the node already leans
-// to: its cpu fraction above its memory fraction on the shape (sign 1)
-// on a node whose is too, or below on one whose is below (sign -1).
+// BalancedAllocation's balance is 100 - 50 |fc - fm| (truncated) for the
+// node's requested fractions fc and fm; a pod adds its own, a and b, so
+// on a node where it fits (no fraction clamped at 1) it moves the balance
+// by 50 (|d| - |d + a - b|), d = fc - fm, less than 1 off for the
+// truncations. a - b depends on the shape alone: a node keeps d in
+// 16384ths (balScale) and a class its a - b per shape, and the bound is
+// that formula with a margin for the rounding (balanceBound). On the
+// shared shape, whose nodes differ in capacity, the pod moves the balance
+// by at most the most it could on any of them (see balanceGain), never
+// above 100.
 
 // Shape ids: the first shapes seen get their own; the others share
 // sharedShape, and nodes without cpu or memory capacity take noCapShape.
@@ -35,15 +40,26 @@ const (
 // fitRec is a node's record for the shape bound: its per-resource
 // NodeResourcesFit scores with no extra request, in 256ths (truncated;
 // both its fit score where it lacks cpu or memory, 100 under
-// MostAllocated, with the fraction at its most), the most its
-// BalancedAllocation score can be (balanceTerm of 100 less its balance),
-// the sign of its cpu less memory fraction, and its shape.
+// MostAllocated, with the fraction at its most), its cpu less memory
+// fraction d (clamped at 1) in 16384ths (rounded, away from 0 below a
+// unit, so that its sign is exact; 0 where it lacks cpu or memory), the
+// most its BalancedAllocation score can be (balanceTerm of 100 less its
+// balance), and its shape.
 type fitRec struct {
 	cpu, mem uint16
+	d        int16
 	balCap   uint8
-	sign     int8
 	shape    uint8
 }
+
+// balScale is the unit of fitRec.d and shapeShare.dq: 1/16384.
+const balScale = 1 << 14
+
+// balMargin covers, in points times balScale, the rounding of d and dq in
+// balanceBound: |d| - |d + dq| is off by at most 2.5/balScale from its
+// real value (1 for d, rounded away from 0; 1/2 for dq, twice), 125
+// after the factor 50.
+const balMargin = 160
 
 // shapeTable maps capacity pairs to shape ids.
 type shapeTable struct {
@@ -81,9 +97,9 @@ func (s *Solver) setFitRec(n index.NodeID, h *nodeHot) {
 	was := *r
 	r.shape = s.shapes.shapeOf(h.capCPU, h.capMem, r.shape)
 	r.balCap = uint8(balanceTerm(maxNodeScore - h.bal))
-	r.sign = 0
+	r.d = 0
 	if r.shape != noCapShape {
-		r.sign = balanceSign(float64(h.useCPU)*h.invCPU, float64(h.useMem)*h.invMem)
+		r.d = balanceDiff(float64(h.useCPU)*h.invCPU, float64(h.useMem)*h.invMem)
 	}
 	switch {
 	case s.cfg.Strategy != LeastAllocated:
@@ -122,17 +138,37 @@ func balanceSign(fc, fm float64) int8 {
 	return 0
 }
 
+// balanceDiff is fitRec.d for fractions fc and fm: their difference,
+// clamped to 1 as rules.Balance clamps them, in balScale units, rounded
+// away from 0 below one.
+func balanceDiff(fc, fm float64) int16 {
+	fc, fm = min(fc, 1), min(fm, 1)
+	d := int16(math.Round((fc - fm) * balScale))
+	if d == 0 {
+		d = int16(balanceSign(fc, fm))
+	}
+	return d
+}
+
 // shapeShare is what a class's requests take on one shape: cpu and mem
-// of the per-resource scores, in 256ths (truncated), and sign the sign of
-// their cpu less memory fraction (0 where unknown). balOpp is the most its
-// weighted BalancedAllocation score can be (balanceTerm of the most the
-// requests add to the balance, see balanceGain), balSame that on a node
-// leaning to the same side (a gain of 1), both 0 for a class that gets no
-// such score.
+// of the per-resource scores, in 256ths (truncated), and dq their cpu
+// less memory fraction in balScale units (rounded) on a shape of its own.
+// balAdd is 0 there; elsewhere (the shared shape, or a class that gets no
+// BalancedAllocation score) dq is 0, which bounds the score at 75, and
+// balAdd takes it to the most the class's score can be.
 type shapeShare struct {
-	cpu, mem        int64
-	balOpp, balSame int64
-	sign            int8
+	cpu, mem int64
+	dq       int64
+	balAdd   int64
+}
+
+// balanceBound bounds the weighted BalancedAllocation score of a class
+// with share k on a node of balance difference d (fitRec.d) where it
+// fits: the balance moves by less than 50 (|d| - |d + dq|) + 1 points.
+func (k *shapeShare) balanceBound(d int64) int64 {
+	x := d + k.dq
+	g := (50*(max(d, -d)-max(x, -x)) + balMargin + balScale) >> 14 // + 1 point
+	return weightBalanced*(maxNodeScore/2+(maxNodeScore/2+g)/2) + k.balAdd
 }
 
 // shapeShares fills s.shares with class cl's share on every shape, and
@@ -162,27 +198,27 @@ func (s *Solver) shapeShares(cl *class) []shapeShare {
 				k.mem = int64(scoreParts(cl.demand.ScoreMem, c[1]))
 			}
 		}
-		a, b := float64(cl.balCPU)/float64(c[0]), float64(cl.balMem)/float64(c[1])
-		k.sign = balanceSign(a, b)
-		k.setBalance(cl, balanceGain(math.Abs(a-b)))
+		if cl.balance {
+			a, b := float64(cl.balCPU)/float64(c[0]), float64(cl.balMem)/float64(c[1])
+			k.dq = int64(math.Round((a - b) * balScale))
+		} else {
+			k.balAdd = -weightBalanced * balanceTerm(0)
+		}
 		sh[id] = k
 	}
+	// The shared shape: the most the requests can move a balance on the
+	// least capacities; no capacity: a balance of 100, moved by nothing.
 	gain := int64(maxNodeScore / 2)
 	if s.minCPU != math.MaxInt64 {
 		gain = balanceGain(max(float64(cl.balCPU)/float64(s.minCPU), float64(cl.balMem)/float64(s.minMem)))
 	}
 	sh[sharedShape], sh[noCapShape] = shapeShare{}, shapeShare{}
-	sh[sharedShape].setBalance(cl, gain)
-	sh[noCapShape].setBalance(cl, maxNodeScore/2)
-	return sh
-}
-
-// setBalance sets k's balance bounds for class cl from the most its
-// requests add to the balance on the shape.
-func (k *shapeShare) setBalance(cl *class, gain int64) {
 	if cl.balance {
-		k.balOpp, k.balSame = weightBalanced*balanceTerm(gain), weightBalanced*balanceTerm(1)
+		sh[sharedShape].balAdd = weightBalanced * (balanceTerm(gain) - balanceTerm(0))
+	} else {
+		sh[sharedShape].balAdd, sh[noCapShape].balAdd = -weightBalanced*balanceTerm(0), -weightBalanced*balanceTerm(0)
 	}
+	return sh
 }
 
 // balanceTerm is the BalancedAllocation score of a pod that raises the
@@ -199,12 +235,20 @@ func balanceTerm(gain int64) int64 {
 // is the same-side bound (balanceTerm of 0 and of 1 are both 75).
 func shapeUpper(r fitRec, sh []shapeShare) int64 {
 	k := &sh[r.shape]
+	return k.fitBound(r) + k.balBound(r)
+}
+
+// fitBound is shapeUpper's NodeResourcesFit part, for share k on r's
+// shape (apart, so that each part inlines where shapeUpper would not).
+func (k *shapeShare) fitBound(r fitRec) int64 {
 	rc, rm := max((int64(r.cpu)-k.cpu)>>8, 0), max((int64(r.mem)-k.mem)>>8, 0)
-	bal := k.balOpp
-	if r.sign == k.sign {
-		bal = k.balSame
-	}
-	return weightFit*((rc+rm)/2) + min(bal, weightBalanced*int64(r.balCap))
+	return weightFit * ((rc + rm) / 2)
+}
+
+// balBound is shapeUpper's BalancedAllocation part, for share k on r's
+// shape: balanceBound, and no more than the node's balance leaves.
+func (k *shapeShare) balBound(r fitRec) int64 {
+	return min(k.balanceBound(int64(r.d)), weightBalanced*int64(r.balCap))
 }
 
 // balanceGain bounds how many points a pod taking fractions a and b of a
