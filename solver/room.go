@@ -46,12 +46,8 @@ func levelOf(v int64) int {
 		return 0
 	}
 	e := bits.Len64(uint64(v)) - 1
-	var f int
-	if e >= roomSub {
-		f = int(v>>(e-roomSub)) & (1<<roomSub - 1)
-	} else {
-		f = int(v<<(roomSub-e)) & (1<<roomSub - 1)
-	}
+	// The roomSub bits after the highest: shifted to the top, then down.
+	f := int(uint64(v)<<(63-e)>>(63-roomSub)) & (1<<roomSub - 1)
 	return min(1+e<<roomSub+f, roomLevelCount-1)
 }
 
