@@ -235,6 +235,17 @@ func (s *Solver) scanRuns(cl *class, b *buckets, o *nodeOrder, segs []shapeSeg, 
 				if fit[wi]&^np[wi]&bit == 0 || elig != nil && (elig[wi]&bit == 0) != (ig == 1) {
 					continue
 				}
+				rec := recs[p]
+				k := &shares[rec.shape]
+				ub := k.fitBound(rec) + k.balBound(rec) // shapeUpper
+				// First with the most the static scores can be: most
+				// nodes go without reading their columns (a cache miss).
+				if len(t.heap) == keep && ub+stMax < t.heap[0].score {
+					if !t.truncated || ub+stMax >= t.cut.score {
+						t.drop(entry{score: ub + stMax, tie: ties[p], node: n})
+					}
+					continue
+				}
 				sn := st
 				switch {
 				case stConst:
@@ -243,9 +254,7 @@ func (s *Solver) scanRuns(cl *class, b *buckets, o *nodeOrder, segs []shapeSeg, 
 				default:
 					sn = cl.staticScore(n)
 				}
-				rec := recs[p]
-				k := &shares[rec.shape]
-				if ub := k.fitBound(rec) + k.balBound(rec) + sn; len(t.heap) == keep && ub <= t.heap[0].score { // shapeUpper
+				if ub += sn; len(t.heap) == keep && ub <= t.heap[0].score {
 					// Out unless a bound equal to the worst kept entry
 					// wins its tie-break. A pruned node only raises t's
 					// cut when it may beat it.
