@@ -597,19 +597,31 @@ func (s *Solver) syncLean(cl *class) {
 		s.fillBuckets(cl)
 		return
 	}
+	var shares []shapeShare // made for the first bare node that may stay out
 	for _, n := range touched {
 		if ln.fit[n>>6]&(1<<(n&63)) == 0 {
 			continue
 		}
-		e := entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: c.Gen[n]}
 		id := int32(0)
 		if s.isBare(b, n) {
 			_, id = s.bareBucket(cl, b, n)
+			// A node whose shape bound does not beat a truncated bare
+			// bucket's cut stays out unscored: the cut bounds it, and a
+			// refill finds it when the bucket's entries fall below it.
+			if bk := &b.list[id]; bk.truncated {
+				if shares == nil {
+					shares = s.shapeShares(cl)
+				}
+				if ub := (entry{score: shapeUpper(s.fitRecs[n], shares) + cl.staticScore(n), tie: s.ties[n], node: n}); !better(&ub, &bk.cut) {
+					bk.members++
+					continue
+				}
+			}
 		} else {
 			id = s.bucketOf(cl, b, n)
 			ln.explicit[n] = id
 		}
-		b.list[id].heap.push(e)
+		b.list[id].heap.push(entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: c.Gen[n]})
 		b.list[id].members++
 	}
 }
