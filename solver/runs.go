@@ -20,9 +20,9 @@ import (
 // their shape records, most free first, and the order is cut into runs
 // of up to runLen nodes of one shape. A run keeps the maxima of its
 // nodes' records and the range of their balance differences; a class
-// bounds a run from them
-// as shapeUpper bounds a node (the bound only grows with each part), so a
-// run whose bound cannot enter the bucket is passed over whole, and the
+// bounds a run from them as shapeUpper bounds a node (the bound grows
+// with each score part and moves one way with the balance difference), so
+// a run whose bound cannot enter the bucket is passed over whole, and the
 // nodes of the others are tested as before. Each domain's runs are
 // visited shape by shape, the shape whose first run bounds highest
 // first, so that the bucket holds good nodes early.
