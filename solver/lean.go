@@ -26,8 +26,11 @@ import (
 // A bare bucket whose entries ran out while its cut may hold its best node
 // is rescanned alone, from its domain's nodes.
 //
-// A fill then costs a fit test per feasible node and a score for the few
-// that can enter a domain's best (pruned by the shape bound, shapes.go). The
+// A fill then costs a fit test per feasible node (a word at a time where
+// the room levels settle it) and a score for the few that can enter a
+// domain's best (pruned run by run, runs.go, then by the shape bound,
+// shapes.go); a sync leaves out a changed bare node its bucket's cut
+// bounds. The
 // class keeps its fitting nodes as a bitset, to keep the counts exact as
 // nodes change, and counts them per TaintToleration and NodeAffinity raw
 // value: the normalisation maxima come from those counts, where a full
@@ -162,15 +165,10 @@ func (s *Solver) fillLean(cl *class, b *buckets) {
 	shares := s.shapeShares(cl)
 	o := s.orderFor(b.topo)
 	s.feasibleRuns(g, o)
-	segs := s.segBuf[:0]
-	for i := 0; i < len(slots); i += 2 {
-		var buf []shapeSeg
-		if len(segs) < cap(segs) {
-			buf = segs[:len(segs)+1][len(segs)]
-		}
-		segs = append(segs, classSegs(o, slots[i]%domains, shares, buf))
+	segs := s.segBufs(len(slots) / 2)
+	for i := range segs {
+		segs[i] = classSegs(o, slots[2*i]%domains, shares, segs[i])
 	}
-	s.segBuf = segs
 	s.eachWorker(len(ws), func(i int) {
 		for j := 0; j < len(slots); j += 2 {
 			s.scanRuns(cl, b, o, segs[j/2], np, shares, slots[j], &ws[i].doms[slots[j]], keep, i, len(ws))
@@ -183,6 +181,14 @@ func (s *Solver) fillLean(cl *class, b *buckets) {
 		}
 	}
 	cl.buckets = b
+}
+
+// segBufs returns n segment buffers (for classSegs), kept across scans.
+func (s *Solver) segBufs(n int) [][]shapeSeg {
+	for len(s.segBuf) < n {
+		s.segBuf = append(s.segBuf, nil)
+	}
+	return s.segBuf[:n]
 }
 
 // mergeTops merges the workers' best entries of slot into the first
@@ -306,8 +312,8 @@ func eligibleOf(cl *class) []uint64 {
 }
 
 // fitWords sets fit's words [lo, hi) to the feasible nodes that fit cl
-// now. A node whose free cpu and memory are both at least the next power
-// of two above the requests fits the class's cpu, memory and pod count
+// now. A node whose free cpu and memory both reach the room level past the
+// requests (roomLevels.atLeast) fits the class's cpu, memory and pod count
 // (the levels hold only nodes with a pod slot left), so only the class's
 // other resources and host ports are tested there (fitsExtra); the other
 // nodes with room are tested in full.
@@ -663,13 +669,10 @@ func (s *Solver) refillBare(cl *class, b *buckets, id int32) {
 	shares := s.shapeShares(cl)
 	o := s.orderFor(b.topo)
 	s.feasibleRuns(cl.g, o)
-	if len(s.segBuf) == 0 {
-		s.segBuf = append(s.segBuf, nil)
-	}
-	segs := classSegs(o, slot%len(ln.bareOf[0]), shares, s.segBuf[0])
-	s.segBuf[0] = segs
+	segs := s.segBufs(1)
+	segs[0] = classSegs(o, slot%len(ln.bareOf[0]), shares, segs[0])
 	s.eachWorker(len(ws), func(i int) {
-		s.scanRuns(cl, b, o, segs, np, shares, slot, &ws[i].doms[slot], keep, i, len(ws))
+		s.scanRuns(cl, b, o, segs[0], np, shares, slot, &ws[i].doms[slot], keep, i, len(ws))
 	})
 	bk.fromTop(mergeTops(ws, slot, keep))
 	if chk := s.cfg.sw.checkBare; chk != nil {

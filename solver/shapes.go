@@ -231,8 +231,8 @@ func balanceTerm(gain int64) int64 {
 // a class with shares sh on a node of record r. A per-resource score is
 // floor(a - b) for the node's a and the share b (or 0): at most
 // floor((A - B) / 256) for their truncations A and B in 256ths, since a -
-// b < (A + 1 - B) / 256. A node of sign 0 has a balance of 100, whose cap
-// is the same-side bound (balanceTerm of 0 and of 1 are both 75).
+// b < (A + 1 - B) / 256. The BalancedAllocation part is balanceBound, no
+// more than the node's balance leaves (fitRec.balCap).
 func shapeUpper(r fitRec, sh []shapeShare) int64 {
 	k := &sh[r.shape]
 	return k.fitBound(r) + k.balBound(r)

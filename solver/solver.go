@@ -252,13 +252,14 @@ type nodeArrays struct {
 	bounds []nodeBound
 	bound  []int16
 	// fitRecs holds each node's shape record (see shapes.go; nil until
-	// the first lean scan), orders them in runs per topology (runs.go;
-	// orderList the same, in the order made), shapes their ids and shares the shares of the
-	// class being scanned; minCPU and minMem are the least cpu and memory
-	// capacities the nodes have had (see shapeShares); portMasks holds
-	// each node's host ports in use as a mask (portMask); ties each
-	// node's tie-break hash (nodeHot.tie), for the scans that read it
-	// alone.
+	// the first lean scan), orders the nodes in runs per topology
+	// (runs.go; orderList the same orders, for noteRec to walk, and
+	// orderMakes counts their makes), shapes the shape ids and shares the
+	// shares of the class being scanned; minCPU and minMem are the least
+	// cpu and memory capacities the nodes have had (see shapeShares);
+	// portMasks holds each node's host ports in use as a mask (portMask);
+	// ties each node's tie-break hash (nodeHot.tie), for the scans that
+	// read it alone.
 	fitRecs        []fitRec
 	orders         map[*index.Topology]*nodeOrder
 	orderMakes     int
