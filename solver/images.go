@@ -81,8 +81,20 @@ func (s *Solver) dropImages(cl *class) {
 
 // imageColumn returns the ImageLocality scores of p's images on every
 // node, or nil when they are 0 on every node, and the highest of them.
+// The score only rises with the images a node holds, so when a node
+// holding them all would score 0 no node is visited (most pods: an image
+// on few nodes is scaled down by its spread).
 func (s *Solver) imageColumn(p *index.Pod) ([]uint8, uint8) {
 	c := s.c
+	var all int64
+	for _, name := range p.Images {
+		if id, ok := c.Images.ID[name]; ok {
+			all += c.ScaledImageScore(id)
+		}
+	}
+	if index.ImageScore(all, p.ImageContainers) == 0 {
+		return nil, 0
+	}
 	sum := s.imageSum
 	if sum == nil {
 		sum = make([]int64, c.NumNodes())

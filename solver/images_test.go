@@ -1,9 +1,12 @@
 package solver
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
 )
 
 // TestImageLocality: of three equal nodes, two hold the pod's 800 MiB
@@ -72,5 +75,69 @@ func TestImagesWithoutNodeImages(t *testing.T) {
 	s.awaitGroups()
 	if classOf[0] != classOf[1] || s.classes[classOf[0]].hasImg {
 		t.Errorf("classes %v, scored %v: want one class without image scores", classOf, s.classes[classOf[0]].hasImg)
+	}
+}
+
+// TestImageColumnMatchesRule: imageColumn's scores equal ImageLocality's
+// rule on every node, for pods of one to four images (repeated, or held
+// by no node) over images of random sizes on random shares of the nodes,
+// whether or not a node holding them all could score (the column skips
+// the nodes then).
+func TestImageColumnMatchesRule(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(7, 11))
+	for round := range 30 {
+		nImages := 1 + r.IntN(6)
+		sizes := make([]int64, nImages)
+		for i := range sizes {
+			sizes[i] = (1 + r.Int64N(1500)) << 20
+		}
+		nodes := make([]index.Node, 40+r.IntN(80))
+		for i := range nodes {
+			n := makeNode(fmt.Sprintf("n%d", i)).obj()
+			for j := range nImages {
+				if r.IntN(4) <= round%4 {
+					n.Images = append(n.Images, index.NodeImage{Names: []string{fmt.Sprintf("img%d", j)}, Size: sizes[j]})
+				}
+			}
+			nodes[i] = n
+		}
+		var pods []index.Pod
+		for i := range 12 {
+			p := makePod(fmt.Sprintf("p%d", i)).req("cpu", 100).obj()
+			for range 1 + r.IntN(4) {
+				p.Images = append(p.Images, fmt.Sprintf("img%d", r.IntN(nImages+1))) // img<nImages> is on no node
+			}
+			p.ImageContainers = int32(1 + r.IntN(len(p.Images)))
+			pods = append(pods, p)
+		}
+		c := cluster(t, nodes, pods)
+		s := newSolver(c, Config{Seed: 1})
+		var scored, zero int
+		for i := range c.Pods {
+			p := &c.Pods[i]
+			col, top := s.imageColumn(p)
+			var want uint8
+			for n := range c.NumNodes() {
+				w := rules.ImageLocalityScore(c, p, index.NodeID(n)) / rules.WeightImageLocality
+				want = max(want, uint8(w))
+				var got int64
+				if col != nil {
+					got = int64(col[n])
+				}
+				if got != w {
+					t.Fatalf("round %d, pod %s (images %v, %d containers), node %d: column %d, rule %d", round, p.Name, p.Images, p.ImageContainers, n, got, w)
+				}
+			}
+			if top != want {
+				t.Fatalf("round %d, pod %s: top %d, want %d", round, p.Name, top, want)
+			}
+			if col == nil {
+				zero++
+			} else {
+				scored++
+			}
+		}
+		t.Logf("round %d: %d pods scored on some node, %d on none", round, scored, zero)
 	}
 }
