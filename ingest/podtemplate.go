@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
@@ -115,6 +116,10 @@ type deployTemplate struct {
 	raw     []byte
 	dec     *corev1.PodTemplateSpec
 	decoded bool
+	// images are raw's (templateImages), read on the first comparison
+	// that needs them.
+	images           []string
+	imaged, imagesOK bool
 }
 
 // equalIgnoreHash is the deployment controller's EqualIgnoreHash: the two
@@ -126,6 +131,17 @@ type deployTemplate struct {
 func (d *deployTemplate) equalIgnoreHash(rs []byte) bool {
 	if cut, ok := cutLabel(rs, labelPodTemplateHash); ok && bytes.Equal(cut, d.raw) {
 		return true
+	}
+	// Templates of other revisions mostly differ in their images: a
+	// difference there answers without decoding.
+	if !d.imaged {
+		d.imaged = true
+		d.images, d.imagesOK = templateImages(d.raw)
+	}
+	if d.imagesOK {
+		if imgs, ok := templateImages(rs); ok && !slices.Equal(imgs, d.images) {
+			return false
+		}
 	}
 	if !d.decoded {
 		d.decoded = true
@@ -140,6 +156,97 @@ func (d *deployTemplate) equalIgnoreHash(rs []byte) bool {
 	}
 	delete(t.Labels, labelPodTemplateHash)
 	return apiequality.Semantic.DeepEqual(t, d.dec)
+}
+
+// templateImages returns the images of pod template t's init containers
+// then its containers, each list ended by "\x00" (no image holds one), as
+// encoding/json decodes them into a PodTemplateSpec: keys matched without
+// regard to case, a null image left empty. ok is false when t does not
+// parse so, or repeats a key on the way (encoding/json would merge or
+// overwrite: the caller decodes instead). The rest of t is skipped
+// unchecked: the images are right whenever t decodes.
+func templateImages(t []byte) (imgs []string, ok bool) {
+	p := &jp{b: t}
+	var inits, ctrs []string
+	err := p.run(func() {
+		if !p.objStart() {
+			return
+		}
+		var seenSpec bool
+		for first := true; ; {
+			k := p.next(&first)
+			if k == nil {
+				break
+			}
+			if !bytes.EqualFold(k, []byte("spec")) {
+				p.skip()
+				continue
+			}
+			if seenSpec {
+				p.fail("spec repeated")
+			}
+			seenSpec = true
+			if !p.objStart() {
+				continue
+			}
+			var seenInits, seenCtrs bool
+			for first := true; ; {
+				k := p.next(&first)
+				if k == nil {
+					break
+				}
+				switch {
+				case bytes.EqualFold(k, []byte("initContainers")):
+					if seenInits {
+						p.fail("initContainers repeated")
+					}
+					seenInits, inits = true, p.containerImages()
+				case bytes.EqualFold(k, []byte("containers")):
+					if seenCtrs {
+						p.fail("containers repeated")
+					}
+					seenCtrs, ctrs = true, p.containerImages()
+				default:
+					p.skip()
+				}
+			}
+		}
+	})
+	if err != nil {
+		return nil, false
+	}
+	imgs = append(append(inits, "\x00"), ctrs...)
+	return append(imgs, "\x00"), true
+}
+
+// containerImages parses a list of containers and returns their images.
+func (p *jp) containerImages() []string {
+	var imgs []string
+	if !p.arrStart() {
+		return nil
+	}
+	for first := true; p.more(&first); {
+		if !p.objStart() {
+			p.fail("null container")
+		}
+		img, seen := "", false
+		for first := true; ; {
+			k := p.next(&first)
+			if k == nil {
+				break
+			}
+			if !bytes.EqualFold(k, []byte("image")) {
+				p.skip()
+				continue
+			}
+			if seen {
+				p.fail("image repeated")
+			}
+			seen, img = true, p.str()
+		}
+		imgs = append(imgs, img)
+	}
+	return imgs
 }
 
 // cutLabel returns template t without its label key (and the comma that

@@ -1,6 +1,9 @@
 package ingest
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestEqualIgnoreHash checks the deployment controller's template equality
 // on one Deployment's template against several ReplicaSets' in turn: the
@@ -22,6 +25,11 @@ func TestEqualIgnoreHash(t *testing.T) {
 		{`{"metadata":{"labels":{"app":"web","pod-template-hash":"abc"}},"spec":{"containers":[{"name":"c","image":"web:2","resources":{"requests":{"cpu":"2"}}}]}}`, false},
 		{`{"metadata":{"labels":{"app":"web","pod-template-hash":"abc"}},"spec":{"containers":[{"name":"c","image":"web:2","resources":{"requests":{"cpu":"1"}}}]}}`, true},
 		{`not json`, false},
+		// Keys in another case decode alike, and an escaped image is the
+		// same string: equal, so the image comparison must not answer.
+		{`{"Metadata":{"labels":{"app":"web","pod-template-hash":"abc"}},"SPEC":{"Containers":[{"name":"c","Image":"web\u003a2","resources":{"requests":{"cpu":"1"}}}]}}`, true},
+		// Another init container image: not equal.
+		{`{"metadata":{"labels":{"app":"web","pod-template-hash":"abc"}},"spec":{"initContainers":[{"name":"i","image":"x"}],"containers":[{"name":"c","image":"web:2","resources":{"requests":{"cpu":"1"}}}]}}`, false},
 	} {
 		if got := d.equalIgnoreHash([]byte(tc.rs)); got != tc.want {
 			t.Errorf("%s: equal %v, want %v", tc.rs, got, tc.want)
@@ -30,4 +38,82 @@ func TestEqualIgnoreHash(t *testing.T) {
 	if !d.decoded || d.dec == nil || d.dec.Labels["app"] != "web" {
 		t.Errorf("the Deployment's template was not kept decoded: %+v", d)
 	}
+}
+
+// templateImagesCases are pod templates for TestTemplateImages and the
+// fuzz target's seeds.
+var templateImagesCases = []string{
+	`{"spec":{"containers":[{"name":"a","image":"web:1"},{"name":"b","image":"side:3"}]}}`,
+	`{"spec":{"initContainers":[{"image":"init:1"}],"containers":[{"image":"web:1"}]}}`,
+	`{"SPEC":{"CONTAINERS":[{"IMAGE":"web:1"}],"InitContainers":null}}`,
+	`{"spec":{"containers":[{"image":null},{"name":"x"}]}}`,
+	`{"spec":{"containers":[{"image":"a\/b\u00e9"}]}}`,
+	`{"spec":null}`,
+	`{"metadata":{"labels":{"image":"x"}}}`,
+	`{"spec":{"containers":[{"image":"a"}],"containers":[{"image":"b"}]}}`,
+	`{"spec":{"containers":[{"image":"a","Image":"b"}]}}`,
+	`{"spec":{"containers":[null]}}`,
+	`{"spec":{"containers":[{"image":1}]}}`,
+	`{"spec":{"containers":{}}}`,
+	`[]`,
+}
+
+// decodedImages is templateImages' reference: the images of the decoded
+// template, or ok false when it does not decode.
+func decodedImages(t []byte) ([]string, bool) {
+	d, err := decodeTemplate(t)
+	if err != nil {
+		return nil, false
+	}
+	var imgs []string
+	for _, c := range d.Spec.InitContainers {
+		imgs = append(imgs, c.Image)
+	}
+	imgs = append(imgs, "\x00")
+	for _, c := range d.Spec.Containers {
+		imgs = append(imgs, c.Image)
+	}
+	return append(imgs, "\x00"), true
+}
+
+// checkTemplateImages fails when t decodes and templateImages answers
+// with other images. (Where t does not decode, equalIgnoreHash is false
+// whatever templateImages answers.)
+func checkTemplateImages(t *testing.T, raw []byte) (answered bool) {
+	want, wok := decodedImages(raw)
+	got, ok := templateImages(raw)
+	if !wok || !ok {
+		return false
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%q: templateImages %q, decoded %q", raw, got, want)
+	}
+	return true
+}
+
+// TestTemplateImages: templateImages reads the images encoding/json
+// decodes (keys in any case, escapes, null images and lists), and declines
+// what it cannot read alike (repeated keys, null containers, wrong types).
+func TestTemplateImages(t *testing.T) {
+	t.Parallel()
+	var answered int
+	for _, tc := range templateImagesCases {
+		if checkTemplateImages(t, []byte(tc)) {
+			answered++
+		}
+	}
+	if answered != 7 {
+		t.Errorf("templateImages answered for %d of %d templates, want 7", answered, len(templateImagesCases))
+	}
+}
+
+// FuzzTemplateImages: wherever templateImages answers, the decoded
+// template has those images.
+func FuzzTemplateImages(f *testing.F) {
+	for _, tc := range templateImagesCases {
+		f.Add([]byte(tc))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		checkTemplateImages(t, raw)
+	})
 }
