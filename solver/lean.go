@@ -349,8 +349,8 @@ func (s *Solver) fitWords(cl *class, fit []uint64, lo, hi int) {
 }
 
 // countBare counts the fitting bare nodes of each bare bucket (made for
-// those that have some): a word at a time per domain when the domains are
-// few, else node by node.
+// those that have some): in one pass over the words, each word split among
+// the domains, when the domains are few, else node by node.
 func (s *Solver) countBare(cl *class, b *buckets, np []uint64) {
 	ln := b.ln
 	elig := eligibleOf(cl)
@@ -367,35 +367,60 @@ func (s *Solver) countBare(cl *class, b *buckets, np []uint64) {
 		}
 		return
 	}
-	for pd := range ln.bareOf[0] {
-		for ig := range 2 {
-			if ig == 1 && elig == nil {
-				break
+	// Slot ig*domains+pd: domain pd (0: lacking the key), ignored (ig 1)
+	// by the class's soft constraints or not (0).
+	domains := len(ln.bareOf[0])
+	cnt := s.bareCount[:0]
+	for range 2 * domains {
+		cnt = append(cnt, bareCount{first: -1})
+	}
+	s.bareCount = cnt
+	for wi, word := range ln.fit {
+		x := word &^ np[wi]
+		if x == 0 {
+			continue
+		}
+		e := ^uint64(0)
+		if elig != nil {
+			e = elig[wi]
+		}
+		for pd := 0; x != 0 && pd < domains; pd++ {
+			y := x
+			if masks != nil {
+				y &= masks[pd][wi]
 			}
-			members, first := 0, -1
-			for wi, word := range ln.fit {
-				x := word &^ np[wi]
-				if masks != nil {
-					x &= masks[pd][wi]
-				}
-				if elig != nil {
-					if ig == 0 {
-						x &= elig[wi]
-					} else {
-						x &^= elig[wi]
-					}
-				}
-				if x != 0 && first < 0 {
-					first = wi*64 + bits.TrailingZeros64(x)
-				}
-				members += bits.OnesCount64(x)
+			x &^= y
+			if z := y & e; z != 0 {
+				cnt[pd].add(wi, z)
 			}
-			if members > 0 {
-				_, id := s.bareBucket(cl, b, index.NodeID(first))
-				b.list[id].members = members
+			if z := y &^ e; z != 0 {
+				cnt[domains+pd].add(wi, z)
 			}
 		}
 	}
+	for pd := range domains {
+		for ig := range 2 {
+			if c := cnt[ig*domains+pd]; c.members > 0 {
+				_, id := s.bareBucket(cl, b, index.NodeID(c.first))
+				b.list[id].members = c.members
+			}
+		}
+	}
+}
+
+// bareCount is countBare's count of a bare slot: its fitting nodes, and
+// the first of them.
+type bareCount struct {
+	members int
+	first   int
+}
+
+// add counts the nodes of bits x of word wi.
+func (c *bareCount) add(wi int, x uint64) {
+	if c.first < 0 {
+		c.first = wi*64 + bits.TrailingZeros64(x)
+	}
+	c.members += bits.OnesCount64(x)
 }
 
 // maxMaskDomains bounds the domains countBare counts word by word.
