@@ -225,7 +225,7 @@ func (s *Solver) scanRuns(cl *class, b *buckets, o *nodeOrder, segs []shapeSeg, 
 	ttOnly := cl.g.rawNA == nil && !cl.hasImg
 	st, stMax := cl.ttScore[0]+cl.naScore[0], staticMax(cl)
 	rawTT, ttTab, na0 := cl.rawTT, cl.ttScore, cl.naScore[0]
-	recs, ties, gen, fit, feas := o.recs, o.ties, s.c.Gen, ln.fit, cl.g.runs
+	recs, ties, scores, gen, fit, feas := o.recs, o.ties, o.scores, s.c.Gen, ln.fit, cl.g.runs
 	for _, sg := range segs {
 		for j := sg.lo + int32((w-int(sg.lo)%k+k)%k); j < sg.hi; j += int32(k) {
 			if feas[j>>6]&(1<<(j&63)) == 0 {
@@ -275,7 +275,7 @@ func (s *Solver) scanRuns(cl *class, b *buckets, o *nodeOrder, segs []shapeSeg, 
 						continue
 					}
 				}
-				t.offer(entry{score: s.score(cl, n), tie: ties[p], node: n, gen: gen[n]}, keep)
+				t.offer(entry{score: s.recScore(cl, &scores[p], n), tie: ties[p], node: n, gen: gen[n]}, keep)
 			}
 		}
 	}

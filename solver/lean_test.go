@@ -134,7 +134,11 @@ func checkOrder(t *testing.T, s *Solver, o *nodeOrder) int {
 				if r.n == runLen {
 					full++
 				}
-				for _, n := range o.nodes[r.start : r.start+int32(r.n)] {
+				for p := r.start; p < r.start+int32(r.n); p++ {
+					n := o.nodes[p]
+					if o.pos[n] != p || o.scores[p] != s.hot[n].scoreRec {
+						t.Fatalf("node %d at %d: position %d, score record %+v, the node's %+v", n, p, o.pos[n], o.scores[p], s.hot[n].scoreRec)
+					}
 					f := s.fitRecs[n]
 					if seen[n] || o.runOf[n] != j || f.shape != r.shape {
 						t.Fatalf("node %d: seen %v, run %d, shape %d, in run %d of shape %d", n, seen[n], o.runOf[n], f.shape, j, r.shape)

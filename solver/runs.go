@@ -63,14 +63,15 @@ type shapeSeg struct {
 // domain holding every node).
 type nodeOrder struct {
 	topo *index.Topology
-	// nodes, and their shape records and tie-break hashes, in order (so
-	// that a scan reads them in sequence).
-	nodes []index.NodeID
-	recs  []fitRec
-	ties  []uint32
-	pos   []int32 // each node's position
-	runOf []int32 // and its run
-	runs  []nodeRun
+	// nodes, and their shape records, tie-break hashes and score
+	// records, in order (so that a scan reads them in sequence).
+	nodes  []index.NodeID
+	recs   []fitRec
+	ties   []uint32
+	scores []scoreRec
+	pos    []int32 // each node's position
+	runOf  []int32 // and its run
+	runs   []nodeRun
 	// segs[pd] lists the shape segments of domain pd - 1 (0: the nodes
 	// lacking the key), as bareBucket numbers domains.
 	segs    [][]shapeSeg
@@ -144,6 +145,7 @@ func (s *Solver) makeOrder(o *nodeOrder) {
 	o.nodes = slices.Grow(o.nodes[:0], len(recs))[:len(recs)]
 	o.recs = slices.Grow(o.recs[:0], len(recs))[:len(recs)]
 	o.ties = slices.Grow(o.ties[:0], len(recs))[:len(recs)]
+	o.scores = slices.Grow(o.scores[:0], len(recs))[:len(recs)]
 	o.pos = slices.Grow(o.pos[:0], len(recs))[:len(recs)]
 	o.runOf = slices.Grow(o.runOf[:0], len(recs))[:len(recs)]
 	o.runs = o.runs[:0]
@@ -166,7 +168,7 @@ func (s *Solver) makeOrder(o *nodeOrder) {
 				for ; i < len(keys) && int(r.n) < runLen && uint8(keys[i]>>56) == shape; i++ {
 					n := index.NodeID(uint32(keys[i]))
 					p := r.start + int32(r.n)
-					o.nodes[p], o.recs[p], o.ties[p] = n, recs[n], s.ties[n]
+					o.nodes[p], o.recs[p], o.ties[p], o.scores[p] = n, recs[n], s.ties[n], s.hot[n].scoreRec
 					o.pos[n], o.runOf[n] = p, int32(len(o.runs))
 					r.n++
 				}

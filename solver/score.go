@@ -99,7 +99,12 @@ func normalize(score, maxScore int64, reverse bool) int64 {
 // score is the weighted total of node n for the class, as the default
 // profile sums it.
 func (s *Solver) score(cl *class, n index.NodeID) int64 {
-	h := &s.hot[n]
+	return s.recScore(cl, &s.hot[n].scoreRec, n)
+}
+
+// recScore is score from node n's score record h (its own, or the copy
+// a run order holds).
+func (s *Solver) recScore(cl *class, h *scoreRec, n index.NodeID) int64 {
 	total := weightFit * fitScoreFast(s.cfg.Strategy, h.nzCPU+cl.demand.ScoreCPU, h.capCPU, h.invCPU,
 		h.nzMem+cl.demand.ScoreMem, h.capMem, h.invMem)
 	if cl.balance {
@@ -151,14 +156,21 @@ func (cl *class) staticScore(n index.NodeID) int64 {
 // record (two cache lines), so a scan streams one array instead of a dozen
 // columns. refreshNode rewrites it after every change the solver makes.
 type nodeHot struct {
-	capCPU, capMem   int64
-	nzCPU, nzMem     int64 // non-zero requested, for NodeResourcesFit
-	useCPU, useMem   int64 // requested, for BalancedAllocation and fit
+	scoreRec
 	capPods, usePods int64
-	invCPU, invMem   float64 // 1/capacity, 0 where none
-	bal              int64   // BalancedAllocation balance without the pod
-	bound            int64   // class-independent score bound, see refreshNode
+	bound            int64 // class-independent score bound, see refreshNode
 	tie              uint32
+}
+
+// scoreRec is what recScore reads of a node. The run orders keep a copy
+// of each node's in their order (nodeOrder.scores), which refreshNode
+// rewrites with nodeHot's.
+type scoreRec struct {
+	capCPU, capMem int64
+	nzCPU, nzMem   int64   // non-zero requested, for NodeResourcesFit
+	useCPU, useMem int64   // requested, for BalancedAllocation and fit
+	invCPU, invMem float64 // 1/capacity, 0 where none
+	bal            int64   // BalancedAllocation balance without the pod
 }
 
 // nodeBound is the compact record a build's pruning reads for every node it
@@ -211,6 +223,11 @@ func (s *Solver) refreshNode(n index.NodeID) {
 	}
 	if s.fitRecs != nil {
 		s.setFitRec(n, h)
+	}
+	for _, o := range s.orderList {
+		if !o.remake {
+			o.scores[o.pos[n]] = h.scoreRec
+		}
 	}
 	if s.lv != nil {
 		s.lv.set(n, cellOf(s.cfg.Strategy, h))
