@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 )
@@ -201,10 +202,13 @@ func Build(in *Input) (*Cluster, error) {
 	c.PodsOn = make([][]PodID, n)
 	c.Changes = make([]Change, 0, len(in.Pods)+1024)
 	c.Gen = make([]uint32, n)
+	// The image table reads the nodes alone and nothing below reads it.
+	var images sync.WaitGroup
+	images.Go(c.indexImages)
+	defer images.Wait()
 	if err := c.indexNodes(); err != nil {
 		return nil, err
 	}
-	c.indexImages()
 	empty, firstEmpty := 0, ""
 	for i := range in.Nodes {
 		if len(in.Nodes[i].Allocatable) == 0 {
