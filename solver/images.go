@@ -2,6 +2,8 @@ package solver
 
 import (
 	"encoding/binary"
+	"math/bits"
+	"slices"
 
 	"github.com/kplace/kplace/index"
 )
@@ -83,52 +85,129 @@ func (s *Solver) dropImages(cl *class) {
 // node, or nil when they are 0 on every node, and the highest of them.
 // The score only rises with the images a node holds, so when a node
 // holding them all would score 0 no node is visited (most pods: an image
-// on few nodes is scaled down by its spread).
+// on few nodes is scaled down by its spread). Otherwise the images' node
+// sets are written out as bitsets and walked a word at a time.
 func (s *Solver) imageColumn(p *index.Pod) ([]uint8, uint8) {
 	c := s.c
+	parts := s.imageParts[:0]
 	var all int64
-	for _, name := range p.Images {
-		if id, ok := c.Images.ID[name]; ok {
-			all += c.ScaledImageScore(id)
-		}
-	}
-	if index.ImageScore(all, p.ImageContainers) == 0 {
-		return nil, 0
-	}
-	sum := s.imageSum
-	if sum == nil {
-		sum = make([]int64, c.NumNodes())
-		s.imageSum = sum
-	}
-	touched := s.imageTouched[:0]
 	for _, name := range p.Images { // a repeated image counts each time
 		id, ok := c.Images.ID[name]
 		if !ok {
 			continue
 		}
 		sc := c.ScaledImageScore(id)
-		for it := c.Images.Nodes[id].Iterator(); it.HasNext(); {
-			n := it.Next()
-			if sum[n] == 0 {
-				touched = append(touched, index.NodeID(n))
-			}
-			sum[n] += sc
+		all += sc
+		if i := slices.IndexFunc(parts, func(ip imagePart) bool { return ip.id == id }); i >= 0 {
+			parts[i].score += sc
+		} else {
+			parts = append(parts, imagePart{id: id, score: sc})
 		}
+	}
+	s.imageParts = parts
+	if index.ImageScore(all, p.ImageContainers) == 0 {
+		return nil, 0
+	}
+	words := (c.NumNodes() + 63) / 64
+	for len(s.imageWords) < len(parts) {
+		s.imageWords = append(s.imageWords, nil)
+	}
+	sets := s.imageWords[:len(parts)]
+	for i, ip := range parts {
+		sets[i] = slices.Grow(sets[i][:0], words)[:words]
+		clear(sets[i])
+		c.Images.Nodes[ip.id].WriteDenseTo(sets[i])
+	}
+	// The score of a node by which of the images it holds (bit i: image
+	// i), for up to maxImageParts distinct images.
+	var table []uint8
+	if len(parts) <= maxImageParts {
+		table = s.imageTable[:0]
+		for m := range 1 << len(parts) {
+			var sum int64
+			for i := range parts {
+				if m&(1<<i) != 0 {
+					sum += parts[i].score
+				}
+			}
+			table = append(table, uint8(index.ImageScore(sum, p.ImageContainers)))
+		}
+		s.imageTable = table
 	}
 	var col []uint8
 	var top uint8
-	for _, n := range touched {
-		if v := index.ImageScore(sum[n], p.ImageContainers); v > 0 {
-			if col == nil {
-				col = make([]uint8, c.NumNodes())
-			}
-			col[n] = uint8(v)
-			top = max(top, uint8(v))
+	set := func(n int, v uint8) {
+		if col == nil {
+			col = make([]uint8, c.NumNodes())
 		}
-		sum[n] = 0
+		col[n] = v
+		top = max(top, v)
 	}
-	s.imageTouched = touched[:0]
+	for wi := range words {
+		// Mostly each image is on all of a word's nodes that hold any:
+		// they all score alike.
+		var any uint64
+		for _, st := range sets {
+			any |= st[wi]
+		}
+		if any == 0 {
+			continue
+		}
+		if table != nil {
+			m, same := 0, true
+			for i, st := range sets {
+				switch st[wi] {
+				case any:
+					m |= 1 << i
+				case 0:
+				default:
+					same = false
+				}
+			}
+			if same {
+				if v := table[m]; v > 0 {
+					for x := any; x != 0; x &= x - 1 {
+						set(wi*64+bits.TrailingZeros64(x), v)
+					}
+				}
+				continue
+			}
+		}
+		for x := any; x != 0; x &= x - 1 {
+			b := bits.TrailingZeros64(x)
+			var v uint8
+			if table != nil {
+				m := 0
+				for i, st := range sets {
+					m |= int(st[wi]>>b&1) << i
+				}
+				v = table[m]
+			} else {
+				var sum int64
+				for i, st := range sets {
+					if st[wi]&(1<<b) != 0 {
+						sum += parts[i].score
+					}
+				}
+				v = uint8(index.ImageScore(sum, p.ImageContainers))
+			}
+			if v > 0 {
+				set(wi*64+b, v)
+			}
+		}
+	}
 	return col, top
+}
+
+// maxImageParts bounds the distinct images of a pod whose score table
+// imageColumn makes (2^maxImageParts entries).
+const maxImageParts = 8
+
+// imagePart is one distinct image of a pod: its id and its scaled score
+// times the times the pod names it.
+type imagePart struct {
+	id    int32
+	score int64
 }
 
 // imageMax is the highest ImageLocality score cl has on a node (0 without

@@ -80,19 +80,28 @@ func TestImagesWithoutNodeImages(t *testing.T) {
 
 // TestImageColumnMatchesRule: imageColumn's scores equal ImageLocality's
 // rule on every node, for pods of one to four images (repeated, or held
-// by no node) over images of random sizes on random shares of the nodes,
+// by no node), or of more than its score table takes, over images of
+// random sizes on random shares of the nodes,
 // whether or not a node holding them all could score (the column skips
-// the nodes then).
+// the nodes then), on clusters of up to 70,000 nodes.
 func TestImageColumnMatchesRule(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 11))
-	for round := range 30 {
+	for round := range 32 {
 		nImages := 1 + r.IntN(6)
+		if round%3 == 2 {
+			nImages = maxImageParts + 1 + r.IntN(3) // pods past the score table
+		}
 		sizes := make([]int64, nImages)
 		for i := range sizes {
 			sizes[i] = (1 + r.Int64N(1500)) << 20
 		}
+		// The last two rounds hold 70,000 nodes: node sets past 65,536
+		// ids, and dense enough for bitmap containers.
 		nodes := make([]index.Node, 40+r.IntN(80))
+		if round >= 30 {
+			nodes = make([]index.Node, 70000)
+		}
 		for i := range nodes {
 			n := makeNode(fmt.Sprintf("n%d", i)).obj()
 			for j := range nImages {
@@ -107,6 +116,11 @@ func TestImageColumnMatchesRule(t *testing.T) {
 			p := makePod(fmt.Sprintf("p%d", i)).req("cpu", 100).obj()
 			for range 1 + r.IntN(4) {
 				p.Images = append(p.Images, fmt.Sprintf("img%d", r.IntN(nImages+1))) // img<nImages> is on no node
+			}
+			if i%2 == 0 && nImages > maxImageParts {
+				for j := range nImages {
+					p.Images = append(p.Images, fmt.Sprintf("img%d", j))
+				}
 			}
 			p.ImageContainers = int32(1 + r.IntN(len(p.Images)))
 			pods = append(pods, p)

@@ -220,8 +220,9 @@ type Solver struct {
 	bareCount              []bareCount
 	// ImageLocality columns by image list, and their scratch (images.go).
 	imageCols            map[string]*imageCol
-	imageSum             []int64
-	imageTouched         []index.NodeID
+	imageParts           []imagePart
+	imageWords           [][]uint64
+	imageTable           []uint8
 	noImages             []uint8 // a column of zeros
 	keyBits              map[string][]uint64
 	windows              windowPool // the window groups' bitsets (see windowPool)
