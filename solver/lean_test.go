@@ -64,7 +64,7 @@ func TestBareBucketsKeepTheBest(t *testing.T) {
 		}
 		return 0
 	}
-	checked, truncated, runs := 0, 0, 0
+	checked, truncated, runs, sparse, dense := 0, 0, 0, 0, 0
 	for seed := range uint64(20) {
 		in := defaultSpreadInput(seed, seed >= 16)
 		cfg := Config{Seed: seed, DefaultSpread: BuiltinDefaultSpread(), SystemDefaultSpread: true}
@@ -99,7 +99,24 @@ func TestBareBucketsKeepTheBest(t *testing.T) {
 				}
 			}
 			checked++
-			runs += checkOrder(t, s, s.orders[b.topo])
+			o := s.orders[b.topo]
+			runs += checkOrder(t, s, o)
+			// The class's feasible runs, found from its nodes or run by run.
+			g := cl.g
+			if g.runsOf == o && g.runsMade == o.made {
+				for j := range o.runs {
+					r := &o.runs[j]
+					want := slices.ContainsFunc(o.nodes[r.start:r.start+int32(r.n)], func(n index.NodeID) bool { return g.dense[n>>6]&(1<<(n&63)) != 0 })
+					if got := g.runs[j>>6]&(1<<(j&63)) != 0; got != want {
+						t.Fatalf("seed %d, class of %s: run %d feasible %v, want %v (%d feasible nodes, %d runs)", seed, s.c.Pods[cl.rep].Name, j, got, want, g.feasCard, len(o.runs))
+					}
+				}
+				if g.feasCard < sparseRuns*len(o.runs) {
+					sparse++
+				} else {
+					dense++
+				}
+			}
 		}
 		c, err := index.Build(cloneInput(in))
 		if err != nil {
@@ -107,10 +124,11 @@ func TestBareBucketsKeepTheBest(t *testing.T) {
 		}
 		Solve(c, cfg)
 	}
-	if checked < 2000 || truncated < 200 || runs < 100000 {
-		t.Fatalf("%d bare buckets checked, %d truncated, %d full runs: the test no longer exercises them", checked, truncated, runs)
+	if checked < 2000 || truncated < 200 || runs < 100000 || sparse == 0 || dense == 0 {
+		t.Fatalf("%d bare buckets checked, %d truncated, %d full runs, feasible runs from the nodes %d times and run by run %d times: the test no longer exercises them",
+			checked, truncated, runs, sparse, dense)
 	}
-	t.Logf("%d bare buckets checked, %d truncated, %d full runs", checked, truncated, runs)
+	t.Logf("%d bare buckets checked, %d truncated, %d full runs, feasible runs from the nodes %d times and run by run %d times", checked, truncated, runs, sparse, dense)
 }
 
 // checkOrder checks run order o: every node in one run, of its shape and

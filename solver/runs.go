@@ -3,6 +3,7 @@ package solver
 import (
 	"cmp"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/kplace/kplace/index"
@@ -298,8 +299,28 @@ func (s *Solver) feasibleRuns(g *group, o *nodeOrder) []uint64 {
 		return g.runs
 	}
 	rs := slices.Grow(g.runs[:0], (len(o.runs)+63)/64)[:(len(o.runs)+63)/64]
+	o.runsHolding(rs, g.dense, g.feasCard < sparseRuns*len(o.runs))
+	g.runs, g.runsOf, g.runsMade = rs, o, o.made
+	return rs
+}
+
+// sparseRuns is the feasible nodes per run below which runsHolding visits
+// the nodes rather than the runs.
+const sparseRuns = 4
+
+// runsHolding sets rs to the runs of o holding a node of dense: from the
+// nodes of dense (sparse), or run by run until a node of dense.
+func (o *nodeOrder) runsHolding(rs, dense []uint64, sparse bool) {
 	clear(rs)
-	dense := g.dense
+	if sparse {
+		for wi, word := range dense {
+			for x := word; x != 0; x &= x - 1 {
+				j := o.runOf[wi*64+bits.TrailingZeros64(x)]
+				rs[j>>6] |= 1 << (j & 63)
+			}
+		}
+		return
+	}
 	for j := range o.runs {
 		r := &o.runs[j]
 		for _, n := range o.nodes[r.start : r.start+int32(r.n)] {
@@ -309,6 +330,4 @@ func (s *Solver) feasibleRuns(g *group, o *nodeOrder) []uint64 {
 			}
 		}
 	}
-	g.runs, g.runsOf, g.runsMade = rs, o, o.made
-	return rs
 }
