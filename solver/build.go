@@ -37,6 +37,10 @@ type scanner struct {
 	heads   []cellHead
 	filt    []uint64
 	stopped bool
+	// bare and ttHist, naHist are a lean fill's counts over the worker's
+	// words (bareSlots.count, countRaw).
+	bare           []bareCount
+	ttHist, naHist []int32
 }
 
 // parkedEntry is an entry rejected by the class's relClass.deps[dep].

@@ -3,6 +3,7 @@ package solver
 import (
 	"math"
 	"math/bits"
+	"slices"
 
 	"github.com/kplace/kplace/index"
 )
@@ -124,17 +125,34 @@ func (s *Solver) fillLean(cl *class, b *buckets) {
 	if g.rawNA != nil {
 		ln.naHist = make([]int32, g.naTop+1)
 	}
+	// The fit bits, then on the same words the bare slots' and the
+	// histograms' counts, each worker over its words.
 	ws := s.scanners(g.feasCard)
-	s.parallel(ws, ln.fit, func(_ *scanner, lo, hi int) { s.fitWords(cl, ln.fit, lo, hi) })
 	np := s.nonBare(b, len(g.dense))
+	sl := s.bareSlotsOf(cl, b)
+	s.parallel(ws, ln.fit, func(w *scanner, lo, hi int) {
+		s.fitWords(cl, ln.fit, lo, hi)
+		if sl.byWord {
+			w.bare = sl.count(ln.fit, np, lo, hi, w.bare)
+		}
+		w.ttHist = countRaw(ln.fit, g.rawTT, g.ttNZ, lo, hi, len(ln.ttHist), w.ttHist)
+		w.naHist = countRaw(ln.fit, g.rawNA, g.naNZ, lo, hi, len(ln.naHist), w.naHist)
+	})
+	for i := range ws {
+		for v, k := range ws[i].ttHist {
+			ln.ttHist[v] += k
+		}
+		for v, k := range ws[i].naHist {
+			ln.naHist[v] += k
+		}
+	}
 	explicit := s.leanTouched[:0]
-	ln.countAll(g)
 	for wi, word := range ln.fit {
 		for x := word & np[wi]; x != 0; x &= x - 1 {
 			explicit = append(explicit, index.NodeID(wi*64+bits.TrailingZeros64(x)))
 		}
 	}
-	s.countBare(cl, b, np)
+	s.countBare(cl, b, np, sl, ws)
 	s.leanMaxima(cl, b)
 	gen := s.c.Gen
 	for _, n := range explicit {
@@ -348,46 +366,50 @@ func (s *Solver) fitWords(cl *class, fit []uint64, lo, hi int) {
 	}
 }
 
-// countBare counts the fitting bare nodes of each bare bucket (made for
-// those that have some): in one pass over the words, each word split among
-// the domains, when the domains are few, else node by node.
-func (s *Solver) countBare(cl *class, b *buckets, np []uint64) {
-	ln := b.ln
-	elig := eligibleOf(cl)
-	var masks [][]uint64
-	if b.topo != nil && len(b.topo.Size) < maxMaskDomains {
-		masks = s.domainMasks(b.topo)
+// bareSlots is how countBare counts a class's bare slots: by word
+// (byWord: the domains are few), slot ig*domains+pd holding the nodes of
+// domain pd (0: lacking the key) that the class's soft constraints ignore
+// (ig 1) or not (0); else node by node.
+type bareSlots struct {
+	byWord  bool
+	domains int
+	masks   [][]uint64 // per domain, nil for one domain
+	elig    []uint64   // eligibleOf
+}
+
+// bareSlotsOf returns how countBare counts cl's bare slots in b.
+func (s *Solver) bareSlotsOf(cl *class, b *buckets) bareSlots {
+	sl := bareSlots{domains: len(b.ln.bareOf[0]), elig: eligibleOf(cl)}
+	switch {
+	case b.topo == nil:
+		sl.byWord = true
+	case len(b.topo.Size) < maxMaskDomains:
+		sl.byWord, sl.masks = true, s.domainMasks(b.topo)
 	}
-	if b.topo != nil && masks == nil {
-		for wi, word := range ln.fit {
-			for x := word &^ np[wi]; x != 0; x &= x - 1 {
-				_, id := s.bareBucket(cl, b, index.NodeID(wi*64+bits.TrailingZeros64(x)))
-				b.list[id].members++
-			}
-		}
-		return
-	}
-	// Slot ig*domains+pd: domain pd (0: lacking the key), ignored (ig 1)
-	// by the class's soft constraints or not (0).
-	domains := len(ln.bareOf[0])
-	cnt := s.bareCount[:0]
-	for range 2 * domains {
+	return sl
+}
+
+// count counts the fitting bare nodes (fit less np) of words [lo, hi) into
+// cnt, one entry per slot, each word split among the domains.
+func (sl *bareSlots) count(fit, np []uint64, lo, hi int, cnt []bareCount) []bareCount {
+	cnt = cnt[:0]
+	for range 2 * sl.domains {
 		cnt = append(cnt, bareCount{first: -1})
 	}
-	s.bareCount = cnt
-	for wi, word := range ln.fit {
-		x := word &^ np[wi]
+	domains := sl.domains
+	for wi := lo; wi < hi; wi++ {
+		x := fit[wi] &^ np[wi]
 		if x == 0 {
 			continue
 		}
 		e := ^uint64(0)
-		if elig != nil {
-			e = elig[wi]
+		if sl.elig != nil {
+			e = sl.elig[wi]
 		}
 		for pd := 0; x != 0 && pd < domains; pd++ {
 			y := x
-			if masks != nil {
-				y &= masks[pd][wi]
+			if sl.masks != nil {
+				y &= sl.masks[pd][wi]
 			}
 			x &^= y
 			if z := y & e; z != 0 {
@@ -398,9 +420,34 @@ func (s *Solver) countBare(cl *class, b *buckets, np []uint64) {
 			}
 		}
 	}
-	for pd := range domains {
+	return cnt
+}
+
+// countBare makes the bare buckets that hold fitting bare nodes (fit less
+// np) and sets their members: by word from the counts of the workers ws
+// (bareSlots.count over their words, in order), or node by node.
+func (s *Solver) countBare(cl *class, b *buckets, np []uint64, sl bareSlots, ws []scanner) {
+	if !sl.byWord {
+		for wi, word := range b.ln.fit {
+			for x := word &^ np[wi]; x != 0; x &= x - 1 {
+				_, id := s.bareBucket(cl, b, index.NodeID(wi*64+bits.TrailingZeros64(x)))
+				b.list[id].members++
+			}
+		}
+		return
+	}
+	cnt := ws[0].bare
+	for i := 1; i < len(ws); i++ {
+		for j, c := range ws[i].bare {
+			if cnt[j].first < 0 {
+				cnt[j].first = c.first
+			}
+			cnt[j].members += c.members
+		}
+	}
+	for pd := range sl.domains {
 		for ig := range 2 {
-			if c := cnt[ig*domains+pd]; c.members > 0 {
+			if c := cnt[ig*sl.domains+pd]; c.members > 0 {
 				_, id := s.bareBucket(cl, b, index.NodeID(c.first))
 				b.list[id].members = c.members
 			}
@@ -537,23 +584,22 @@ func (ln *leanState) count(cl *class, n index.NodeID, sign int32) {
 	}
 }
 
-// countAll counts the fitting nodes per raw value of group g's columns.
-// The maxima read the counts of values above 0 alone, so only the nodes
-// of ttNZ and naNZ (few: most nodes have neither) are looked at.
-func (ln *leanState) countAll(g *group) {
-	hist := func(h []int32, raw []int32, nz []uint64) {
-		for wi, word := range ln.fit {
-			for x := word & nz[wi]; x != 0; x &= x - 1 {
-				h[raw[wi*64+bits.TrailingZeros64(x)]]++
-			}
+// countRaw returns h (size entries, nil when 0) holding the fitting nodes
+// of words [lo, hi) per raw value of a group's column raw. The maxima read
+// the counts of values above 0 alone, so only the nodes of nz (few: most
+// nodes have neither value) are looked at.
+func countRaw(fit []uint64, raw []int32, nz []uint64, lo, hi, size int, h []int32) []int32 {
+	if size == 0 {
+		return h[:0]
+	}
+	h = slices.Grow(h[:0], size)[:size]
+	clear(h)
+	for wi := lo; wi < hi; wi++ {
+		for x := fit[wi] & nz[wi]; x != 0; x &= x - 1 {
+			h[raw[wi*64+bits.TrailingZeros64(x)]]++
 		}
 	}
-	if ln.ttHist != nil {
-		hist(ln.ttHist, g.rawTT, g.ttNZ)
-	}
-	if ln.naHist != nil {
-		hist(ln.naHist, g.rawNA, g.naNZ)
-	}
+	return h
 }
 
 // leanMaxima sets cl's normalisation maxima (and score tables) from the

@@ -217,7 +217,6 @@ type Solver struct {
 	leanTouched            []index.NodeID
 	npBuf                  []uint64
 	segBuf                 [][]shapeSeg
-	bareCount              []bareCount
 	// ImageLocality columns by image list, and their scratch (images.go).
 	imageCols            map[string]*imageCol
 	imageParts           []imagePart
