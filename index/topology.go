@@ -21,7 +21,12 @@ type Topology struct {
 	// members[start[d]:start[d+1]], ascending (see Members).
 	start   []int32
 	members []NodeID
+	maxSize int32 // the largest of Size
 }
+
+// Singleton reports whether no domain of t holds more than one node (a
+// hostname key's).
+func (t *Topology) Singleton() bool { return t.maxSize <= 1 }
 
 // Members returns the nodes of domain d in ascending id order. The slice is
 // shared and read-only.
@@ -68,6 +73,7 @@ func (c *Cluster) Topology(key string) *Topology {
 			t.Values[d] = v.s
 			nodes := c.LabelKV[KV(ks, v.sym)]
 			t.Size[d] = int32(nodes.GetCardinality())
+			t.maxSize = max(t.maxSize, t.Size[d])
 			nodes.Iterate(func(n uint32) bool {
 				t.Of[n] = int32(d)
 				return true

@@ -89,15 +89,7 @@ func (s *Solver) useBuckets(cl *class) bool {
 
 // singleton reports whether every domain of t is one node.
 func singleton(t *index.Topology) bool {
-	if t.Key == "" {
-		return true
-	}
-	for _, n := range t.Size {
-		if n > 1 {
-			return false
-		}
-	}
-	return true
+	return t.Key == "" || t.Singleton()
 }
 
 // newBuckets sets up cl's bucket dimensions: its soft spread constraints,
