@@ -3,6 +3,7 @@ package solver
 import (
 	"math"
 	"math/bits"
+	"runtime"
 	"slices"
 
 	"github.com/kplace/kplace/index"
@@ -644,13 +645,18 @@ func (s *Solver) syncLean(cl *class) {
 	dense := cl.g.dense
 	changes := c.Changes[b.cursor:]
 	b.cursor = len(c.Changes)
-	// First the fit bits and counts: the maxima decide the scores.
-	touched := s.leanTouched[:0]
+	// The nodes changed since (each once: its last change), whether the
+	// class fits on each now and whether it is bare.
+	nodes := s.syncNodes[:0]
 	for _, ch := range changes {
-		n := ch.Node
-		if ch.Gen != c.Gen[n] || dense[n>>6]&(1<<(n&63)) == 0 {
-			continue
+		if n := ch.Node; ch.Gen == c.Gen[n] && dense[n>>6]&(1<<(n&63)) != 0 {
+			nodes = append(nodes, n)
 		}
+	}
+	s.syncNodes = nodes
+	state := s.syncState(cl, b, nodes)
+	// First the fit bits and counts: the maxima decide the scores.
+	for i, n := range nodes {
 		bit := uint64(1) << (n & 63)
 		if ln.fit[n>>6]&bit != 0 {
 			ln.count(cl, n, -1)
@@ -663,24 +669,22 @@ func (s *Solver) syncLean(cl *class) {
 			}
 			ln.fit[n>>6] &^= bit
 		}
-		if s.fits(n, cl) {
+		if state[i]&syncFits != 0 {
 			ln.fit[n>>6] |= bit
 			ln.count(cl, n, 1)
-			touched = append(touched, n)
 		}
 	}
-	s.leanTouched = touched[:0]
 	if s.leanMaxima(cl, b) {
 		s.fillBuckets(cl)
 		return
 	}
 	var shares []shapeShare // made for the first bare node that may stay out
-	for _, n := range touched {
-		if ln.fit[n>>6]&(1<<(n&63)) == 0 {
+	for i, n := range nodes {
+		if state[i]&syncFits == 0 || ln.fit[n>>6]&(1<<(n&63)) == 0 {
 			continue
 		}
 		id := int32(0)
-		if s.isBare(b, n) {
+		if state[i]&syncBare != 0 {
 			_, id = s.bareBucket(cl, b, n)
 			// A node whose shape bound does not beat a truncated bare
 			// bucket's cut stays out unscored: the cut bounds it, and a
@@ -701,6 +705,58 @@ func (s *Solver) syncLean(cl *class) {
 		b.list[id].heap.push(entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: c.Gen[n]})
 		b.list[id].members++
 	}
+}
+
+// Per-node flags of a lean sync (syncState).
+const (
+	syncFits uint8 = 1 << iota // the class fits on the node now
+	syncBare                   // and the node is bare for its buckets
+)
+
+// minParallelSync is the changed nodes below which a lean sync tests
+// them on one goroutine.
+const minParallelSync = 512
+
+// syncState returns, per node of nodes, whether cl fits there now and
+// whether the node is bare for b: tests that read the cluster and the
+// counters alone, on every processor when the nodes are many.
+func (s *Solver) syncState(cl *class, b *buckets, nodes []index.NodeID) []uint8 {
+	st := slices.Grow(s.syncFlags[:0], len(nodes))[:len(nodes)]
+	s.syncFlags = st
+	for i := range b.dims {
+		if b.dims[i].hostname {
+			s.hostnameNodes() // made before the workers read it
+		}
+	}
+	if k := runtime.GOMAXPROCS(0); k > 1 && len(nodes) >= s.minParallelSync() {
+		s.parallelSyncs++
+		s.eachWorker(k, func(w int) { s.syncTest(cl, b, nodes, st, len(nodes)*w/k, len(nodes)*(w+1)/k) })
+	} else {
+		s.syncTest(cl, b, nodes, st, 0, len(nodes))
+	}
+	return st
+}
+
+// syncTest sets st[lo:hi] for nodes[lo:hi] (see syncState).
+func (s *Solver) syncTest(cl *class, b *buckets, nodes []index.NodeID, st []uint8, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		var f uint8
+		if n := nodes[i]; s.fits(n, cl) {
+			f = syncFits
+			if s.isBare(b, n) {
+				f |= syncBare
+			}
+		}
+		st[i] = f
+	}
+}
+
+// minParallelSync returns minParallelSync, or the tests' own.
+func (s *Solver) minParallelSync() int {
+	if m := s.cfg.sw.minParallelSync; m > 0 {
+		return m
+	}
+	return minParallelSync
 }
 
 // liveBare drops the stale entries on top of bare bucket id and, when

@@ -3,6 +3,7 @@ package solver
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -15,19 +16,24 @@ import (
 // of every node (Config.oneHeap). All three must give the same commits and
 // pending reasons (four clusters of 1,500 to 2,500 nodes, where a fill
 // counts on two workers where there are two processors, the others of
-// 60 to 260). The clusters have zones of a few dozen nodes, nodes
-// lacking the zone or the hostname label, PreferNoSchedule taints and
-// preferred node affinity (so the normalisation maxima move), workloads
+// 60 to 260; every other cluster's syncs test their nodes on every
+// processor from four nodes on). The clusters have zones of a few dozen
+// nodes, nodes lacking the zone or the hostname label, PreferNoSchedule
+// taints and preferred node affinity (so the normalisation maxima move),
+// workloads
 // of one to six replicas behind ReplicaSets and Services, some with their
 // own soft or hard constraints or preferred pod affinity, and priorities
 // that make pods preempt.
 func TestLeanBucketsMatchFull(t *testing.T) {
 	t.Parallel()
-	fills, refills := 0, 0
+	fills, refills, syncs := 0, 0, 0
 	for seed := range uint64(34) {
 		// The last four clusters are big enough for fills on two workers.
 		in := defaultSpreadInput(seed, seed >= 30)
 		cfg := Config{Seed: seed, DefaultSpread: BuiltinDefaultSpread(), SystemDefaultSpread: true, RequeueEvicted: seed%5 == 4}
+		if seed%2 == 1 {
+			cfg.sw.minParallelSync = 4 // syncs of a few nodes test them on every processor
+		}
 		solveIn := func(cfg Config) *Result {
 			c, err := index.Build(cloneInput(in))
 			if err != nil {
@@ -44,11 +50,12 @@ func TestLeanBucketsMatchFull(t *testing.T) {
 		sameResult(t, seed, lean, solveIn(plain))
 		fills += lean.leanFills
 		refills += lean.bareRefills
+		syncs += lean.parallelSyncs
 	}
-	if fills < 100 || refills < 20 {
-		t.Fatalf("%d lean fills, %d bare bucket refills: the test no longer exercises them", fills, refills)
+	if fills < 100 || refills < 20 || runtime.GOMAXPROCS(0) > 1 && syncs < 100 {
+		t.Fatalf("%d lean fills, %d bare bucket refills, %d syncs on every processor: the test no longer exercises them", fills, refills, syncs)
 	}
-	t.Logf("%d lean fills, %d bare bucket refills", fills, refills)
+	t.Logf("%d lean fills, %d bare bucket refills, %d syncs on every processor", fills, refills, syncs)
 }
 
 // TestBareBucketsKeepTheBest checks every bare bucket a lean fill or

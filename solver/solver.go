@@ -150,8 +150,9 @@ type Result struct {
 	splitClasses, twinBuilds, templates, bucketed int
 	// countArrays counts the counter arrays made (see countPool);
 	// leanFills and bareRefills the lean bucket fills and the bare
-	// buckets rescanned (lean.go).
-	countArrays, leanFills, bareRefills int
+	// buckets rescanned, parallelSyncs the lean syncs that tested their
+	// nodes on every processor (lean.go).
+	countArrays, leanFills, bareRefills, parallelSyncs int
 	// Preemptions counts pods bound after evicting lower-priority pods;
 	// Retried counts pods placed on their second turn (see retry);
 	// Reclaimed the pods placed on room that evictions freed after they
@@ -214,7 +215,10 @@ type Solver struct {
 	liveBuckets []int32
 	// lean buckets' scratch (lean.go).
 	leanFills, bareRefills int
+	parallelSyncs          int // lean syncs that tested their nodes on every processor
 	leanTouched            []index.NodeID
+	syncNodes              []index.NodeID
+	syncFlags              []uint8
 	npBuf                  []uint64
 	segBuf                 [][]shapeSeg
 	// ImageLocality columns by image list, and their scratch (images.go).
@@ -441,7 +445,7 @@ queue:
 	if s.rel != nil {
 		res.countArrays = s.rel.pool.made
 	}
-	res.leanFills, res.bareRefills = s.leanFills, s.bareRefills
+	res.leanFills, res.bareRefills, res.parallelSyncs = s.leanFills, s.bareRefills, s.parallelSyncs
 
 	// Reasons reflect the final state: pods left pending fit nowhere now.
 	// Reasons only read the cluster: compute them on every processor.
