@@ -929,26 +929,59 @@ func (c *imagesCol) build() {
 	})
 }
 
-// tolsCol is a list<toleration> column.
+// tolsCol is a list<toleration> column. Rows of equal lists (the pods of
+// a workload, the tolerations admission adds) share one slice, made once
+// (capacity at length: an append copies).
 type tolsCol struct {
-	listOf[index.Toleration]
+	list                         listCol
 	key, operator, value, effect dictCol
 	seconds                      i64Col
+	rows                         [][]index.Toleration
 }
 
 func (d *snapDecoder) tols(a arrow.Array) *tolsCol {
 	l, elems := d.list(a)
-	return &tolsCol{listOf[index.Toleration]{list: l}, d.dict(field(elems, 0)), d.dict(field(elems, 1)),
-		d.dict(field(elems, 2)), d.dict(field(elems, 3)), d.i64s(field(elems, 4))}
+	return &tolsCol{list: l, key: d.dict(field(elems, 0)), operator: d.dict(field(elems, 1)),
+		value: d.dict(field(elems, 2)), effect: d.dict(field(elems, 3)), seconds: d.i64s(field(elems, 4))}
 }
 
 func (c *tolsCol) build() {
 	var slab []int64
-	c.fill(len(c.key.idx), func(j int) index.Toleration {
-		return index.Toleration{Key: c.key.at(j), Operator: c.operator.at(j), Value: c.value.at(j),
-			Effect: c.effect.at(j), TolerationSeconds: c.seconds.ptr(j, &slab)}
-	})
+	c.rows = make([][]index.Toleration, max(len(c.list.offs)-1, 0))
+	made := map[string][]index.Toleration{}
+	var key []byte
+	for i := range c.rows {
+		if !c.list.valid.ok(i) {
+			continue
+		}
+		lo, hi := int(c.list.offs[i]), int(c.list.offs[i+1])
+		key = key[:0]
+		for j := lo; j < hi; j++ {
+			key = binary.AppendUvarint(key, uint64(c.key.idx[j]))
+			key = binary.AppendUvarint(key, uint64(c.operator.idx[j]))
+			key = binary.AppendUvarint(key, uint64(c.value.idx[j]))
+			key = binary.AppendUvarint(key, uint64(c.effect.idx[j]))
+			if c.seconds.valid.ok(j) {
+				key = binary.AppendVarint(append(key, 1), c.seconds.v[j])
+			} else {
+				key = append(key, 0)
+			}
+		}
+		l, ok := made[string(key)]
+		if !ok {
+			l = make([]index.Toleration, hi-lo)
+			for k := range l {
+				j := lo + k
+				l[k] = index.Toleration{Key: c.key.at(j), Operator: c.operator.at(j), Value: c.value.at(j),
+					Effect: c.effect.at(j), TolerationSeconds: c.seconds.ptr(j, &slab)}
+			}
+			made[string(key)] = l
+		}
+		c.rows[i] = l
+	}
 }
+
+func (c *tolsCol) at(i int) []index.Toleration { return c.rows[i] }
 
 // resourcesCol is a list<quantity> column.
 type resourcesCol struct {

@@ -615,3 +615,55 @@ func TestSnapshotStockReader(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotSharesTolerations: pods of equal toleration lists decode
+// to one shared slice; lists differing only in a toleration's seconds
+// (unset, or another value) or in a value do not share, and nil and empty
+// lists stay as they were written.
+func TestSnapshotSharesTolerations(t *testing.T) {
+	secs := func(v int64) *int64 { return &v }
+	base := []index.Toleration{
+		{Key: "node.kubernetes.io/not-ready", Operator: "Exists", Effect: "NoExecute", TolerationSeconds: secs(300)},
+		{Key: "dedicated", Operator: "Equal", Value: "gpu", Effect: "NoSchedule"},
+	}
+	variant := func(f func(ts []index.Toleration)) []index.Toleration {
+		ts := make([]index.Toleration, len(base))
+		copy(ts, base)
+		ts[0].TolerationSeconds = secs(300)
+		f(ts)
+		return ts
+	}
+	lists := [][]index.Toleration{
+		base,
+		variant(func([]index.Toleration) {}), // equal to base
+		variant(func(ts []index.Toleration) { ts[0].TolerationSeconds = nil }),
+		variant(func(ts []index.Toleration) { ts[0].TolerationSeconds = secs(600) }),
+		variant(func(ts []index.Toleration) { ts[1].Value = "tpu" }),
+		nil,
+		{},
+		variant(func([]index.Toleration) {}), // equal to base
+	}
+	in := &index.Input{}
+	for i, ts := range lists {
+		in.Pods = append(in.Pods, index.Pod{Namespace: "default", Name: fmt.Sprintf("p%d", i), UID: fmt.Sprintf("u%d", i), Tolerations: ts})
+	}
+	got, _, err := decodeSnapshot("in.arrow", bytes.NewReader(snapshotBytes(t, in, false)), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, in) {
+		t.Fatalf("round trip differs: %s", diffInputs(in, got))
+	}
+	first := func(i int) *index.Toleration { return &got.Pods[i].Tolerations[0] }
+	if first(0) != first(1) || first(0) != first(7) {
+		t.Error("equal toleration lists decode to separate slices")
+	}
+	for _, i := range []int{2, 3, 4} {
+		if first(i) == first(0) {
+			t.Errorf("pod %d's list, unlike pod 0's, shares its slice", i)
+		}
+	}
+	if l := got.Pods[0].Tolerations; cap(l) != len(l) {
+		t.Errorf("a shared list has capacity %d past its %d elements: an append would write into it", cap(l), len(l))
+	}
+}
