@@ -1022,7 +1022,7 @@ type ownerCol struct {
 	valid                  validCol
 	kind, name, apiVersion dictCol
 	uid                    strCol
-	all                    []index.OwnerRef
+	made                   map[ownerKey]*index.OwnerRef
 }
 
 func (d *snapDecoder) owner(a arrow.Array) *ownerCol {
@@ -1030,14 +1030,27 @@ func (d *snapDecoder) owner(a arrow.Array) *ownerCol {
 		uid: d.plain(field(a, 3))}
 }
 
-func (c *ownerCol) build() { c.all = make([]index.OwnerRef, len(c.kind.idx)) }
+func (c *ownerCol) build() { c.made = map[ownerKey]*index.OwnerRef{} }
+
+// ownerKey is an owner reference by its dictionary indices and uid: the
+// pods of one controller share their reference.
+type ownerKey struct {
+	kind, name, apiVersion int32
+	uid                    string
+}
 
 func (c *ownerCol) at(i int) *index.OwnerRef {
 	if !c.valid.ok(i) {
 		return nil
 	}
-	c.all[i] = index.OwnerRef{Kind: c.kind.at(i), Name: c.name.at(i), APIVersion: c.apiVersion.at(i), UID: c.uid.at(i)}
-	return &c.all[i]
+	uid := c.uid.at(i)
+	k := ownerKey{c.kind.idx[i], c.name.idx[i], c.apiVersion.idx[i], uid}
+	if o, ok := c.made[k]; ok {
+		return o
+	}
+	o := &index.OwnerRef{Kind: c.kind.at(i), Name: c.name.at(i), APIVersion: c.apiVersion.at(i), UID: uid}
+	c.made[k] = o
+	return o
 }
 
 // selectorCol is a nullable struct column of label selectors.

@@ -616,11 +616,12 @@ func TestSnapshotStockReader(t *testing.T) {
 	}
 }
 
-// TestSnapshotSharesTolerations: pods of equal toleration lists decode
-// to one shared slice; lists differing only in a toleration's seconds
+// TestSnapshotSharesPodParts: pods of equal toleration lists decode to
+// one shared slice; lists differing only in a toleration's seconds
 // (unset, or another value) or in a value do not share, and nil and empty
-// lists stay as they were written.
-func TestSnapshotSharesTolerations(t *testing.T) {
+// lists stay as they were written. Pods of one owner share its reference,
+// an owner of another uid does not.
+func TestSnapshotSharesPodParts(t *testing.T) {
 	secs := func(v int64) *int64 { return &v }
 	base := []index.Toleration{
 		{Key: "node.kubernetes.io/not-ready", Operator: "Exists", Effect: "NoExecute", TolerationSeconds: secs(300)},
@@ -645,7 +646,11 @@ func TestSnapshotSharesTolerations(t *testing.T) {
 	}
 	in := &index.Input{}
 	for i, ts := range lists {
-		in.Pods = append(in.Pods, index.Pod{Namespace: "default", Name: fmt.Sprintf("p%d", i), UID: fmt.Sprintf("u%d", i), Tolerations: ts})
+		owner := &index.OwnerRef{Kind: "ReplicaSet", Name: "web-1", APIVersion: "apps/v1", UID: "rs-1"}
+		if i == 3 {
+			owner.UID = "rs-2"
+		}
+		in.Pods = append(in.Pods, index.Pod{Namespace: "default", Name: fmt.Sprintf("p%d", i), UID: fmt.Sprintf("u%d", i), Tolerations: ts, Owner: owner})
 	}
 	got, _, err := decodeSnapshot("in.arrow", bytes.NewReader(snapshotBytes(t, in, false)), 1)
 	if err != nil {
@@ -662,6 +667,9 @@ func TestSnapshotSharesTolerations(t *testing.T) {
 		if first(i) == first(0) {
 			t.Errorf("pod %d's list, unlike pod 0's, shares its slice", i)
 		}
+	}
+	if got.Pods[0].Owner != got.Pods[7].Owner || got.Pods[0].Owner == got.Pods[3].Owner {
+		t.Errorf("owners: pods 0 and 7 share %v, pods 0 and 3 share %v; want true, false", got.Pods[0].Owner == got.Pods[7].Owner, got.Pods[0].Owner == got.Pods[3].Owner)
 	}
 	if l := got.Pods[0].Tolerations; cap(l) != len(l) {
 		t.Errorf("a shared list has capacity %d past its %d elements: an append would write into it", cap(l), len(l))
