@@ -808,18 +808,53 @@ func (c *listOf[T]) fill(n int, elem func(j int) T) {
 
 func (c *listOf[T]) at(i int) []T { return sub(&c.list, c.all, i) }
 
+// sharedRows returns each row of list column l, the rows of equal keys
+// sharing one slice, made once (capacity at length: an append copies):
+// key appends element j's key to b, self-delimiting; elem makes element j.
+// The pods of a workload carry equal lists.
+func sharedRows[T any](l *listCol, key func(b []byte, j int) []byte, elem func(j int) T) [][]T {
+	rows := make([][]T, max(len(l.offs)-1, 0))
+	made := map[string][]T{}
+	var b []byte
+	for i := range rows {
+		if !l.valid.ok(i) {
+			continue
+		}
+		lo, hi := int(l.offs[i]), int(l.offs[i+1])
+		b = b[:0]
+		for j := lo; j < hi; j++ {
+			b = key(b, j)
+		}
+		r, ok := made[string(b)]
+		if !ok {
+			r = make([]T, hi-lo)
+			for k := range r {
+				r[k] = elem(lo + k)
+			}
+			made[string(b)] = r
+		}
+		rows[i] = r
+	}
+	return rows
+}
+
 // strsCol is a list<dict> column ([]string).
 type strsCol struct {
-	listOf[string]
+	list listCol
 	vals dictCol
+	rows [][]string // sharedRows
 }
 
 func (d *snapDecoder) strsOf(a arrow.Array) *strsCol {
 	l, vals := d.list(a)
-	return &strsCol{listOf[string]{list: l}, d.dict(vals)}
+	return &strsCol{list: l, vals: d.dict(vals)}
 }
 
-func (c *strsCol) build() { c.fill(len(c.vals.idx), c.vals.at) }
+func (c *strsCol) build() {
+	c.rows = sharedRows(&c.list, func(b []byte, j int) []byte { return binary.AppendUvarint(b, uint64(c.vals.idx[j])) }, c.vals.at)
+}
+
+func (c *strsCol) at(i int) []string { return c.rows[i] }
 
 // reqsCol is a list<requirement> column.
 type reqsCol struct {
@@ -929,9 +964,8 @@ func (c *imagesCol) build() {
 	})
 }
 
-// tolsCol is a list<toleration> column. Rows of equal lists (the pods of
-// a workload, the tolerations admission adds) share one slice, made once
-// (capacity at length: an append copies).
+// tolsCol is a list<toleration> column, its rows shared (sharedRows: the
+// pods of a workload, the tolerations admission adds).
 type tolsCol struct {
 	list                         listCol
 	key, operator, value, effect dictCol
@@ -947,57 +981,41 @@ func (d *snapDecoder) tols(a arrow.Array) *tolsCol {
 
 func (c *tolsCol) build() {
 	var slab []int64
-	c.rows = make([][]index.Toleration, max(len(c.list.offs)-1, 0))
-	made := map[string][]index.Toleration{}
-	var key []byte
-	for i := range c.rows {
-		if !c.list.valid.ok(i) {
-			continue
+	c.rows = sharedRows(&c.list, func(b []byte, j int) []byte {
+		b = binary.AppendUvarint(binary.AppendUvarint(b, uint64(c.key.idx[j])), uint64(c.operator.idx[j]))
+		b = binary.AppendUvarint(binary.AppendUvarint(b, uint64(c.value.idx[j])), uint64(c.effect.idx[j]))
+		if !c.seconds.valid.ok(j) {
+			return append(b, 0)
 		}
-		lo, hi := int(c.list.offs[i]), int(c.list.offs[i+1])
-		key = key[:0]
-		for j := lo; j < hi; j++ {
-			key = binary.AppendUvarint(key, uint64(c.key.idx[j]))
-			key = binary.AppendUvarint(key, uint64(c.operator.idx[j]))
-			key = binary.AppendUvarint(key, uint64(c.value.idx[j]))
-			key = binary.AppendUvarint(key, uint64(c.effect.idx[j]))
-			if c.seconds.valid.ok(j) {
-				key = binary.AppendVarint(append(key, 1), c.seconds.v[j])
-			} else {
-				key = append(key, 0)
-			}
-		}
-		l, ok := made[string(key)]
-		if !ok {
-			l = make([]index.Toleration, hi-lo)
-			for k := range l {
-				j := lo + k
-				l[k] = index.Toleration{Key: c.key.at(j), Operator: c.operator.at(j), Value: c.value.at(j),
-					Effect: c.effect.at(j), TolerationSeconds: c.seconds.ptr(j, &slab)}
-			}
-			made[string(key)] = l
-		}
-		c.rows[i] = l
-	}
+		return binary.AppendVarint(append(b, 1), c.seconds.v[j])
+	}, func(j int) index.Toleration {
+		return index.Toleration{Key: c.key.at(j), Operator: c.operator.at(j), Value: c.value.at(j),
+			Effect: c.effect.at(j), TolerationSeconds: c.seconds.ptr(j, &slab)}
+	})
 }
 
 func (c *tolsCol) at(i int) []index.Toleration { return c.rows[i] }
 
 // resourcesCol is a list<quantity> column.
 type resourcesCol struct {
-	listOf[index.Quantity]
+	list  listCol
 	name  dictCol
 	value i64Col
+	rows  [][]index.Quantity // sharedRows
 }
 
 func (d *snapDecoder) resources(a arrow.Array) *resourcesCol {
 	l, elems := d.list(a)
-	return &resourcesCol{listOf[index.Quantity]{list: l}, d.dict(field(elems, 0)), d.i64s(field(elems, 1))}
+	return &resourcesCol{list: l, name: d.dict(field(elems, 0)), value: d.i64s(field(elems, 1))}
 }
 
 func (c *resourcesCol) build() {
-	c.fill(len(c.name.idx), func(j int) index.Quantity { return index.Quantity{Name: c.name.at(j), Value: c.value.v[j]} })
+	c.rows = sharedRows(&c.list, func(b []byte, j int) []byte {
+		return binary.AppendVarint(binary.AppendUvarint(b, uint64(c.name.idx[j])), c.value.v[j])
+	}, func(j int) index.Quantity { return index.Quantity{Name: c.name.at(j), Value: c.value.v[j]} })
 }
+
+func (c *resourcesCol) at(i int) []index.Quantity { return c.rows[i] }
 
 // hostPortsCol is a list<host port> column.
 type hostPortsCol struct {

@@ -620,7 +620,7 @@ func TestSnapshotStockReader(t *testing.T) {
 // one shared slice; lists differing only in a toleration's seconds
 // (unset, or another value) or in a value do not share, and nil and empty
 // lists stay as they were written. Pods of one owner share its reference,
-// an owner of another uid does not.
+// an owner of another uid does not; so do requests and images.
 func TestSnapshotSharesPodParts(t *testing.T) {
 	secs := func(v int64) *int64 { return &v }
 	base := []index.Toleration{
@@ -650,7 +650,12 @@ func TestSnapshotSharesPodParts(t *testing.T) {
 		if i == 3 {
 			owner.UID = "rs-2"
 		}
-		in.Pods = append(in.Pods, index.Pod{Namespace: "default", Name: fmt.Sprintf("p%d", i), UID: fmt.Sprintf("u%d", i), Tolerations: ts, Owner: owner})
+		p := index.Pod{Namespace: "default", Name: fmt.Sprintf("p%d", i), UID: fmt.Sprintf("u%d", i), Tolerations: ts, Owner: owner,
+			Requests: []index.Quantity{{Name: "cpu", Value: 100}, {Name: "memory", Value: 1 << 20}}, Images: []string{"web:1", "side:2"}}
+		if i == 4 {
+			p.Requests[1].Value, p.Images[1] = 2<<20, "side:3"
+		}
+		in.Pods = append(in.Pods, p)
 	}
 	got, _, err := decodeSnapshot("in.arrow", bytes.NewReader(snapshotBytes(t, in, false)), 1)
 	if err != nil {
@@ -667,6 +672,10 @@ func TestSnapshotSharesPodParts(t *testing.T) {
 		if first(i) == first(0) {
 			t.Errorf("pod %d's list, unlike pod 0's, shares its slice", i)
 		}
+	}
+	p0, p4, p7 := &got.Pods[0], &got.Pods[4], &got.Pods[7]
+	if &p0.Requests[0] != &p7.Requests[0] || &p0.Images[0] != &p7.Images[0] || &p0.Requests[0] == &p4.Requests[0] || &p0.Images[0] == &p4.Images[0] {
+		t.Error("requests and images: pods 0 and 7 must share, pods 0 and 4 (another value) must not")
 	}
 	if got.Pods[0].Owner != got.Pods[7].Owner || got.Pods[0].Owner == got.Pods[3].Owner {
 		t.Errorf("owners: pods 0 and 7 share %v, pods 0 and 3 share %v; want true, false", got.Pods[0].Owner == got.Pods[7].Owner, got.Pods[0].Owner == got.Pods[3].Owner)
