@@ -585,8 +585,8 @@ func (ln *leanState) count(cl *class, n index.NodeID, sign int32) {
 	}
 }
 
-// countRaw returns h (size entries, nil when 0) holding the fitting nodes
-// of words [lo, hi) per raw value of a group's column raw. The maxima read
+// countRaw returns h holding the fitting nodes of words [lo, hi) per raw
+// value of a group's column raw, size values (none when size is 0). The maxima read
 // the counts of values above 0 alone, so only the nodes of nz (few: most
 // nodes have neither value) are looked at.
 func countRaw(fit []uint64, raw []int32, nz []uint64, lo, hi, size int, h []int32) []int32 {
