@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"slices"
 	"strconv"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -161,92 +162,59 @@ func (d *deployTemplate) equalIgnoreHash(rs []byte) bool {
 // templateImages returns the images of pod template t's init containers
 // then its containers, each list ended by "\x00" (no image holds one), as
 // encoding/json decodes them into a PodTemplateSpec: keys matched without
-// regard to case, a null image left empty. ok is false when t does not
-// parse so, or repeats a key on the way (encoding/json would merge or
-// overwrite: the caller decodes instead). The rest of t is skipped
-// unchecked: the images are right whenever t decodes.
+// regard to case, a null image, container or list left empty. ok is false
+// when t does not parse so, or repeats a key on the way (encoding/json
+// would merge or overwrite: the caller decodes instead). The rest of t is
+// skipped unchecked: the images are right whenever t decodes.
 func templateImages(t []byte) (imgs []string, ok bool) {
 	p := &jp{b: t}
-	var inits, ctrs []string
+	var lists [2][]string // init containers', containers'
 	err := p.run(func() {
-		if !p.objStart() {
-			return
-		}
-		var seenSpec bool
-		for first := true; ; {
-			k := p.next(&first)
-			if k == nil {
-				break
-			}
-			if !bytes.EqualFold(k, []byte("spec")) {
-				p.skip()
-				continue
-			}
-			if seenSpec {
-				p.fail("spec repeated")
-			}
-			seenSpec = true
-			if !p.objStart() {
-				continue
-			}
-			var seenInits, seenCtrs bool
-			for first := true; ; {
-				k := p.next(&first)
-				if k == nil {
-					break
-				}
-				switch {
-				case bytes.EqualFold(k, []byte("initContainers")):
-					if seenInits {
-						p.fail("initContainers repeated")
+		p.foldFields([]string{"spec"}, func(int) {
+			p.foldFields([]string{"initContainers", "containers"}, func(i int) {
+				lists[i] = nil
+				if p.arrStart() {
+					for first := true; p.more(&first); {
+						img := ""
+						p.foldFields([]string{"image"}, func(int) { img = p.str() })
+						lists[i] = append(lists[i], img)
 					}
-					seenInits, inits = true, p.containerImages()
-				case bytes.EqualFold(k, []byte("containers")):
-					if seenCtrs {
-						p.fail("containers repeated")
-					}
-					seenCtrs, ctrs = true, p.containerImages()
-				default:
-					p.skip()
 				}
-			}
-		}
+			})
+		})
 	})
 	if err != nil {
 		return nil, false
 	}
-	imgs = append(append(inits, "\x00"), ctrs...)
+	imgs = append(append(lists[0], "\x00"), lists[1]...)
 	return append(imgs, "\x00"), true
 }
 
-// containerImages parses a list of containers and returns their images.
-func (p *jp) containerImages() []string {
-	var imgs []string
-	if !p.arrStart() {
-		return nil
+// foldFields walks an object (null: none), calling f with the index in
+// names of each key it holds that names lists, matched as encoding/json
+// matches field names (without regard to case), and skipping the others.
+// A key of names repeated fails: encoding/json would merge or overwrite.
+func (p *jp) foldFields(names []string, f func(i int)) {
+	if !p.objStart() {
+		return
 	}
-	for first := true; p.more(&first); {
-		if !p.objStart() {
-			p.fail("null container")
+	var seen uint64
+	for first := true; ; {
+		k := p.next(&first)
+		if k == nil {
+			return
 		}
-		img, seen := "", false
-		for first := true; ; {
-			k := p.next(&first)
-			if k == nil {
-				break
-			}
-			if !bytes.EqualFold(k, []byte("image")) {
-				p.skip()
-				continue
-			}
-			if seen {
-				p.fail("image repeated")
-			}
-			seen, img = true, p.str()
+		i := slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(string(k), n) })
+		if i < 0 {
+			p.skip()
+			continue
 		}
-		imgs = append(imgs, img)
+		if seen&(1<<i) != 0 {
+			p.fail("%s repeated", names[i])
+		}
+		seen |= 1 << i
+		f(i)
 	}
-	return imgs
 }
 
 // cutLabel returns template t without its label key (and the comma that
