@@ -143,8 +143,11 @@
 // message or buffer may exceed 1 GiB, row counts must match the snapshot
 // table, and the checksums must match. Repeated strings are interned once
 // per dictionary entry; the nested lists of a record batch share one
-// backing array per column (each pod's slice capped at its length), and
-// pods with equal labels (node selectors) share one map. The model is
+// backing array per column (each pod's slice capped at its length), the
+// rows of a batch with equal tolerations, requests, images or other
+// string lists share one slice and those of one owner one reference (as
+// the JSON path's sharer does over the whole input), and pods with equal
+// labels (node selectors) share one map. The model is
 // read-only once loaded. Record batches are converted on
 // [Options].Parallelism goroutines while the next is decompressed.
 //

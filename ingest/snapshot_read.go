@@ -1040,7 +1040,7 @@ type ownerCol struct {
 	valid                  validCol
 	kind, name, apiVersion dictCol
 	uid                    strCol
-	made                   map[ownerKey]*index.OwnerRef
+	made                   map[index.OwnerRef]*index.OwnerRef
 }
 
 func (d *snapDecoder) owner(a arrow.Array) *ownerCol {
@@ -1048,26 +1048,20 @@ func (d *snapDecoder) owner(a arrow.Array) *ownerCol {
 		uid: d.plain(field(a, 3))}
 }
 
-func (c *ownerCol) build() { c.made = map[ownerKey]*index.OwnerRef{} }
+func (c *ownerCol) build() { c.made = map[index.OwnerRef]*index.OwnerRef{} }
 
-// ownerKey is an owner reference by its dictionary indices and uid: the
-// pods of one controller share their reference.
-type ownerKey struct {
-	kind, name, apiVersion int32
-	uid                    string
-}
-
+// at returns row i's reference, shared by the rows of an equal one (the
+// pods of one controller).
 func (c *ownerCol) at(i int) *index.OwnerRef {
 	if !c.valid.ok(i) {
 		return nil
 	}
-	uid := c.uid.at(i)
-	k := ownerKey{c.kind.idx[i], c.name.idx[i], c.apiVersion.idx[i], uid}
-	if o, ok := c.made[k]; ok {
-		return o
+	ref := index.OwnerRef{Kind: c.kind.at(i), Name: c.name.at(i), APIVersion: c.apiVersion.at(i), UID: c.uid.at(i)}
+	o, ok := c.made[ref]
+	if !ok {
+		o = &ref
+		c.made[ref] = o
 	}
-	o := &index.OwnerRef{Kind: c.kind.at(i), Name: c.name.at(i), APIVersion: c.apiVersion.at(i), UID: uid}
-	c.made[k] = o
 	return o
 }
 
