@@ -393,49 +393,24 @@ func (p *jp) skip() {
 // A bracket of the other kind closing it is an error, as is running out of
 // input.
 func (p *jp) skipContainer() {
-	b := p.b
-	var stack [64]byte // the open brackets' kinds, while they fit
-	depth := 0
-	for i := p.i; ; {
-		for i < len(b) && !skipStops[b[i]] {
-			i++
+	z := structScan{kinds: true, base: p.depth}
+	end, how := z.scan(p.b, p.i, true)
+	switch how {
+	case scanDone:
+		p.i = end
+	case scanErr:
+		p.i = z.errAt
+		if z.errMsg == "deep" {
+			p.fail("nested too deeply")
 		}
-		if i >= len(b) {
-			p.i = len(b)
-			p.fail("unterminated %s", "value")
+		p.fail("mismatched %q", p.b[p.i])
+	default:
+		if p.i = len(p.b); z.inStr != 0 {
+			p.fail("unterminated string")
 		}
-		switch c := b[i]; c {
-		case '"':
-			p.i = i
-			p.skipString()
-			i = p.i
-			continue
-		case '{', '[':
-			if depth < len(stack) {
-				stack[depth] = c
-			}
-			depth++
-			if p.depth+depth > maxDepth {
-				p.i = i
-				p.fail("nested too deeply")
-			}
-		default: // '}' or ']'
-			depth--
-			if depth < len(stack) && stack[depth]+2 != c { // '{'+2 == '}', '['+2 == ']'
-				p.i = i
-				p.fail("mismatched %q", c)
-			}
-			if depth == 0 {
-				p.i = i + 1
-				return
-			}
-		}
-		i++
+		p.fail("unterminated %s", "value")
 	}
 }
-
-// skipStops marks the bytes skipContainer stops at.
-var skipStops = [256]bool{'"': true, '{': true, '}': true, '[': true, ']': true}
 
 func (p *jp) skipString() {
 	k := p.i + 1

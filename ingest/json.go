@@ -149,9 +149,6 @@ func (s *stream) peek() (byte, bool) {
 	}
 }
 
-// structural marks the bytes a value scan stops at.
-var structural = [256]bool{'"': true, '{': true, '}': true, '[': true, ']': true}
-
 // capture cuts the next value out of the stream (after whitespace) and
 // returns its bytes, valid until the next read; the value is only
 // delimited here, the parser validates it. On an error the stream is left
@@ -175,37 +172,20 @@ func (s *stream) capture() (v []byte, err error) {
 	j := s.pos // scan position
 	switch c {
 	case '{', '[':
-		depth := 0
+		var z structScan
 		for {
-			for j < s.end && !structural[s.buf[j]] {
-				j++
-			}
-			if j == s.end {
-				rel := j - s.mark
-				if !s.fill() {
-					return nil, io.ErrUnexpectedEOF
-				}
-				j = s.mark + rel
-				continue
-			}
-			switch s.buf[j] {
-			case '"':
-				var err error
-				if j, err = s.stringEnd(j); err != nil {
-					return nil, err
-				}
-				continue
-			case '{', '[':
-				depth++
-			default:
-				depth--
-			}
-			j++
-			if depth == 0 {
-				v := s.buf[s.mark:j]
-				s.pos = j
+			end, how := z.scan(s.buf[:s.end], j, s.eof)
+			if how == scanDone {
+				v := s.buf[s.mark:end]
+				s.pos = end
 				return v, nil
 			}
+			if s.eof {
+				return nil, io.ErrUnexpectedEOF
+			}
+			rel := end - s.mark
+			s.fill() // at the end of input, the next scan reads every byte
+			j = s.mark + rel
 		}
 	case '"':
 		j, err := s.stringEnd(j)
