@@ -563,6 +563,25 @@ type interner struct {
 	// reference runs past maxInternedLen): every node lists the images it
 	// holds, the same few thousand names across a cluster.
 	images map[string]string
+	// res holds the entries of the resource lists of the object being
+	// parsed, when it is a worker's (slab set), which converts each object
+	// (copying the entries out) before parsing the next: emptied per object.
+	res  []resEntry
+	slab bool
+}
+
+// resEntries returns an empty entry list for a resource list.
+func (p *jp) resEntries() []resEntry {
+	in := p.in
+	if in == nil || !in.slab {
+		return make([]resEntry, 0, 4)
+	}
+	if len(in.res)+4 > cap(in.res) {
+		in.res = make([]resEntry, 0, 1024) // the old slab may still be read
+	}
+	n := len(in.res)
+	in.res = in.res[:n+4]
+	return in.res[n : n : n+4] // an append past 4 copies
 }
 
 const (

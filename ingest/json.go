@@ -507,6 +507,11 @@ func (w *jsonWalker) parseItem(raw []byte, src index.Source) (*wireObject, error
 
 func parseItem(raw []byte, src index.Source, in *interner) (*wireObject, error) {
 	obj := new(wireObject)
+	return obj, parseItemInto(obj, raw, src, in)
+}
+
+// parseItemInto is parseItem into a zeroed object.
+func parseItemInto(obj *wireObject, raw []byte, src index.Source, in *interner) error {
 	p := &jp{b: raw, in: in}
 	if err := p.run(func() { p.object(obj); p.end() }); err != nil {
 		e := &Error{File: src.File, Line: src.Line, Kind: obj.Kind, Namespace: obj.Metadata.Namespace,
@@ -527,9 +532,9 @@ func parseItem(raw []byte, src index.Source, in *interner) (*wireObject, error) 
 				}
 			}
 		}
-		return obj, e
+		return e
 	}
-	return obj, nil
+	return nil
 }
 
 // items reads an array of objects after its '['. list is nil for a bare

@@ -49,7 +49,8 @@ type batch struct {
 	seq   int
 	ev    []event
 	arena []byte
-	big   int // bytes of the items too large for the arena, copied apart
+	big   int         // bytes of the items too large for the arena, copied apart
+	convs []converted // the workers' results (ev.conv points here)
 }
 
 const (
@@ -86,13 +87,14 @@ func (r *reader) open() {
 	r.seq++
 }
 
-// Batches' arenas and event slices are recycled: a large export cuts
-// gigabytes of items into arenas that are garbage as soon as the items are
-// parsed (every string is copied out), and collecting them dominated the
-// memory traffic of ingest.
+// Batches' arenas, event slices and results are recycled: a large export
+// cuts gigabytes of items into arenas that are garbage as soon as the items
+// are parsed (every string is copied out), and collecting them dominated
+// the memory traffic of ingest; a result is copied out when it is applied.
 var (
 	arenaPool  sync.Pool // *[]byte of capacity batchBytes
 	eventsPool sync.Pool // *[]event, empty
+	convsPool  sync.Pool // *[]converted, zeroed
 )
 
 func getArena(size int) []byte {
@@ -120,12 +122,26 @@ func getEvents() []event {
 // putEvents recycles a batch's events once they are applied; what they
 // point to is dropped.
 func putEvents(e []event) {
-	if cap(e) < batchEvents {
-		return
-	}
 	clear(e)
 	e = e[:0]
 	eventsPool.Put(&e)
+}
+
+// getConvs returns n zeroed results.
+func getConvs(n int) []converted {
+	if c, ok := convsPool.Get().(*[]converted); ok && cap(*c) >= n {
+		return (*c)[:n]
+	}
+	return make([]converted, n, max(n, 256))
+}
+
+// putConvs recycles a batch's results once they are applied.
+func putConvs(c []converted) {
+	if c == nil {
+		return
+	}
+	clear(c)
+	convsPool.Put(&c)
 }
 
 func (r *reader) flush() {
@@ -169,21 +185,27 @@ func (r *reader) item(raw []byte, src index.Source, list *listState) {
 
 func (r *reader) listEnd(list *listState) { r.add(event{kind: evListEnd, list: list}) }
 
-// work parses and converts the items of a batch.
-func work(b *batch, in *interner, filters *resourceFilter, opts Options) {
+// work parses and converts the items of a batch. obj is the worker's
+// scratch object and in its interner, whose slab holds the object's
+// resource list entries: a converted object keeps neither.
+func work(b *batch, obj *wireObject, in *interner, filters *resourceFilter, opts Options) {
+	b.convs = getConvs(len(b.ev))
 	for i := range b.ev {
 		ev := &b.ev[i]
 		if ev.kind != evItem {
 			continue
 		}
-		obj, err := parseItem(ev.raw, ev.src, in)
+		*obj = wireObject{}
+		in.res = in.res[:0]
+		raw := ev.raw
+		err := parseItemInto(obj, raw, ev.src, in)
 		ev.raw = nil
 		if err != nil {
 			ev.err = err
 			continue
 		}
 		if obj.Kind == "" && !ev.known {
-			ev.obj = obj // the list's kind comes later
+			ev.obj = keep(raw, ev.src, in) // the list's kind comes later
 			continue
 		}
 		apiVersion, kind, err := itemKind(obj, ev.listKind, ev.listAPI, ev.src)
@@ -192,14 +214,23 @@ func work(b *batch, in *interner, filters *resourceFilter, opts Options) {
 			continue
 		}
 		if strings.HasSuffix(kind, "List") && obj.HasItems {
-			ev.obj = obj // nested list: the merger flattens it
+			ev.obj = keep(raw, ev.src, in) // nested list: the merger flattens it
 			continue
 		}
-		ev.conv = new(converted)
+		ev.conv = &b.convs[i]
 		convert(ev.conv, obj, apiVersion, kind, ev.src, filters, opts)
 	}
 	putArena(b.arena) // nothing parsed points into it
 	b.arena = nil
+}
+
+// keep parses an item again into an object of its own, outside the
+// worker's slab (it parsed once already).
+func keep(raw []byte, src index.Source, in *interner) *wireObject {
+	in.slab = false
+	defer func() { in.slab = true }()
+	o, _ := parseItem(raw, src, in)
+	return o
 }
 
 // heldItem is an item of a list whose kind is not known yet.
@@ -235,9 +266,11 @@ func (l *loader) readJSONParallel(path string, r io.Reader, n int) error {
 		go func() {
 			defer wg.Done()
 			in := newInterner()
+			in.slab = true
 			var filters resourceFilter
+			var obj wireObject
 			for b := range jobs {
-				work(b, in, &filters, l.opts)
+				work(b, &obj, in, &filters, l.opts)
 				done <- b
 			}
 		}()
@@ -280,7 +313,12 @@ func (l *loader) readJSONParallel(path string, r io.Reader, n int) error {
 		}
 		if hs, ok := held[ev.list]; ev.list != nil && (ok || (ev.obj != nil && ev.obj.Kind == "")) {
 			// Keep the list's order until its kind is known.
-			held[ev.list] = append(hs, heldItem{ev.obj, ev.conv, ev.src})
+			conv := ev.conv
+			if conv != nil {
+				conv = new(converted)
+				*conv = *ev.conv // the batch's results are recycled
+			}
+			held[ev.list] = append(hs, heldItem{ev.obj, conv, ev.src})
 			return nil
 		}
 		if ev.conv != nil {
@@ -311,7 +349,8 @@ func (l *loader) readJSONParallel(path string, r io.Reader, n int) error {
 				break
 			}
 			putEvents(nb.ev)
-			nb.ev = nil
+			putConvs(nb.convs)
+			nb.ev, nb.convs = nil, nil
 		}
 	}
 	return firstErr

@@ -570,7 +570,7 @@ func (p *jp) resList() resList {
 		}
 		if !replaced {
 			if l.entries == nil {
-				l.entries = make([]resEntry, 0, 4)
+				l.entries = p.resEntries()
 			}
 			l.entries = append(l.entries, e)
 		}
