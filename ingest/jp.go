@@ -579,25 +579,46 @@ type interner struct {
 	// reference runs past maxInternedLen): every node lists the images it
 	// holds, the same few thousand names across a cluster.
 	images map[string]string
-	// res holds the entries of the resource lists of the object being
-	// parsed, when it is a worker's (slab set), which converts each object
-	// (copying the entries out) before parsing the next: emptied per object.
-	res  []resEntry
+	// slab: the interner is a worker's, which converts each object
+	// (copying these out) before parsing the next; the entries of its
+	// resource lists and its tolerations are then cut from res and tols,
+	// emptied per object (newObject).
 	slab bool
+	res  []resEntry
+	tols []wireToleration
+}
+
+// newObject empties the slabs for the next object.
+func (in *interner) newObject() {
+	in.res, in.tols = in.res[:0], in.tols[:0]
+}
+
+// fromSlab returns an empty slice of capacity n cut from *slab (a new
+// slab of size elements when it is full: the old one may still be read).
+// An append past n copies.
+func fromSlab[T any](slab *[]T, n, size int) []T {
+	if len(*slab)+n > cap(*slab) {
+		*slab = make([]T, 0, size)
+	}
+	k := len(*slab)
+	*slab = (*slab)[:k+n]
+	return (*slab)[k : k : k+n]
 }
 
 // resEntries returns an empty entry list for a resource list.
 func (p *jp) resEntries() []resEntry {
-	in := p.in
-	if in == nil || !in.slab {
+	if p.in == nil || !p.in.slab {
 		return make([]resEntry, 0, 4)
 	}
-	if len(in.res)+4 > cap(in.res) {
-		in.res = make([]resEntry, 0, 1024) // the old slab may still be read
+	return fromSlab(&p.in.res, 4, 1024)
+}
+
+// tolerationList returns an empty toleration list.
+func (p *jp) tolerationList() []wireToleration {
+	if p.in == nil || !p.in.slab {
+		return nil
 	}
-	n := len(in.res)
-	in.res = in.res[:n+4]
-	return in.res[n : n : n+4] // an append past 4 copies
+	return fromSlab(&p.in.tols, 8, 1024)
 }
 
 const (

@@ -186,8 +186,8 @@ func (r *reader) item(raw []byte, src index.Source, list *listState) {
 func (r *reader) listEnd(list *listState) { r.add(event{kind: evListEnd, list: list}) }
 
 // work parses and converts the items of a batch. obj is the worker's
-// scratch object and in its interner, whose slab holds the object's
-// resource list entries: a converted object keeps neither.
+// scratch object and in its interner, whose slabs hold parts of the
+// object: a converted object keeps none of them.
 func work(b *batch, obj *wireObject, in *interner, filters *resourceFilter, opts Options) {
 	b.convs = getConvs(len(b.ev))
 	for i := range b.ev {
@@ -196,7 +196,7 @@ func work(b *batch, obj *wireObject, in *interner, filters *resourceFilter, opts
 			continue
 		}
 		*obj = wireObject{}
-		in.res = in.res[:0]
+		in.newObject()
 		raw := ev.raw
 		err := parseItemInto(obj, raw, ev.src, in)
 		ev.raw = nil

@@ -10,8 +10,8 @@ import (
 // TestParallelKeepsHeldItems loads lists whose items come before their
 // kind, and lists nested in a List, on workers that reuse their parse
 // scratch (the object, its resource entries, the batch's results) from
-// item to item: the held items must read as the sequential reader reads
-// them.
+// item to item: the held items (their resources and tolerations) must
+// read as the sequential reader reads them.
 func TestParallelKeepsHeldItems(t *testing.T) {
 	pod := func(b *strings.Builder, i int) {
 		if i%2 == 1 {
@@ -22,7 +22,8 @@ func TestParallelKeepsHeldItems(t *testing.T) {
 		fmt.Fprintf(b, `"metadata":{"name":"p%d","namespace":"ns","uid":"u%d"},"spec":{"containers":[`+
 			`{"name":"a","image":"img","resources":{"requests":{"cpu":"%dm","memory":"%dMi","example.com/gpu":"%d"},`+
 			`"limits":{"cpu":"%dm","memory":"%dMi","example.com/gpu":"%d","ephemeral-storage":"1Gi"}}}],`+
-			`"overhead":{"cpu":"%dm"}}}`, i, i, 100+i, 64+i, i%3, 200+i, 128+i, i%3, i%7)
+			`"overhead":{"cpu":"%dm"},"tolerations":[{"key":"k%d","operator":"Exists"},{"key":"t","value":"v%d","effect":"NoSchedule"}]}}`,
+			i, i, 100+i, 64+i, i%3, 200+i, 128+i, i%3, i%7, i, i)
 	}
 	var b strings.Builder
 	b.WriteString(`{"apiVersion":"v1","items":[`)

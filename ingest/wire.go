@@ -404,6 +404,7 @@ func (p *jp) spec(s *wireSpec) {
 		case "tolerations":
 			s.Tolerations = nil
 			if p.arrStart() {
+				s.Tolerations = p.tolerationList()
 				for first := true; p.more(&first); {
 					s.Tolerations = append(s.Tolerations, p.toleration())
 				}
