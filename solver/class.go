@@ -72,15 +72,25 @@ type group struct {
 	// otherwise): see release.
 	window  [2]int32
 	windows *windowPool
+	raws    *rawPool // the pool rawNA came from, nil if none
 }
 
 // release drops what a group no pod needs any more holds: its static
-// score columns, templates and feasible set (given back to its pool).
+// score columns, templates and feasible set (given back to their pools).
 func (g *group) release() {
 	if g.windows != nil && g.dense != nil {
-		g.windows.put(g.dense, int(g.window[0]), int(g.window[1]))
+		clear(g.dense[g.window[0]:g.window[1]]) // the only words set
+		g.windows.give(g.dense)
 	}
-	g.rawTT, g.rawNA, g.ttNZ, g.naNZ, g.tmpl, g.dense, g.windows = nil, nil, nil, nil, nil, nil, nil
+	if g.raws != nil && g.rawNA != nil {
+		for wi, w := range g.naNZ { // the only words written
+			if w != 0 {
+				clear(g.rawNA[wi*64 : min(wi*64+64, len(g.rawNA))])
+			}
+		}
+		g.raws.give(g.rawNA)
+	}
+	g.rawTT, g.rawNA, g.ttNZ, g.naNZ, g.tmpl, g.dense, g.windows, g.raws = nil, nil, nil, nil, nil, nil, nil, nil
 }
 
 // class is one equivalence class of pending pods: equal in every field that
@@ -326,43 +336,53 @@ type memo struct {
 	reqDense     map[string][]uint64
 	all, unsched []uint64
 	// windows, when set, lends the bitsets of the groups set up over a
-	// window of words (see windowPool).
+	// window of words; raws their rawNA columns (see slicePool).
 	windows *windowPool
+	raws    *rawPool
 }
 
-// windowPool lends the feasible bitsets of the groups initNamed sets up
-// over a window of words. An export whose DaemonSet pods are pending has a
-// group per node, each with a bitset of the cluster's size of which a word
-// or two are used: placed one after the other, they would make and drop
-// 12.5 KB per pod at 100,000 nodes, and a collection running meanwhile
-// counts them live. A group done with its bitset gives it back (put) with
-// its window cleared. Safe for concurrent use.
-type windowPool struct {
+// slicePool lends zeroed slices of the cluster's size that groups make
+// and drop one after the other; a group gives each back zeroed (see
+// release). Safe for concurrent use; a nil pool lends new slices.
+//
+// Two are used. The feasible bitsets of the groups initNamed sets up over
+// a window of words (windowPool): an export whose DaemonSet pods are
+// pending has a group per node, each with a bitset of which a word or two
+// are used; placed one after the other, they would make and drop 12.5 KB
+// per pod at 100,000 nodes, and a collection running meanwhile counts them
+// live. And the rawNA columns (rawPool), 4 bytes per node for every group
+// with preferred node affinity: 2,150 of them, 0.86 GB, on a realistic
+// 100,000-node export.
+type slicePool[T any] struct {
 	mu   sync.Mutex
-	free [][]uint64
+	free [][]T
 }
 
-// get returns an all-zero bitset of n words.
-func (p *windowPool) get(n int) []uint64 {
+type (
+	windowPool = slicePool[uint64]
+	rawPool    = slicePool[int32]
+)
+
+// get returns an all-zero slice of n elements.
+func (p *slicePool[T]) get(n int) []T {
 	if p == nil {
-		return make([]uint64, n)
+		return make([]T, n)
 	}
 	p.mu.Lock()
 	if k := len(p.free); k > 0 && len(p.free[k-1]) == n {
-		d := p.free[k-1]
+		x := p.free[k-1]
 		p.free = p.free[:k-1]
 		p.mu.Unlock()
-		return d
+		return x
 	}
 	p.mu.Unlock()
-	return make([]uint64, n)
+	return make([]T, n)
 }
 
-// put takes back a bitset from get whose words outside [lo, hi) are zero.
-func (p *windowPool) put(d []uint64, lo, hi int) {
-	clear(d[lo:hi])
+// give takes back a slice from get, all zero again.
+func (p *slicePool[T]) give(x []T) {
 	p.mu.Lock()
-	p.free = append(p.free, d)
+	p.free = append(p.free, x)
 	p.mu.Unlock()
 }
 
@@ -632,7 +652,7 @@ func (g *group) initNamed(c *index.Cluster, p *index.Pod, m *memo, enc *keyEncod
 			continue
 		}
 		if g.rawNA == nil {
-			g.rawNA = make([]int32, c.NumNodes())
+			g.rawNA, g.raws = m.raws.get(c.NumNodes()), m.raws
 			g.naNZ = make([]uint64, len(g.dense))
 		}
 		w := pt.Weight

@@ -228,7 +228,8 @@ type Solver struct {
 	imageTable           []uint8
 	noImages             []uint8 // a column of zeros
 	keyBits              map[string][]uint64
-	windows              windowPool // the window groups' bitsets (see windowPool)
+	windows              windowPool // the window groups' bitsets (see slicePool)
+	raws                 rawPool    // the groups' preferred node affinity columns (see slicePool)
 	domMasks             map[*index.Topology][][]uint64
 	hostnames            []uint64 // see hasHostname
 	bucketAdd, bucketRaw []int64
@@ -590,7 +591,7 @@ func (s *Solver) initGroups(fresh []*group, reps []index.PodID) {
 	}
 	var next atomic.Int64
 	m := newMemo()
-	m.windows = &s.windows
+	m.windows, m.raws = &s.windows, &s.raws
 	workers := min(runtime.GOMAXPROCS(0), len(fresh))
 	s.lead = make(chan struct{}, groupLead)
 	s.unbounded = make(chan struct{})
