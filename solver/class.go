@@ -83,10 +83,15 @@ func (g *group) release() {
 		g.windows.give(g.dense)
 	}
 	if g.raws != nil && g.rawNA != nil {
-		for wi, w := range g.naNZ { // the only words written
+		// Clear from the first to the last word written (naNZ), at once.
+		lo, hi := len(g.naNZ), 0
+		for wi, w := range g.naNZ {
 			if w != 0 {
-				clear(g.rawNA[wi*64 : min(wi*64+64, len(g.rawNA))])
+				lo, hi = min(lo, wi), wi+1
 			}
+		}
+		if lo < hi {
+			clear(g.rawNA[lo*64 : min(hi*64, len(g.rawNA))])
 		}
 		g.raws.give(g.rawNA)
 	}
