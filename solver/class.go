@@ -210,6 +210,12 @@ type keyEncoder struct {
 	// spreads pods' default constraints (spreadOfMemo).
 	matchers map[string]matcher
 	spreads  map[spreadKey][]index.SpreadConstraint
+	// rels, when not nil, memoizes encodeRel (see relMemoKey): set only
+	// where the pod-relative state cannot change (distinctKeys).
+	rels     map[relMemoKey]relMemo
+	lastRel  relMemoKey // the key of the last pod encoded with rels,
+	lastMemo relMemo    // its entry,
+	lastSet  bool       // and whether they are set
 }
 
 func (e *keyEncoder) str(s string) {

@@ -8,7 +8,10 @@
 // equal (tolerations, node selector and affinity, requests, host ports) form
 // an equivalence class; classes with the same tolerations and node affinity
 // share a group. Keys are encoded and deduplicated on every processor, one
-// range of the queue each. For each group the static filters (NodeUnschedulable,
+// range of the queue each; the pod-relative part of a key (spread
+// constraints, affinity terms, the counters of existing pods' terms that
+// match the pod) is worked out once per labels map, owner and terms, which
+// the pods of one workload share (relMemoKey). For each group the static filters (NodeUnschedulable,
 // TaintToleration, NodeAffinity and its PreFilter node-name set) are
 // evaluated once as bitmap algebra over the index, giving the statically
 // feasible node set and the per-filter rejection counts used in

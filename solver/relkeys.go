@@ -281,6 +281,63 @@ func (r *relState) defaultSelector(p *index.Pod) *index.LabelSelector {
 // pod-relative filters and scores read of the pod, the repel and carry
 // counters matching it included. Read-only on r.
 func (r *relState) encodeRel(e *keyEncoder, p *index.Pod, scratch []int32) []int32 {
+	if e.rels == nil {
+		return r.encodeRelOf(e, p, scratch)
+	}
+	// The queue holds a workload's pods mostly in a row: the last pod's
+	// entry first.
+	k := relMemoKeyOf(p)
+	if !e.lastSet || k != e.lastRel {
+		m, ok := e.rels[k]
+		if !ok {
+			at := len(e.buf)
+			ids := r.encodeRelOf(e, p, scratch)
+			m = relMemo{enc: string(e.buf[at:]), ids: slices.Clone(ids)}
+			e.rels[k] = m
+			e.lastRel, e.lastMemo, e.lastSet = k, m, true
+			return ids
+		}
+		e.lastRel, e.lastMemo, e.lastSet = k, m, true
+	}
+	e.buf = append(e.buf, e.lastMemo.enc...)
+	return append(scratch[:0], e.lastMemo.ids...)
+}
+
+// relMemoKey is everything encodeRel reads of a pod: its namespace, labels
+// (by the map's identity: ingest shares equal maps, so the pods of one
+// workload have one), owner, and its own constraints and affinity terms
+// (by the slices' identity). Pods with equal keys encode alike while the
+// pod-relative state stays as it is.
+type relMemoKey struct {
+	spreadKey
+	spread                              *index.SpreadConstraint
+	aff, anti                           *index.PodAffinityTerm
+	paff, panti                         *index.WeightedPodAffinityTerm
+	nSpread, nAff, nAnti, nPaff, nPanti int
+}
+
+// relMemo is one memoized encodeRel: the bytes it wrote and the counters
+// it returned.
+type relMemo struct {
+	enc string
+	ids []int32
+}
+
+func relMemoKeyOf(p *index.Pod) relMemoKey {
+	k := relMemoKey{spreadKey: spreadKey{ns: p.Namespace, labels: reflect.ValueOf(p.Labels).UnsafePointer()},
+		spread: unsafe.SliceData(p.Spread), nSpread: len(p.Spread),
+		aff: unsafe.SliceData(p.Affinity), nAff: len(p.Affinity),
+		anti: unsafe.SliceData(p.AntiAffinity), nAnti: len(p.AntiAffinity),
+		paff: unsafe.SliceData(p.PreferredAffinity), nPaff: len(p.PreferredAffinity),
+		panti: unsafe.SliceData(p.PreferredAntiAffinity), nPanti: len(p.PreferredAntiAffinity)}
+	if o := p.Owner; o != nil {
+		k.kind, k.api, k.name = o.Kind, o.APIVersion, o.Name
+	}
+	return k
+}
+
+// encodeRelOf is encodeRel without the memo.
+func (r *relState) encodeRelOf(e *keyEncoder, p *index.Pod, scratch []int32) []int32 {
 	cs, defaulted := r.spreadOfMemo(e, p)
 	ids := r.repels(p, scratch[:0])
 	nRepel := len(ids)

@@ -685,6 +685,9 @@ func (s *Solver) encodeAll(queue []index.PodID) []keyRange {
 
 func (s *Solver) distinctKeys(pods []index.PodID, start int) keyRange {
 	enc := s.imageEncoder()
+	if !s.cfg.sw.noRelMemo {
+		enc.rels = map[relMemoKey]relMemo{}
+	}
 	var scratch []int32
 	kr := keyRange{start: start, keyOf: make([]int32, len(pods))}
 	var seen keyIndex

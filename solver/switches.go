@@ -27,6 +27,8 @@ type switches struct {
 	noEntBudgets bool
 	// noListUpkeep makes node lists be rebuilt after every change.
 	noListUpkeep bool
+	// noRelMemo makes distinctKeys encode every pod's pod-relative part.
+	noRelMemo bool
 	// checkChoice, when set, is called with every node preempt takes.
 	checkChoice func(s *Solver, cl *class, prio int32, chosen candidate)
 	// checkBound, when set, is called with every bound evalNode makes
