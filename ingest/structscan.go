@@ -13,7 +13,9 @@ import (
 // (blockMasks: vector compares on amd64), the bytes a lone backslash run
 // escapes are taken out of the quotes, which bytes lie in a string is the
 // prefix XOR of the quotes, and a block whose closing brackets cannot
-// bring the depth to zero moves it by two popcounts. A block with a
+// bring the depth to zero moves it by two popcounts (when they outnumber
+// the depth, the lowest depth they reach is found four bytes at a time
+// from a table, lowest). A block with a
 // backslash outside a string (invalid JSON, where a backslash escapes
 // nothing) is stepped byte by byte.
 //
@@ -95,17 +97,25 @@ func (z *structScan) block(b []byte, i int, q, bs, op, cl, b5 uint64) (int, scan
 	if op|cl == 0 {
 		return 0, scanMore
 	}
-	if nc := bits.OnesCount64(cl); z.depth > nc {
+	nc := bits.OnesCount64(cl)
+	lo := z.depth - nc
+	if lo <= 0 {
+		// More closing brackets than the depth (a deep container, skipped
+		// from near its top, as managedFields): the lowest depth they
+		// reach, four bytes at a time.
+		lo = lowest(op, cl, z.depth)
+	}
+	if lo > 0 {
 		// The block cannot close the container.
 		no := bits.OnesCount64(op)
 		if !z.kinds {
 			z.depth += no - nc
 			return 0, scanMore
 		}
-		// Only braces, and none of the brackets the block may close (the
-		// nc below the depth) is a '[': every kind matches, and the ones
+		// Only braces, and none of the brackets the block closes (the
+		// levels from lo up) is a '[': every kind matches, and the ones
 		// the block opens are braces.
-		lo, hi := z.depth-nc, z.depth+no
+		hi := z.depth + no
 		if (op|cl)&^b5 == 0 && z.base+hi <= maxDepth && z.stack&spanBits(lo, z.depth) == 0 {
 			z.stack &^= spanBits(z.depth, hi)
 			z.depth = hi - nc
@@ -120,6 +130,41 @@ func (z *structScan) block(b []byte, i int, q, bs, op, cl, b5 uint64) (int, scan
 	}
 	return 0, scanMore
 }
+
+// lowest returns the lowest depth the brackets of a block reach from depth
+// d, op and cl marking its opening and closing ones (outside strings); at
+// most 0 once it is known to reach 0.
+func lowest(op, cl uint64, d int) int {
+	lo := d
+	for m := op | cl; m != 0 && lo > 0; {
+		k := uint(bits.TrailingZeros64(m)) &^ 3
+		e := nibbleDepth[(op>>k)&15|(cl>>k)&15<<4]
+		lo = min(lo, d+int(e.low))
+		d += int(e.net)
+		m &^= 15 << k
+	}
+	return lo
+}
+
+// nibbleDepth[o | c<<4] is, for four bytes whose opening brackets are the
+// bits of o and closing ones the bits of c, the lowest depth they reach
+// from 0 and the depth they end at.
+var nibbleDepth = func() (t [256]struct{ low, net int8 }) {
+	for i := range t {
+		d := int8(0)
+		for b := range 4 {
+			switch {
+			case i>>b&1 != 0:
+				d++
+			case i>>(4+b)&1 != 0:
+				d--
+			}
+			t[i].low = min(t[i].low, d)
+		}
+		t[i].net = d
+	}
+	return t
+}()
 
 // escapes returns the bytes of a block that backslashes escape, each
 // after an odd run of them (esc: the block's first byte is escaped), and
