@@ -251,10 +251,23 @@ func (s *Solver) scanRuns(cl *class, b *buckets, o *nodeOrder, segs []shapeSeg, 
 				continue
 			}
 			r := &o.runs[j]
-			if len(t.heap) == keep && s.passOver(o, r, shares, stMax, t) {
-				continue
+			var rb int64 // the run's bound
+			if len(t.heap) == keep {
+				var pass bool
+				if rb, pass = s.passOver(o, r, shares, stMax, t); pass {
+					continue
+				}
+			} else {
+				rb = runUpper(r, shares) + stMax
 			}
+			// A run's nodes are in tie order (runs.go) and score at most
+			// rb: from the first whose tie is below leave, none can enter.
+			leave := t.leaveBelow(rb, keep)
 			for p := r.start; p < r.start+int32(r.n); p++ {
+				if uint64(ties[p]) < leave {
+					t.drop(entry{score: rb, tie: ties[p]})
+					break
+				}
 				n := o.nodes[p]
 				wi, bit := n>>6, uint64(1)<<(n&63)
 				if fit[wi]&^np[wi]&bit == 0 || elig != nil && (elig[wi]&bit == 0) != (ig == 1) {
@@ -295,16 +308,31 @@ func (s *Solver) scanRuns(cl *class, b *buckets, o *nodeOrder, segs []shapeSeg, 
 					}
 				}
 				t.offer(entry{score: s.recScore(cl, &scores[p], n), tie: ties[p], node: n, gen: gen[n]}, keep)
+				leave = t.leaveBelow(rb, keep)
 			}
 		}
 	}
 }
 
+// leaveBelow returns the ties below which an entry scoring at most ub
+// cannot enter t (see scanRuns): none (0) while t is not full or its
+// worst entry scores below ub, its tie when it scores ub, and every tie
+// (1 << 32) when it scores above.
+func (t *topK) leaveBelow(ub int64, keep int) uint64 {
+	switch {
+	case len(t.heap) < keep || ub > t.heap[0].score:
+		return 0
+	case ub < t.heap[0].score:
+		return 1 << 32
+	}
+	return uint64(t.heap[0].tie)
+}
+
 // passOver reports whether no node of run r can enter t, a full heap,
 // for a class with shares sh and static scores at most stMax, and then
-// records the run's bound as left out. A stale run's maxima are taken
-// again before it is entered.
-func (s *Solver) passOver(o *nodeOrder, r *nodeRun, sh []shapeShare, stMax int64, t *topK) bool {
+// records the run's bound as left out; it returns the bound. A stale
+// run's maxima are taken again before it is entered.
+func (s *Solver) passOver(o *nodeOrder, r *nodeRun, sh []shapeShare, stMax int64, t *topK) (int64, bool) {
 	thr := t.heap[0].score
 	ub := runUpper(r, sh) + stMax
 	if ub >= thr && r.stale {
@@ -312,13 +340,13 @@ func (s *Solver) passOver(o *nodeOrder, r *nodeRun, sh []shapeShare, stMax int64
 		ub = runUpper(r, sh) + stMax
 	}
 	if ub >= thr {
-		return false
+		return ub, false
 	}
 	// The best entry a node of the run could have at ub.
 	if !t.truncated || ub >= t.cut.score {
 		t.drop(entry{score: ub, tie: math.MaxUint32})
 	}
-	return true
+	return ub, true
 }
 
 // eligibleOf returns the nodes cl's soft constraints do not ignore, nil

@@ -143,8 +143,10 @@ func TestBareBucketsKeepTheBest(t *testing.T) {
 
 // checkOrder checks run order o: every node in one run, of its shape and
 // domain, the maxima at least its record's (so that runUpper bounds
-// shapeUpper on it for any shares), and within a shape segment the runs
-// as made sorted. It returns the number of full runs.
+// shapeUpper on it for any shares), a run's nodes in tie order (highest
+// first, then lowest id: scanRuns leaves a run at the first node that
+// cannot enter), and within a shape segment the runs as made sorted. It
+// returns the number of full runs.
 func checkOrder(t *testing.T, s *Solver, o *nodeOrder) int {
 	t.Helper()
 	if o == nil {
@@ -154,8 +156,23 @@ func checkOrder(t *testing.T, s *Solver, o *nodeOrder) int {
 	full := 0
 	for pd, segs := range o.segs {
 		for _, sg := range segs {
+			// The runs as made sorted: a node whose record has not moved
+			// since comes after every such node of the runs before.
+			var last uint64
 			for j := sg.lo; j < sg.hi; j++ {
 				r := &o.runs[j]
+				var most uint64
+				for p := r.start; p < r.start+int32(r.n); p++ {
+					if n := o.nodes[p]; o.moved[n>>6]&(1<<(n&63)) == 0 {
+						f := o.recs[p]
+						k := uint64(1<<17-1-(uint32(f.cpu)+uint32(f.mem)))<<32 | uint64(n)
+						if k < last {
+							t.Fatalf("run %d: node %d (key %x) after a node of key %x in the runs before", j, n, k, last)
+						}
+						most = max(most, k)
+					}
+				}
+				last = max(last, most)
 				if r.shape != sg.shape || r.n == 0 || r.n > runLen {
 					t.Fatalf("run %d: shape %d in a segment of %d, %d nodes", j, r.shape, sg.shape, r.n)
 				}
@@ -177,6 +194,12 @@ func checkOrder(t *testing.T, s *Solver, o *nodeOrder) int {
 					}
 					if f.cpu > r.cpu || f.mem > r.mem || uint32(f.cpu)+uint32(f.mem) > r.sum || f.balCap > r.balCap || f.d < r.dmin || f.d > r.dmax {
 						t.Fatalf("node %d: record %+v above its run's maxima %+v", n, f, *r)
+					}
+					if o.ties[p] != s.ties[n] {
+						t.Fatalf("node %d: tie %d at %d, the node's %d", n, o.ties[p], p, s.ties[n])
+					}
+					if q := p + 1; q < r.start+int32(r.n) && (o.ties[q] > o.ties[p] || o.ties[q] == o.ties[p] && o.nodes[q] < n) {
+						t.Fatalf("run %d: node %d (tie %d) after node %d (tie %d): not in tie order", j, o.nodes[q], o.ties[q], n, o.ties[p])
 					}
 				}
 			}

@@ -32,11 +32,20 @@ import (
 // the group finds feasible (another node pool, tainted nodes): the group
 // keeps which runs hold one (feasibleRuns), made again with the order.
 //
+// Scores are integers, and on a large cluster hundreds of nodes of a
+// domain share the best few: the kept entries are then decided by the
+// tie-break hash, and most nodes of an entered run tie with, or lose to,
+// the worst kept entry. So a run holds its nodes in tie order, highest
+// first (then by id), and a scan leaves a run whose bound does not beat
+// the worst kept entry at the first node whose tie loses to it: none
+// after it can enter.
+//
 // Records change with every placement. A rise lifts the run's maxima at
 // once, keeping them bounds; a fall marks the run stale, and its maxima
 // are taken again when a scan next cannot pass it over. Falls leave the
 // order less sorted and the runs looser, so the order is made again once
-// they reach an eighth of the nodes.
+// they reach an eighth of the nodes: from the previous sorted keys, the
+// nodes whose records moved sorted apart and merged in.
 
 // runLen is the most nodes a run holds.
 const runLen = 32
@@ -76,8 +85,9 @@ type nodeOrder struct {
 	// segs[pd] lists the shape segments of domain pd - 1 (0: the nodes
 	// lacking the key), as bareBucket numbers domains.
 	segs    [][]shapeSeg
-	keys    []uint64 // scratch of make
+	keys    []uint64 // each domain's sorted keys as last made (mergeMoved starts from them)
 	scratch []uint64
+	run     []uint64 // scratch of make: a run's tie keys
 	// moved has a bit per node whose record moved since made.
 	moved []uint64
 	falls int // record falls since made
@@ -156,7 +166,7 @@ func (s *Solver) makeOrder(o *nodeOrder) {
 	for pd := range domains {
 		keys := o.keys[start[pd]:start[pd+1]]
 		if remade {
-			o.mergeMoved(keys, o.nodes[start[pd]:start[pd+1]], key)
+			o.mergeMoved(keys, key)
 		} else {
 			slices.Sort(keys)
 		}
@@ -166,13 +176,22 @@ func (s *Solver) makeOrder(o *nodeOrder) {
 			sg := shapeSeg{lo: int32(len(o.runs)), shape: shape}
 			for i < len(keys) && uint8(keys[i]>>56) == shape {
 				r := nodeRun{start: start[pd] + int32(i), shape: shape}
-				for ; i < len(keys) && int(r.n) < runLen && uint8(keys[i]>>56) == shape; i++ {
-					n := index.NodeID(uint32(keys[i]))
+				// The run's nodes in tie order, highest first, then by
+				// id (see scanRuns).
+				run := o.run[:0]
+				for ; i < len(keys) && len(run) < runLen && uint8(keys[i]>>56) == shape; i++ {
+					n := uint32(keys[i])
+					run = append(run, uint64(^s.ties[n])<<32|uint64(n))
+				}
+				slices.Sort(run)
+				for _, k := range run {
+					n := index.NodeID(uint32(k))
 					p := r.start + int32(r.n)
 					o.nodes[p], o.recs[p], o.ties[p], o.scores[p] = n, recs[n], s.ties[n], s.hot[n].scoreRec
 					o.pos[n], o.runOf[n] = p, int32(len(o.runs))
 					r.n++
 				}
+				o.run = run
 				o.runs = append(o.runs, r)
 				o.runs[len(o.runs)-1].takeMaxima(o)
 			}
@@ -188,17 +207,17 @@ func (s *Solver) makeOrder(o *nodeOrder) {
 	o.made = s.orderMakes
 }
 
-// mergeMoved sets keys to the sorted keys of a domain's nodes, in their
-// order as last made: those whose records did not move since keep it,
-// and the others are sorted apart and merged in.
-func (o *nodeOrder) mergeMoved(keys []uint64, nodes []index.NodeID, key func(index.NodeID) uint64) {
+// mergeMoved sets keys, a domain's sorted keys as last made, to its
+// nodes' sorted keys now: those whose records did not move since keep
+// their key and place, and the others are sorted apart and merged in.
+func (o *nodeOrder) mergeMoved(keys []uint64, key func(index.NodeID) uint64) {
 	moved := o.scratch[:0]
 	kept := 0
-	for _, n := range nodes {
-		if o.moved[n>>6]&(1<<(n&63)) != 0 {
+	for _, k := range keys {
+		if n := index.NodeID(uint32(k)); o.moved[n>>6]&(1<<(n&63)) != 0 {
 			moved = append(moved, key(n))
 		} else {
-			keys[kept] = key(n)
+			keys[kept] = k
 			kept++
 		}
 	}
