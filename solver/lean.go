@@ -707,6 +707,7 @@ func (s *Solver) syncLean(cl *class) {
 		return
 	}
 	var shares []shapeShare // made for the first bare node that may stay out
+	var stMax int64         // and the most cl's static scores can be
 	for i, n := range nodes {
 		if state[i]&syncFits == 0 || ln.fit[n>>6]&(1<<(n&63)) == 0 {
 			continue
@@ -717,11 +718,18 @@ func (s *Solver) syncLean(cl *class) {
 			// A node whose shape bound does not beat a truncated bare
 			// bucket's cut stays out unscored: the cut bounds it, and a
 			// refill finds it when the bucket's entries fall below it.
+			// First with the most the static scores can be: their
+			// columns are read at random.
 			if bk := &b.list[id]; bk.truncated {
 				if shares == nil {
-					shares = s.shapeShares(cl)
+					shares, stMax = s.shapeShares(cl), staticMax(cl)
 				}
-				if ub := (entry{score: shapeUpper(s.fitRecs[n], shares) + cl.staticScore(n), tie: s.ties[n], node: n}); !better(&ub, &bk.cut) {
+				su := shapeUpper(s.fitRecs[n], shares)
+				if ub := (entry{score: su + stMax, tie: s.ties[n], node: n}); !better(&ub, &bk.cut) {
+					bk.members++
+					continue
+				}
+				if ub := (entry{score: su + cl.staticScore(n), tie: s.ties[n], node: n}); !better(&ub, &bk.cut) {
 					bk.members++
 					continue
 				}
