@@ -84,10 +84,15 @@ type nodeOrder struct {
 	runs   []nodeRun
 	// segs[pd] lists the shape segments of domain pd - 1 (0: the nodes
 	// lacking the key), as bareBucket numbers domains.
-	segs    [][]shapeSeg
-	keys    []uint64 // each domain's sorted keys as last made (mergeMoved starts from them)
-	scratch []uint64
-	run     []uint64 // scratch of make: a run's tie keys
+	segs [][]shapeSeg
+	keys []uint64 // each domain's sorted keys as last made (mergeMoved starts from them)
+	// prevRecs, prevTies and prevScores hold the columns as last made
+	// while a remake fills the others (their arrays are swapped).
+	prevRecs   []fitRec
+	prevTies   []uint32
+	prevScores []scoreRec
+	scratch    []uint64
+	run        []uint64 // scratch of make: a run's tie keys
 	// moved has a bit per node whose record moved since made.
 	moved []uint64
 	falls int // record falls since made
@@ -153,6 +158,18 @@ func (s *Solver) makeOrder(o *nodeOrder) {
 			next[pd]++
 		}
 	}
+	// A remake reads each node's records and tie from the order as last
+	// made, kept current and read there nearly in sequence, rather than
+	// from the node arrays at random.
+	var prevRecs []fitRec
+	var prevTies []uint32
+	var prevScores []scoreRec
+	if remade {
+		o.recs, o.prevRecs = o.prevRecs, o.recs
+		o.ties, o.prevTies = o.prevTies, o.ties
+		o.scores, o.prevScores = o.prevScores, o.scores
+		prevRecs, prevTies, prevScores = o.prevRecs, o.prevTies, o.prevScores
+	}
 	o.nodes = slices.Grow(o.nodes[:0], len(recs))[:len(recs)]
 	o.recs = slices.Grow(o.recs[:0], len(recs))[:len(recs)]
 	o.ties = slices.Grow(o.ties[:0], len(recs))[:len(recs)]
@@ -181,13 +198,22 @@ func (s *Solver) makeOrder(o *nodeOrder) {
 				run := o.run[:0]
 				for ; i < len(keys) && len(run) < runLen && uint8(keys[i]>>56) == shape; i++ {
 					n := uint32(keys[i])
-					run = append(run, uint64(^s.ties[n])<<32|uint64(n))
+					tie := s.ties[n]
+					if remade {
+						tie = prevTies[o.pos[n]]
+					}
+					run = append(run, uint64(^tie)<<32|uint64(n))
 				}
 				slices.Sort(run)
 				for _, k := range run {
 					n := index.NodeID(uint32(k))
 					p := r.start + int32(r.n)
-					o.nodes[p], o.recs[p], o.ties[p], o.scores[p] = n, recs[n], s.ties[n], s.hot[n].scoreRec
+					if remade {
+						q := o.pos[n]
+						o.nodes[p], o.recs[p], o.ties[p], o.scores[p] = n, prevRecs[q], prevTies[q], prevScores[q]
+					} else {
+						o.nodes[p], o.recs[p], o.ties[p], o.scores[p] = n, recs[n], s.ties[n], s.hot[n].scoreRec
+					}
 					o.pos[n], o.runOf[n] = p, int32(len(o.runs))
 					r.n++
 				}
