@@ -11,10 +11,10 @@
 // range of the queue each; the pod-relative part of a key (spread
 // constraints, affinity terms, the counters of existing pods' terms that
 // match the pod) is worked out once per labels map, owner and terms, which
-// the pods of one workload share (relMemoKey). For each group the static filters (NodeUnschedulable,
-// TaintToleration, NodeAffinity and its PreFilter node-name set) are
-// evaluated once as bitmap algebra over the index, giving the statically
-// feasible node set and the per-filter rejection counts used in
+// the pods of one workload share (relMemoKey). For each group the static
+// filters (NodeUnschedulable, TaintToleration, NodeAffinity and its
+// PreFilter node-name set) are evaluated once as bitmap algebra over the
+// index, giving the statically feasible node set and the per-filter rejection counts used in
 // unschedulable messages. Groups are initialised in the background, on every
 // processor, in the order the queue first needs them; placement waits only
 // for the group it needs, so set-up overlaps the placement loop. The bitmaps

@@ -198,11 +198,7 @@ func (s *Solver) makeOrder(o *nodeOrder) {
 				run := o.run[:0]
 				for ; i < len(keys) && len(run) < runLen && uint8(keys[i]>>56) == shape; i++ {
 					n := uint32(keys[i])
-					tie := s.ties[n]
-					if remade {
-						tie = prevTies[o.pos[n]]
-					}
-					run = append(run, uint64(^tie)<<32|uint64(n))
+					run = append(run, uint64(^s.ties[n])<<32|uint64(n))
 				}
 				slices.Sort(run)
 				for _, k := range run {
