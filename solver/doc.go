@@ -14,11 +14,12 @@
 // the pods of one workload share (relMemoKey). For each group the static
 // filters (NodeUnschedulable, TaintToleration, NodeAffinity and its
 // PreFilter node-name set) are evaluated once as bitmap algebra over the
-// index, giving the statically feasible node set and the per-filter rejection counts used in
-// unschedulable messages. Groups are initialised in the background, on every
-// processor, in the order the queue first needs them; placement waits only
-// for the group it needs, so set-up overlaps the placement loop. The bitmaps
-// of toleration lists and selector terms are shared through a memo.
+// index, giving the statically feasible node set and the per-filter
+// rejection counts used in unschedulable messages. Groups are initialised
+// in the background, on every processor, in the order the queue first
+// needs them; placement waits only for the group it needs, so set-up
+// overlaps the placement loop. The bitmaps of toleration lists and selector
+// terms are shared through a memo.
 //
 // Each class keeps a heap of (score, tie-break, node, generation) holding
 // its best max(k, 16) fitting nodes for k pods left, and remembers the best
