@@ -125,12 +125,13 @@ type deployTemplate struct {
 
 // equalIgnoreHash is the deployment controller's EqualIgnoreHash: the two
 // templates, without their pod-template-hash labels, are semantically
-// equal. rs is a ReplicaSet's template. The byte comparison with the
-// ReplicaSet's label cut out answers for exported objects (the API server
-// writes both alike); otherwise the templates are decoded and compared as
-// apimachinery's Semantic.DeepEqual does.
+// equal. rs is a ReplicaSet's template. Comparing the bytes, but for the
+// whitespace between tokens, with the ReplicaSet's label cut out answers
+// for exported objects (the API server writes both alike; an export
+// indents both alike, or neither); otherwise the templates are decoded and
+// compared as apimachinery's Semantic.DeepEqual does.
 func (d *deployTemplate) equalIgnoreHash(rs []byte) bool {
-	if cut, ok := cutLabel(rs, labelPodTemplateHash); ok && bytes.Equal(cut, d.raw) {
+	if cut, ok := cutLabel(rs, labelPodTemplateHash); ok && (bytes.Equal(cut, d.raw) || sameTokens(cut, d.raw)) {
 		return true
 	}
 	// Templates of other revisions mostly differ in their images: a
@@ -217,29 +218,82 @@ func (p *jp) foldFields(names []string, f func(i int)) {
 	}
 }
 
-// cutLabel returns template t without its label key (and the comma that
-// separated it), when the entry is written as a compact JSON writer writes
-// it.
+// cutLabel returns template t without its label key: the member and the
+// comma that separated it from a neighbour, however the text is laid out
+// (the whitespace left is for sameTokens to ignore). False when t does not
+// parse, or has no such label or more than one.
 func cutLabel(t []byte, key string) ([]byte, bool) {
 	tp, err := templateParts(t)
-	value, ok := tp.labels[key]
-	if err != nil || !ok {
+	if _, ok := tp.labels[key]; err != nil || !ok {
 		return nil, false
 	}
-	lo, hi := tp.labelsLo, tp.labelsHi
-	entry := append(append(append(append([]byte(nil), '"'), key...), `":"`...), value...)
-	entry = append(entry, '"')
-	i := bytes.Index(t[lo:hi], entry)
-	if i < 0 {
+	start, end, n := 0, 0, 0
+	p := &jp{b: t[:tp.labelsHi], i: tp.labelsLo}
+	err = p.run(func() {
+		if !p.objStart() {
+			return
+		}
+		for first := true; ; {
+			lead, sep := first, p.i // before the member's ',' (or after '{')
+			k := p.next(&first)
+			if k == nil {
+				return
+			}
+			p.skip()
+			if string(k) != key {
+				continue
+			}
+			n++
+			start, end = sep, p.i
+			if lead { // the member's own ',' goes, if another follows
+				if c := p.peek(); c == ',' {
+					end = p.i + 1
+				}
+			}
+		}
+	})
+	if err != nil || n != 1 {
 		return nil, false
-	}
-	start, end := lo+i, lo+i+len(entry)
-	switch {
-	case end < hi && t[end] == ',':
-		end++
-	case start > lo+1 && t[start-1] == ',':
-		start--
 	}
 	out := make([]byte, 0, len(t)-(end-start))
 	return append(append(out, t[:start]...), t[end:]...), true
+}
+
+// sameTokens reports whether JSON texts a and b differ at most in the
+// whitespace between their tokens (in valid JSON a separator stands between
+// any two values, so no two tokens run together where space is taken out).
+func sameTokens(a, b []byte) bool {
+	i, j := 0, 0
+	inStr := false
+	for {
+		if !inStr {
+			for i < len(a) && isSpace(a[i]) {
+				i++
+			}
+			for j < len(b) && isSpace(b[j]) {
+				j++
+			}
+		}
+		if i == len(a) || j == len(b) {
+			return i == len(a) && j == len(b)
+		}
+		c := a[i]
+		if c != b[j] {
+			return false
+		}
+		i++
+		j++
+		switch {
+		case !inStr:
+			inStr = c == '"'
+		case c == '\\': // the escaped byte matches too
+			if i == len(a) || j == len(b) || a[i] != b[j] {
+				return false
+			}
+			i++
+			j++
+		case c == '"':
+			inStr = false
+		}
+	}
 }

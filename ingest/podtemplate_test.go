@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -116,4 +117,42 @@ func FuzzTemplateImages(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		checkTemplateImages(t, raw)
 	})
+}
+
+// TestEqualIgnoreHashIndented compares a Deployment's template with its
+// ReplicaSets' as kubectl's indented export writes them, the hash label
+// first, between others, last: equal without decoding (the label and its
+// comma are cut, the whitespace between tokens ignored); a difference in
+// a string's spaces, or in an escaped quote, is a difference.
+func TestEqualIgnoreHashIndented(t *testing.T) {
+	t.Parallel()
+	indent := func(labels string, image string) string {
+		return "{\n    \"metadata\": {\n        \"labels\": {\n" + labels + "\n        }\n    },\n" +
+			"    \"spec\": {\n        \"containers\": [\n            {\n                \"image\": \"" + image + "\",\n" +
+			"                \"name\": \"c\"\n            }\n        ]\n    }\n}"
+	}
+	const app, team, hash = `            "app": "web"`, `            "team": "a b"`, `            "pod-template-hash": "abc"`
+	deploy := indent(app+",\n"+team, "web:2")
+	for _, tc := range []struct {
+		name, rs string
+		want     bool
+	}{
+		{"hash last", indent(app+",\n"+team+",\n"+hash, "web:2"), true},
+		{"hash first", indent(hash+",\n"+app+",\n"+team, "web:2"), true},
+		{"hash between", indent(app+",\n"+hash+",\n"+team, "web:2"), true},
+		{"compact", `{"metadata":{"labels":{"app":"web","pod-template-hash":"abc","team":"a b"}},"spec":{"containers":[{"image":"web:2","name":"c"}]}}`, true},
+		{"a string's space", indent(app+",\n"+strings.Replace(team, "a b", "ab", 1)+",\n"+hash, "web:2"), false},
+		{"an escaped quote", indent(app+",\n"+team+",\n"+hash, `web:2\" `), false},
+	} {
+		d := deployTemplate{raw: []byte(deploy)}
+		if got := d.equalIgnoreHash([]byte(tc.rs)); got != tc.want {
+			t.Errorf("%s: equal %v, want %v", tc.name, got, tc.want)
+		}
+		if tc.want && d.decoded {
+			t.Errorf("%s: equal only once decoded", tc.name)
+		}
+	}
+	if sameTokens([]byte(`{"a": "x\" y"}`), []byte(`{"a":"x\"y"}`)) || !sameTokens([]byte("{\n \"a\" : [1, 2]\n}"), []byte(`{"a":[1,2]}`)) {
+		t.Error("sameTokens: spaces in a string after an escaped quote ignored, or spaces between tokens not")
+	}
 }
