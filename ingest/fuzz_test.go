@@ -164,6 +164,24 @@ var jsonSeeds = []string{
 		`"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":100,"podAffinityTerm":{"labelSelector":{"matchExpressions":[{"key":"batch","operator":"Exists"}]},"namespaceSelector":{"matchLabels":{"team":"data"}},"topologyKey":"kubernetes.io/hostname"}}]}}}}`,
 }
 
+// layoutSeeds are lists laid out in lines, whose items the parallel reader
+// cuts by their layout (spec.go): as kubectl indents them, one item per
+// line with CRLF ends, and one per line but for an item that spans lines
+// where another could start (a wrong guess).
+var layoutSeeds = []string{
+	"{\n    \"apiVersion\": \"v1\",\n    \"items\": [\n        {\n            \"apiVersion\": \"v1\",\n            \"kind\": \"Node\",\n" +
+		"            \"metadata\": {\n                \"name\": \"n\"\n            },\n            \"status\": {\n                \"allocatable\": {\n" +
+		"                    \"cpu\": \"4\",\n                    \"pods\": \"110\"\n                }\n            }\n        },\n        {\n" +
+		"            \"apiVersion\": \"v1\",\n            \"kind\": \"Pod\",\n            \"metadata\": {\n                \"name\": \"p\"\n            },\n" +
+		"            \"spec\": {\n                \"containers\": [\n                    {\n                        \"name\": \"c\"\n                    }\n" +
+		"                ]\n            }\n        }\n    ],\n    \"kind\": \"List\"\n}\n",
+	"{\"apiVersion\":\"v1\",\"items\":[\r\n{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\"}},\r\n" +
+		"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"b\"}}\r\n],\"kind\":\"List\"}\r\n",
+	"{\"apiVersion\":\"v1\",\"kind\":\"List\",\"items\":[\n{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"a\"}},\n" +
+		"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"w\"},\"spec\":{\"containers\":[{\"name\":\"a\"},\n{\"name\":\"b\"}\n]}},\n" +
+		"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"c\"}}\n]}\n",
+}
+
 // genSeed is a generated export (kplace gen --profile mixed --nodes 4
 // --pods 12 --running 8 --seed 1): priority classes, tainted and labelled
 // nodes, running and pending pods with every kind of constraint.
@@ -186,8 +204,14 @@ const fuzzWindow = 512
 
 func FuzzLoadJSON(f *testing.F) {
 	smallWindow(f, fuzzWindow)
+	old := guessFrom
+	guessFrom = 0 // guess in the short lists a fuzzer writes
+	f.Cleanup(func() { guessFrom = old })
 	addSeeds(f, "testdata/list.json", "testdata/podlist.json", "testdata/dir/a.json")
 	for _, s := range jsonSeeds {
+		f.Add([]byte(s))
+	}
+	for _, s := range layoutSeeds {
 		f.Add([]byte(s))
 	}
 	gen, err := os.ReadFile(genSeed)

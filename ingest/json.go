@@ -36,6 +36,10 @@ type stream struct {
 	// max bounds the window, and so one value (0: no bound, for text
 	// already in memory): a value that fills it is refused (rerr).
 	max int64
+
+	// hold is the stream offset (see offset) from which the window keeps
+	// its bytes, -1 when none: guessed items not yet checked (spec.go).
+	hold int64
 }
 
 // maxStreamWindow is the window a large input grows to (larger only for
@@ -47,15 +51,19 @@ const maxStreamWindow = 1 << 20
 var streamWindow = 64 << 10
 
 func newStream(r io.Reader, size int) *stream {
-	return &stream{r: r, buf: make([]byte, size), mark: -1, line: 1}
+	return &stream{r: r, buf: make([]byte, size), mark: -1, line: 1, hold: -1}
 }
 
 // fill reads more data, compacting and growing the buffer; false at end.
 func (s *stream) fill() bool {
 	for !s.eof {
-		keep := s.pos
-		if s.mark >= 0 && s.mark < keep {
-			keep = s.mark
+		val := s.pos // the value being read starts here
+		if s.mark >= 0 && s.mark < val {
+			val = s.mark
+		}
+		keep := val
+		if s.hold >= 0 {
+			keep = max(0, min(keep, int(s.hold-s.offset(0))))
 		}
 		if keep > 0 && (s.end == len(s.buf) || keep >= len(s.buf)/2) {
 			if s.lineIdx < keep {
@@ -69,10 +77,12 @@ func (s *stream) fill() bool {
 			if s.mark >= 0 {
 				s.mark -= keep
 			}
+			val -= keep
 		}
-		if s.end == len(s.buf) && s.max > 0 && int64(s.end) >= s.max {
-			// Full of one value (the window starts at it) at the limit.
-			s.tooLarge(max(s.mark, 0))
+		if s.end == len(s.buf) && s.max > 0 && int64(s.end-val) >= s.max {
+			// Full, and one value fills it from its start to the limit
+			// (the bytes held before it do not count).
+			s.tooLarge(val)
 			return false
 		}
 		if s.end == len(s.buf) || (s.total > 4*int64(len(s.buf)) && len(s.buf) < maxStreamWindow) {
@@ -80,7 +90,7 @@ func (s *stream) fill() bool {
 			// grow, so reads are large.
 			size := 2 * len(s.buf)
 			if s.max > 0 {
-				size = int(min(int64(size), max(s.max, int64(len(s.buf)))))
+				size = int(min(int64(size), max(s.max+int64(val), int64(len(s.buf)))))
 			}
 			nb := make([]byte, size)
 			copy(nb, s.buf[:s.end])
@@ -266,7 +276,8 @@ type jsonWalker struct {
 
 	scratch wireObject // the item being parsed; emit must not keep it
 	intern  *interner
-	par     *reader // set: items are cut out and handed to workers
+	par     *reader    // set: items are cut out and handed to workers
+	sp      *specState // set with par: items are cut by their layout first
 }
 
 // readJSONFile reads a JSON file (already decompressed).
@@ -541,34 +552,64 @@ func parseItemInto(obj *wireObject, raw []byte, src index.Source, in *interner) 
 // top-level array.
 func (w *jsonWalker) items(list *listState) error {
 	s := w.s
+	back := false // s.pos is at the '{' of an item whose guess was wrong
 	for i := 0; ; i++ {
-		c, ok := s.peek()
-		if !ok {
-			return w.errAt(s.pos, io.ErrUnexpectedEOF, "")
+		if w.sp != nil && !w.sp.off && w.sp.failed.Load() {
+			w.rewind() // i > 0 still: the items after it follow a ','
+			back = true
 		}
-		if c == ']' {
-			s.pos++
-			return nil
-		}
-		if i > 0 {
-			if c != ',' {
-				return w.errAt(s.pos, nil, "expected ',' or ']' after a list item, found %s", quoteByte(c))
-			}
-			s.pos++
+		c := byte('{')
+		if !back {
+			var ok bool
 			if c, ok = s.peek(); !ok {
+				if w.wrongGuess() {
+					continue
+				}
 				return w.errAt(s.pos, io.ErrUnexpectedEOF, "")
 			}
+			if c == ']' {
+				if w.wrongGuess() {
+					continue
+				}
+				s.pos++
+				return nil
+			}
+			if i > 0 {
+				if c != ',' {
+					if w.wrongGuess() {
+						continue
+					}
+					return w.errAt(s.pos, nil, "expected ',' or ']' after a list item, found %s", quoteByte(c))
+				}
+				s.pos++
+				if c, ok = s.peek(); !ok {
+					if w.wrongGuess() {
+						continue
+					}
+					return w.errAt(s.pos, io.ErrUnexpectedEOF, "")
+				}
+			}
+			if c != '{' {
+				if w.wrongGuess() {
+					continue
+				}
+				return w.errAt(s.pos, nil, "expected a list item (an object), found %s", quoteByte(c))
+			}
 		}
-		if c != '{' {
-			return w.errAt(s.pos, nil, "expected a list item (an object), found %s", quoteByte(c))
-		}
+		back = false
 		src := index.Source{File: w.file, Line: w.line(s.pos, i)}
 		if w.par != nil {
 			if w.par.stop {
 				return errStopped
 			}
+			if w.guess(src, list, i) {
+				continue
+			}
 			raw, err := s.capture()
 			if err != nil {
+				if w.wrongGuess() {
+					continue
+				}
 				if err == io.ErrUnexpectedEOF && s.rerr == nil {
 					// As the sequential reader reports it: a syntax error
 					// before the end, else a truncated item.

@@ -43,10 +43,18 @@ type event struct {
 	apiVersion, objKind string      // evObject
 	conv                *converted  // evItem: the worker's result
 	err                 error       // evError; evItem: a parse error
+
+	// A guessed item (spec.go): where it ends in the stream (0: cut by
+	// structure), where it starts, and whether the guess was wrong.
+	guessEnd int64
+	miss     specMiss
+	wrong    bool
 }
 
 type batch struct {
 	seq   int
+	epoch int   // the walker's epoch: a wrong guess ends one
+	check int64 // the end of the batch's last guessed item (0: none)
 	ev    []event
 	arena []byte
 	big   int         // bytes of the items too large for the arena, copied apart
@@ -63,6 +71,7 @@ type reader struct {
 	cur   *batch
 	arena int // the next batch's arena size: grows to batchBytes
 	seq   int
+	epoch int
 	jobs  chan<- *batch
 	quit  <-chan struct{}
 	stop  bool // quit was closed: drop everything
@@ -71,6 +80,9 @@ type reader struct {
 func (r *reader) add(ev event) {
 	r.open()
 	r.cur.ev = append(r.cur.ev, ev)
+	if ev.guessEnd > 0 {
+		r.cur.check = ev.guessEnd
+	}
 	if len(r.cur.ev) >= batchEvents || len(r.cur.arena) >= cap(r.cur.arena)*7/8 || r.cur.big >= batchBytes {
 		r.flush()
 	}
@@ -83,7 +95,7 @@ func (r *reader) open() {
 	if r.arena < batchBytes {
 		r.arena = max(64<<10, 2*r.arena)
 	}
-	r.cur = &batch{seq: r.seq, arena: getArena(r.arena), ev: getEvents()}
+	r.cur = &batch{seq: r.seq, epoch: r.epoch, arena: getArena(r.arena), ev: getEvents()}
 	r.seq++
 }
 
@@ -159,6 +171,12 @@ func (r *reader) flush() {
 
 // item queues a list item; raw is copied.
 func (r *reader) item(raw []byte, src index.Source, list *listState) {
+	r.guessed(raw, src, list, specMiss{}, 0)
+}
+
+// guessed queues a list item cut by a guess that ends at stream offset
+// end (0: cut by structure); raw is copied.
+func (r *reader) guessed(raw []byte, src index.Source, list *listState, miss specMiss, end int64) {
 	r.open()
 	var b []byte
 	if len(raw) > cap(r.cur.arena)/4 {
@@ -167,14 +185,14 @@ func (r *reader) item(raw []byte, src index.Source, list *listState) {
 	} else {
 		if len(r.cur.arena)+len(raw) > cap(r.cur.arena) {
 			r.flush()
-			r.item(raw, src, list)
+			r.guessed(raw, src, list, miss, end)
 			return
 		}
 		start := len(r.cur.arena)
 		r.cur.arena = append(r.cur.arena, raw...)
 		b = r.cur.arena[start:len(r.cur.arena):len(r.cur.arena)]
 	}
-	ev := event{kind: evItem, raw: b, src: src, list: list}
+	ev := event{kind: evItem, raw: b, src: src, list: list, guessEnd: end, miss: miss}
 	if list != nil && list.obj.Kind != "" {
 		ev.known, ev.listKind, ev.listAPI = true, list.obj.Kind, list.obj.APIVersion
 	} else if list == nil {
@@ -200,6 +218,10 @@ func work(b *batch, obj *wireObject, in *interner, filters *resourceFilter, opts
 		raw := ev.raw
 		err := parseItemInto(obj, raw, ev.src, in)
 		ev.raw = nil
+		if err != nil && ev.guessEnd > 0 {
+			ev.wrong = true // the walker cuts it again by structure
+			continue
+		}
 		if err != nil {
 			ev.err = err
 			continue
@@ -247,7 +269,7 @@ func (l *loader) readJSONParallel(path string, r io.Reader, n int) error {
 	quit := make(chan struct{})
 
 	rd := &reader{jobs: jobs, quit: quit}
-	w := &jsonWalker{file: path, s: newStream(r, streamWindow), intern: newInterner(), par: rd}
+	w := &jsonWalker{file: path, s: newStream(r, streamWindow), intern: newInterner(), par: rd, sp: newSpecState()}
 	w.s.max = l.opts.maxObject()
 	w.emit = func(o *wireObject, apiVersion, kind string, src index.Source) error {
 		rd.add(event{kind: evObject, obj: o, apiVersion: apiVersion, objKind: kind, src: src})
@@ -285,6 +307,7 @@ func (l *loader) readJSONParallel(path string, r io.Reader, n int) error {
 	held := map[*listState][]heldItem{}
 	pending := map[int]*batch{}
 	next := 0
+	live := 0 // batches of earlier epochs hold what follows a wrong guess
 	var firstErr error
 	apply := func(ev *event) error {
 		switch ev.kind {
@@ -339,6 +362,14 @@ func (l *loader) readJSONParallel(path string, r io.Reader, n int) error {
 			delete(pending, next)
 			next++
 			for i := range nb.ev {
+				if nb.epoch < live {
+					break
+				}
+				if nb.ev[i].wrong {
+					w.sp.fail(nb.ev[i].miss)
+					live = nb.epoch + 1
+					break
+				}
 				if err := apply(&nb.ev[i]); err != nil {
 					firstErr = err
 					close(quit)
@@ -348,10 +379,16 @@ func (l *loader) readJSONParallel(path string, r io.Reader, n int) error {
 			if firstErr != nil {
 				break
 			}
+			if nb.check > 0 && nb.epoch >= live {
+				w.sp.check(nb.check)
+			}
 			putEvents(nb.ev)
 			putConvs(nb.convs)
 			nb.ev, nb.convs = nil, nil
 		}
+	}
+	if specTrace != nil {
+		specTrace(w.sp) // the walker has ended: jobs, then done, were closed
 	}
 	return firstErr
 }

@@ -286,3 +286,18 @@ func (z *structScan) bracket(c byte, k int) int {
 	}
 	return 0
 }
+
+// lineMasksGo is lineMasks, byte by byte.
+func lineMasksGo(b *[64]byte) (nl, ws, rb uint64) {
+	for k, c := range b {
+		switch c {
+		case '\n':
+			nl |= 1 << k
+		case ' ', '\t':
+			ws |= 1 << k
+		case ']':
+			rb |= 1 << k
+		}
+	}
+	return nl, ws, rb
+}

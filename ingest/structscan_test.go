@@ -204,14 +204,12 @@ func TestStructScanMatchesReference(t *testing.T) {
 	checkScan(t, mixed, 0, nil)
 }
 
-// TestBlockMasks checks the vector masks against the byte loop on blocks
-// of the bytes they look for, their neighbours and bytes with bit 0x20
-// (or 0x80) the only difference.
-func TestBlockMasks(t *testing.T) {
-	near := []byte("\"\\{}[]\x02\x1c;=[]\x7c\x5b\x5d\x7b\x7d\xa2\xdc\xfb\xfd\x00az")
-	r := rand.New(rand.NewPCG(3, 5))
+// eachBlock calls f with n random blocks: three bytes in four drawn from
+// near, the others from all bytes.
+func eachBlock(seed uint64, n int, near []byte, f func(blk *[64]byte)) {
+	r := rand.New(rand.NewPCG(seed, seed+2))
 	var blk [64]byte
-	for n := 0; n < 20000; n++ {
+	for ; n > 0; n-- {
 		for k := range blk {
 			if r.IntN(4) == 0 {
 				blk[k] = byte(r.IntN(256))
@@ -219,12 +217,33 @@ func TestBlockMasks(t *testing.T) {
 				blk[k] = near[r.IntN(len(near))]
 			}
 		}
-		q, bs, op, cl, b5 := blockMasks(&blk)
-		wq, wbs, wop, wcl, wb5 := blockMasksGo(&blk)
+		f(&blk)
+	}
+}
+
+// TestBlockMasks checks the vector masks against the byte loop on blocks
+// of the bytes they look for, their neighbours and bytes with bit 0x20
+// (or 0x80) the only difference.
+func TestBlockMasks(t *testing.T) {
+	eachBlock(3, 20000, []byte("\"\\{}[]\x02\x1c;=[]\x7c\x5b\x5d\x7b\x7d\xa2\xdc\xfb\xfd\x00az"), func(blk *[64]byte) {
+		q, bs, op, cl, b5 := blockMasks(blk)
+		wq, wbs, wop, wcl, wb5 := blockMasksGo(blk)
 		if q != wq || bs != wbs || op != wop || cl != wcl || b5 != wb5 {
 			t.Fatalf("%q: got %x %x %x %x %x, want %x %x %x %x %x", blk[:], q, bs, op, cl, b5, wq, wbs, wop, wcl, wb5)
 		}
-	}
+	})
+}
+
+// TestLineMasks checks the vector line masks against the byte loop, as
+// TestBlockMasks does.
+func TestLineMasks(t *testing.T) {
+	eachBlock(7, 20000, []byte("\n \t]\r\x0b\x1a\x00\x8a\xa0\x89\xdd}[\\a"), func(blk *[64]byte) {
+		nl, ws, rb := lineMasks(blk)
+		wnl, wws, wrb := lineMasksGo(blk)
+		if nl != wnl || ws != wws || rb != wrb {
+			t.Fatalf("%q: got %x %x %x, want %x %x %x", blk[:], nl, ws, rb, wnl, wws, wrb)
+		}
+	})
 }
 
 func FuzzStructScan(f *testing.F) {
