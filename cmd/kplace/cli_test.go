@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -289,6 +290,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"gen", "--profile", "nope", "-o", out}, 2},
 		{[]string{"gen", "--nodes", "-1", "-o", out}, 2},
 		{[]string{"gen", "-o", "json"}, 2},
+		{[]string{"gen", "--layout", "yaml", "-o", out}, 2},
 		{[]string{"bench", "--suite", "nope"}, 2},
 		{[]string{"version", "-o", "xml"}, 2},
 		{[]string{"completion", "tcsh"}, 2},
@@ -429,4 +431,59 @@ profiles:
 		sc+": unknown field profiles[0].pluginConfg (not a KubeSchedulerConfiguration v1 field): ignored",
 		sc+": unknown field profiles[0].pluginConfig[0].args.scoringStrategyy (not a KubeSchedulerConfiguration v1 field): ignored",
 		sc+": percentageOfNodesToScore (kplace scores every feasible node): not applied")
+}
+
+// TestGenLayoutKubectl: gen --layout kubectl writes the same objects as the
+// default layout, indented as kubectl prints them (each List item's '{' on
+// a line of its own after eight spaces), and place reads both to the same
+// placement.
+func TestGenLayoutKubectl(t *testing.T) {
+	dir := t.TempDir()
+	lines, kubectl := filepath.Join(dir, "l.json"), filepath.Join(dir, "k.json.zst")
+	for _, args := range [][]string{
+		{"gen", "--profile", "realistic", "--nodes", "30", "--pods", "200", "-o", lines},
+		{"gen", "--profile", "realistic", "--nodes", "30", "--pods", "200", "--layout", "kubectl", "-o", kubectl},
+	} {
+		if code, _, stderr := runAll(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+	raw, err := os.ReadFile(lines)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(kubectl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := zstd.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	indented, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := json.Indent(&want, bytes.TrimSpace(raw), "", "    "); err != nil {
+		t.Fatal(err)
+	}
+	want.WriteByte('\n')
+	if !bytes.Equal(indented, want.Bytes()) || !bytes.Contains(indented, []byte("\n    \"items\": [\n        {\n")) {
+		t.Fatalf("--layout kubectl is not the default layout indented by four spaces:\n%.400s", indented)
+	}
+	var outs [2][]byte
+	for i, in := range []string{lines, kubectl} {
+		out := filepath.Join(dir, fmt.Sprint("p", i, ".json"))
+		if code, _, stderr := runAll(t, "place", "-q", "-f", in, "-o", out); code != 0 {
+			t.Fatalf("place %s: exit %d: %s", in, code, stderr)
+		}
+		if outs[i], err = os.ReadFile(out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(outs[0], outs[1]) {
+		t.Error("place reads the two layouts to different placements")
+	}
 }

@@ -21,7 +21,10 @@ pending pods of a profile, deterministic for a seed. Profiles: ` + strings.Join(
   kplace gen --profile mixed --nodes 100 --pods 1000 -o cluster.json
 
   # A realistic export, compressed, with pending workloads instead of pods
-  kplace gen --profile realistic --nodes 1000 --pods 10000 --pending-as workloads -o cluster.json.zst`,
+  kplace gen --profile realistic --nodes 1000 --pods 10000 --pending-as workloads -o cluster.json.zst
+
+  # The same laid out as kubectl get -o json prints it
+  kplace gen --profile realistic --nodes 1000 --pods 10000 --layout kubectl -o cluster.json.zst`,
 		Args: cobra.NoArgs,
 	}
 	fs := cmd.Flags()
@@ -33,9 +36,11 @@ pending pods of a profile, deterministic for a seed. Profiles: ` + strings.Join(
 	seed := fs.Uint64("seed", 1, "random seed: the same seed gives byte-identical output")
 	zones := fs.Int("zones", 0, "number of zones; 0 for the profile's default (5). Honoured by spread, anti-affinity, spread-bench and realistic")
 	pendingAs := fs.String("pending-as", bench.PendingAsPods, "realistic profile: what the pods controllers created and the scheduler has not bound are written as: pods, or workloads (the controllers' objects only, wanting more pods than exist)")
+	layout := fs.String("layout", layoutLines, "how the JSON is laid out: lines (compact, one List item per line) or kubectl (indented by four spaces,\nas kubectl get -o json prints it; about three times the bytes)")
 	out := fs.StringP("output", "o", "", "output file: .json, .json.gz or .json.zst (\"-\" for stdout)")
 	completeValues(cmd, "profile", bench.Profiles()...)
 	completeValues(cmd, "pending-as", bench.PendingAsPods, bench.PendingAsWorkloads)
+	completeValues(cmd, "layout", layoutLines, layoutKubectl)
 	run := func() int {
 		if *out == "" {
 			return usagef(cmd, "-o FILE is required")
@@ -47,7 +52,21 @@ pending pods of a profile, deterministic for a seed. Profiles: ` + strings.Join(
 		if err := cfg.Validate(); err != nil {
 			return usagef(cmd, "%v", err)
 		}
-		if err := writeGenerated(*out, cfg); err != nil {
+		write := func(w io.Writer) error { return bench.Generate(cfg, w) }
+		switch *layout {
+		case layoutLines:
+		case layoutKubectl:
+			write = func(w io.Writer) error {
+				x := export.NewIndentWriter(w)
+				if err := bench.Generate(cfg, x); err != nil {
+					return err
+				}
+				return x.Close()
+			}
+		default:
+			return usagef(cmd, "--layout %q: want %s or %s", *layout, layoutLines, layoutKubectl)
+		}
+		if err := writeCompressed(*out, write); err != nil {
 			return fail(err)
 		}
 		return 0
@@ -55,6 +74,12 @@ pending pods of a profile, deterministic for a seed. Profiles: ` + strings.Join(
 	cmd.RunE = func(*cobra.Command, []string) error { return codeErr(run()) }
 	return cmd
 }
+
+// The layouts gen writes.
+const (
+	layoutLines   = "lines"
+	layoutKubectl = "kubectl"
+)
 
 // writeCompressed writes path atomically with write, through the
 // compressor its suffix names (none for other names).
