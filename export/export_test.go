@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -249,5 +250,43 @@ func TestYAMLItemAllocatesNothing(t *testing.T) {
 	}
 	if want := "- apiVersion: v1\n  kind: Binding\n  metadata:\n    name: plain\n    namespace: ns\n  target:\n    apiVersion: v1\n    kind: Node\n    name: node-1\n"; string(out) != want {
 		t.Errorf("item:\n%s\nwant\n%s", out, want)
+	}
+}
+
+// TestWriteCommitsInChunks: formatted in chunks of one to four commits on
+// several goroutines, every format is byte for byte what one chunk gives,
+// whichever commits the split keeps.
+func TestWriteCommitsInChunks(t *testing.T) {
+	c, res, _ := tableFixture(t)
+	big := &solver.Result{}
+	for range 50 {
+		big.Commits = append(big.Commits, res.Commits...)
+	}
+	whole := func(f Format, split bool) (string, string) {
+		var a, b bytes.Buffer
+		var err error
+		if split {
+			err = WriteSplit(&a, &b, c, big, f)
+		} else {
+			err = WriteCommits(&a, c, big, f)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.String(), b.String()
+	}
+	old, procs := commitChunk, runtime.GOMAXPROCS(4)
+	defer func() { commitChunk = old; runtime.GOMAXPROCS(procs) }()
+	for _, f := range []Format{FormatList, FormatJSONL} {
+		for _, split := range []bool{false, true} {
+			commitChunk = len(big.Commits)
+			wantA, wantB := whole(f, split)
+			for _, size := range []int{1, 2, 3, 4} {
+				commitChunk = size
+				if a, b := whole(f, split); a != wantA || b != wantB {
+					t.Fatalf("%s, split %v, chunks of %d: differs from one chunk:\n%s\n%s", f, split, size, a, wantA)
+				}
+			}
+		}
 	}
 }
