@@ -33,7 +33,10 @@
 // are shared. With [Options].Parallelism above 1 (the default is
 // GOMAXPROCS) the items of a JSON stream are cut out by one goroutine,
 // parsed and converted by workers, and applied in input order: the result
-// is the same as a sequential read, errors included. A worker parses into
+// is the same as a sequential read, errors included. The items of a long
+// list are cut by its lines (kubectl's indentation, or one item per line)
+// and the parser checks each cut, a wrong one sending the reader back to
+// cut by structure (spec.go). A worker parses into
 // one scratch object and cuts resource lists and tolerations from slabs it
 // empties per item (conversion copies them out). YAML documents are read
 // whole and converted to JSON with sigs.k8s.io/yaml.
