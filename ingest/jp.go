@@ -519,26 +519,40 @@ func (p *jp) labelMap() map[string]string {
 	if !p.objStart() {
 		return nil
 	}
+	// The pairs' bytes make the key; only a map not seen before interns
+	// its strings (most objects' labels are another's).
 	in := p.in
-	pairs, key := in.pairs[:0], in.lblKey[:0]
+	key, ends := in.lblKey[:0], in.lblEnds[:0]
 	for first := true; ; {
-		ks, vs, ok := p.strPair(&first)
-		if !ok {
+		kb := p.next(&first)
+		if kb == nil {
 			break
 		}
-		pairs = append(pairs, ks, vs)
-		key = binary.AppendUvarint(key, uint64(len(ks)))
-		key = append(key, ks...)
-		key = binary.AppendUvarint(key, uint64(len(vs)))
-		key = append(key, vs...)
+		if c := p.peek(); c != '"' && c != 'n' {
+			p.fail("expected a string value, found %s", p.describe())
+		}
+		key = binary.AppendUvarint(key, uint64(len(kb)))
+		key = append(key, kb...)
+		ends = append(ends, len(key))
+		var vb []byte
+		if !p.isNull() {
+			vb = p.strBytes()
+		}
+		key = binary.AppendUvarint(key, uint64(len(vb)))
+		key = append(key, vb...)
+		ends = append(ends, len(key))
 	}
-	in.pairs, in.lblKey = pairs, key
+	in.lblKey, in.lblEnds = key, ends
 	if m, ok := in.labels[string(key)]; ok {
 		return m
 	}
-	m := make(map[string]string, len(pairs)/2)
-	for i := 0; i < len(pairs); i += 2 {
-		m[pairs[i]] = pairs[i+1] // a repeated key: the last wins, as in strMap
+	m := make(map[string]string, len(ends)/2)
+	start := 0
+	for i := 0; i < len(ends); i += 2 {
+		k, ke := uvarintAt(key, start), ends[i]
+		v, ve := uvarintAt(key, ke), ends[i+1]
+		m[p.internBytes(key[ke-k:ke])] = p.internBytes(key[ve-v : ve]) // a repeated key: the last wins, as in strMap
+		start = ve
 	}
 	if in.labels == nil {
 		in.labels = map[string]map[string]string{}
@@ -547,6 +561,12 @@ func (p *jp) labelMap() map[string]string {
 		in.labels[string(key)] = m
 	}
 	return m
+}
+
+// uvarintAt returns the uvarint at b[i:].
+func uvarintAt(b []byte, i int) int {
+	v, _ := binary.Uvarint(b[i:])
+	return int(v)
 }
 
 // strSlice parses a []string (null: nil).
@@ -572,9 +592,9 @@ type interner struct {
 	// template carry the same labels, and a shared map is one object in
 	// memory instead of one per pod. Keyed by the pairs in document order
 	// (see labelMap); maps from it are never written.
-	labels map[string]map[string]string
-	pairs  []string
-	lblKey []byte
+	labels  map[string]map[string]string
+	lblKey  []byte
+	lblEnds []int // where each key and value of lblKey ends
 	// images shares image names, whatever their length (a digest
 	// reference runs past maxInternedLen): every node lists the images it
 	// holds, the same few thousand names across a cluster.
