@@ -68,6 +68,7 @@ func (s *stream) fill() bool {
 		if s.hold >= 0 {
 			keep = max(0, min(keep, int(s.hold-s.offset(0))))
 		}
+		held := val - keep // bytes kept for the hold alone
 		if keep > 0 && (s.end == len(s.buf) || keep >= len(s.buf)/2) {
 			if s.lineIdx < keep {
 				s.line += bytes.Count(s.buf[s.lineIdx:keep], []byte{'\n'})
@@ -89,7 +90,7 @@ func (s *stream) fill() bool {
 			return false
 		}
 		if s.end == len(s.buf) || (s.total > 4*int64(len(s.buf)) && len(s.buf) < maxStreamWindow) ||
-			(val > 0 && s.end > len(s.buf)/4 && len(s.buf) < maxHeldWindow) {
+			(held > 0 && s.end > len(s.buf)/4 && len(s.buf) < maxHeldWindow) {
 			// Full (an item larger than the window), or a large input:
 			// grow, so reads are large. Or bytes held before the value
 			// (spec.go) fill a quarter of it: grow, so that each move of

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -264,6 +265,36 @@ func TestShortListsCutByStructure(t *testing.T) {
 		}
 		if want := max(0, n-guessFrom); run.cut != want {
 			t.Errorf("%d items: %d cut by a guess, want %d", n, run.cut, want)
+		}
+	}
+}
+
+// shortReader returns at most n bytes a read.
+type shortReader struct {
+	r io.Reader
+	n int
+}
+
+func (s shortReader) Read(p []byte) (int, error) { return s.r.Read(p[:min(len(p), s.n)]) }
+
+// TestWindowGrowsForHeldBytesOnly: a stream read to its end in short reads
+// grows its window to maxStreamWindow at most while it holds nothing, and
+// past it while it holds bytes (guesses in flight).
+func TestWindowGrowsForHeldBytesOnly(t *testing.T) {
+	data := bytes.Repeat([]byte("0123456789abcdef"), 1<<19) // 8 MiB
+	for _, hold := range []bool{false, true} {
+		s := newStream(shortReader{bytes.NewReader(data), 1000}, 64<<10)
+		if hold {
+			s.hold = 0
+		}
+		for s.fill() {
+			s.pos = s.end
+		}
+		if s.total != int64(len(data)) {
+			t.Fatalf("hold %v: read %d of %d bytes", hold, s.total, len(data))
+		}
+		if grew := len(s.buf) > maxStreamWindow; grew != hold {
+			t.Errorf("hold %v: window %d bytes", hold, len(s.buf))
 		}
 	}
 }
