@@ -46,8 +46,13 @@ type stream struct {
 // objects that need it).
 const maxStreamWindow = 1 << 20
 
-// maxHeldWindow is the window a stream that holds bytes (spec.go) grows to.
-const maxHeldWindow = 64 << 20
+// maxHeldWindow is the window a stream that holds bytes (spec.go) grows to,
+// once it has read heldGrowAfter bytes: on a smaller input, allocating
+// the window costs more than moving the held bytes saves.
+const (
+	maxHeldWindow = 64 << 20
+	heldGrowAfter = 256 << 20
+)
 
 // streamWindow is a stream's first window (tests make it small, so that
 // small inputs cross window boundaries).
@@ -90,11 +95,12 @@ func (s *stream) fill() bool {
 			return false
 		}
 		if s.end == len(s.buf) || (s.total > 4*int64(len(s.buf)) && len(s.buf) < maxStreamWindow) ||
-			(held > 0 && s.end > len(s.buf)/4 && len(s.buf) < maxHeldWindow) {
+			(held > 0 && s.total > heldGrowAfter && s.end > len(s.buf)/4 && len(s.buf) < maxHeldWindow) {
 			// Full (an item larger than the window), or a large input:
-			// grow, so reads are large. Or bytes held before the value
-			// (spec.go) fill a quarter of it: grow, so that each move of
-			// them lets in at least three times as much.
+			// grow, so reads are large. Or, past the first heldGrowAfter
+			// bytes, bytes held before the value (spec.go) fill a quarter
+			// of it: grow, so that each move of them lets in at least
+			// three times as much.
 			size := 2 * len(s.buf)
 			if s.max > 0 {
 				size = int(min(int64(size), max(s.max+int64(val), int64(len(s.buf)))))
