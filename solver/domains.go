@@ -1,7 +1,9 @@
 package solver
 
 import (
+	"math"
 	"math/bits"
+	"sync/atomic"
 
 	"github.com/kplace/kplace/index"
 	"github.com/kplace/kplace/solver/rules"
@@ -28,11 +30,49 @@ type topK struct {
 	heap      []entry // min-heap of the best entries seen, worst on top
 	cut       entry
 	truncated bool
+	// pub is the worst kept entry's score and tie-break (score<<32 | tie)
+	// once the heap is full, 0 before: the other workers of a split scan
+	// read it (atomically) as a bar (scanRuns).
+	pub uint64
 }
 
 func (t *topK) reset() {
 	t.heap = t.heap[:0]
 	t.truncated = false
+	t.pub = 0
+}
+
+// publish stores the worst kept entry for the other workers, once the heap
+// holds keep entries (a score outside 0..2^31 is not published).
+func (t *topK) publish(keep int) {
+	if len(t.heap) < keep {
+		return
+	}
+	if h := &t.heap[0]; h.score >= 0 && h.score < 1<<31 {
+		if p := uint64(h.score)<<32 | uint64(h.tie); p != t.pub {
+			atomic.StoreUint64(&t.pub, p)
+		}
+	}
+}
+
+// limit returns the entry an entry must beat to enter t, a heap of keep
+// entries, given bar, another worker's published worst kept entry (0:
+// none): the better of the two, and false while there is neither. bar
+// stands for an entry of the worst node id, so an entry of its score and
+// tie-break still passes.
+func (t *topK) limit(keep int, bar uint64) (entry, bool) {
+	own := len(t.heap) == keep
+	if bar == 0 {
+		if own {
+			return t.heap[0], true
+		}
+		return entry{}, false
+	}
+	b := entry{score: int64(bar >> 32), tie: uint32(bar), node: math.MaxUint32}
+	if own && !better(&b, &t.heap[0]) {
+		return t.heap[0], true
+	}
+	return b, true
 }
 
 // offer keeps e if it is among the best keep entries seen.

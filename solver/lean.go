@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"runtime"
 	"slices"
+	"sync/atomic"
 
 	"github.com/kplace/kplace/index"
 )
@@ -190,7 +191,7 @@ func (s *Solver) fillLean(cl *class, b *buckets) {
 	}
 	s.eachWorker(len(ws), func(i int) {
 		for j := 0; j < len(slots); j += 2 {
-			s.scanRuns(cl, b, o, segs[j/2], np, shares, slots[j], &ws[i].doms[slots[j]], keep, i, len(ws))
+			s.scanRuns(cl, b, o, segs[j/2], np, shares, slots[j], ws, keep, i)
 		}
 	})
 	for i := 0; i < len(slots); i += 2 {
@@ -228,13 +229,19 @@ func mergeTops(ws []scanner, slot, keep int) *topK {
 }
 
 // scanRuns offers to t the fitting bare nodes of bare slot slot (see
-// bareBucket) in the runs of o that worker w of k takes (every k-th) and
-// cl's group finds feasible nodes in (feasibleRuns, made before),
-// segs holding the slot's domain's shape segments in visiting order, np
-// the nodes that are not bare and shares the class's shape shares. A run
-// whose bound cannot enter t is passed over (runs.go); in the others a
-// node whose shape bound cannot enter t costs a few loads and a compare.
-func (s *Solver) scanRuns(cl *class, b *buckets, o *nodeOrder, segs []shapeSeg, np []uint64, shares []shapeShare, slot int, t *topK, keep, w, k int) {
+// bareBucket) in the runs of o that worker w of the len(ws) workers takes
+// (every len(ws)-th) and cl's group finds feasible nodes in (feasibleRuns,
+// made before), segs holding the slot's domain's shape segments in
+// visiting order, np the nodes that are not bare and shares the class's
+// shape shares. A run whose bound cannot enter t is passed over
+// (runs.go); in the others a node whose shape bound cannot enter t costs a
+// few loads and a compare. What cannot enter is judged against the better
+// of t's worst kept entry and the other workers' (their bar, read at each
+// run): an entry below another worker's full heap cannot be among the
+// slot's best, and its bound is dropped into t's cut as when t's own heap
+// leaves it out.
+func (s *Solver) scanRuns(cl *class, b *buckets, o *nodeOrder, segs []shapeSeg, np []uint64, shares []shapeShare, slot int, ws []scanner, keep, w int) {
+	t, k := &ws[w].doms[slot], len(ws)
 	ln := b.ln
 	ig := slot / len(ln.bareOf[0])
 	elig := eligibleOf(cl)
@@ -251,10 +258,12 @@ func (s *Solver) scanRuns(cl *class, b *buckets, o *nodeOrder, segs []shapeSeg, 
 				continue
 			}
 			r := &o.runs[j]
+			bar := peersBar(ws, slot, w)
+			thr, full := t.limit(keep, bar)
 			var rb int64 // the run's bound
-			if len(t.heap) == keep {
+			if full {
 				var pass bool
-				if rb, pass = s.passOver(o, r, shares, stMax, t); pass {
+				if rb, pass = s.passOver(o, r, shares, stMax, t, thr.score); pass {
 					continue
 				}
 			} else {
@@ -262,7 +271,7 @@ func (s *Solver) scanRuns(cl *class, b *buckets, o *nodeOrder, segs []shapeSeg, 
 			}
 			// A run's nodes are in tie order (runs.go) and score at most
 			// rb: from the first whose tie is below leave, none can enter.
-			leave := t.leaveBelow(rb, keep)
+			leave := leaveBelow(rb, full, &thr)
 			for p := r.start; p < r.start+int32(r.n); p++ {
 				if uint64(ties[p]) < leave {
 					t.drop(entry{score: rb, tie: ties[p]})
@@ -278,7 +287,7 @@ func (s *Solver) scanRuns(cl *class, b *buckets, o *nodeOrder, segs []shapeSeg, 
 				ub := k.fitBound(rec) + k.balBound(rec) // shapeUpper
 				// First with the most the static scores can be: most
 				// nodes go without reading their columns (a cache miss).
-				if len(t.heap) == keep && ub+stMax < t.heap[0].score {
+				if full && ub+stMax < thr.score {
 					if !t.truncated || ub+stMax >= t.cut.score {
 						t.drop(entry{score: ub + stMax, tie: ties[p], node: n})
 					}
@@ -292,48 +301,65 @@ func (s *Solver) scanRuns(cl *class, b *buckets, o *nodeOrder, segs []shapeSeg, 
 				default:
 					sn = cl.staticScore(n)
 				}
-				if ub += sn; len(t.heap) == keep && ub <= t.heap[0].score {
+				if ub += sn; full && ub <= thr.score {
 					// Out unless a bound equal to the worst kept entry
 					// wins its tie-break. A pruned node only raises t's
 					// cut when it may beat it.
-					if ub < t.heap[0].score {
+					if ub < thr.score {
 						if !t.truncated || ub >= t.cut.score {
 							t.drop(entry{score: ub, tie: ties[p], node: n})
 						}
 						continue
 					}
-					if e := (entry{score: ub, tie: ties[p], node: n}); !better(&e, &t.heap[0]) {
+					if e := (entry{score: ub, tie: ties[p], node: n}); !better(&e, &thr) {
 						t.drop(e)
 						continue
 					}
 				}
-				t.offer(entry{score: s.recScore(cl, &scores[p], n), tie: ties[p], node: n, gen: gen[n]}, keep)
-				leave = t.leaveBelow(rb, keep)
+				e := entry{score: s.recScore(cl, &scores[p], n), tie: ties[p], node: n, gen: gen[n]}
+				if full && !better(&e, &thr) {
+					t.drop(e)
+					continue
+				}
+				t.offer(e, keep)
+				t.publish(keep)
+				thr, full = t.limit(keep, bar)
+				leave = leaveBelow(rb, full, &thr)
 			}
 		}
 	}
 }
 
-// leaveBelow returns the ties below which an entry scoring at most ub
-// cannot enter t (see scanRuns): none (0) while t is not full or its
-// worst entry scores below ub, its tie when it scores ub, and every tie
-// (1 << 32) when it scores above.
-func (t *topK) leaveBelow(ub int64, keep int) uint64 {
-	switch {
-	case len(t.heap) < keep || ub > t.heap[0].score:
-		return 0
-	case ub < t.heap[0].score:
-		return 1 << 32
+// peersBar returns the best worst kept entry of slot among the workers
+// other than w whose heaps are full (see topK.publish), 0 when none.
+func peersBar(ws []scanner, slot, w int) uint64 {
+	var bar uint64
+	for i := range ws {
+		if i != w {
+			bar = max(bar, atomic.LoadUint64(&ws[i].doms[slot].pub))
+		}
 	}
-	return uint64(t.heap[0].tie)
+	return bar
 }
 
-// passOver reports whether no node of run r can enter t, a full heap,
-// for a class with shares sh and static scores at most stMax, and then
-// records the run's bound as left out; it returns the bound. A stale
-// run's maxima are taken again before it is entered.
-func (s *Solver) passOver(o *nodeOrder, r *nodeRun, sh []shapeShare, stMax int64, t *topK) (int64, bool) {
-	thr := t.heap[0].score
+// leaveBelow returns the ties below which an entry scoring at most ub
+// cannot pass thr, when full (see scanRuns): none (0) while not full or
+// thr scores below ub, thr's tie when it scores ub, and every tie
+// (1 << 32) when it scores above.
+func leaveBelow(ub int64, full bool, thr *entry) uint64 {
+	switch {
+	case !full || ub > thr.score:
+		return 0
+	case ub < thr.score:
+		return 1 << 32
+	}
+	return uint64(thr.tie)
+}
+
+// passOver reports whether run r cannot enter t, whose entries must beat
+// thr (a score), and returns the run's bound; a run passed over records
+// its bound as left out.
+func (s *Solver) passOver(o *nodeOrder, r *nodeRun, sh []shapeShare, stMax int64, t *topK, thr int64) (int64, bool) {
 	ub := runUpper(r, sh) + stMax
 	if ub >= thr && r.stale {
 		r.takeMaxima(o)
@@ -835,7 +861,7 @@ func (s *Solver) refillBare(cl *class, b *buckets, id int32) {
 	segs := s.segBufs(1)
 	segs[0] = classSegs(o, slot%len(ln.bareOf[0]), shares, segs[0])
 	s.eachWorker(len(ws), func(i int) {
-		s.scanRuns(cl, b, o, segs[0], np, shares, slot, &ws[i].doms[slot], keep, i, len(ws))
+		s.scanRuns(cl, b, o, segs[0], np, shares, slot, ws, keep, i)
 	})
 	bk.fromTop(mergeTops(ws, slot, keep))
 	if chk := s.cfg.sw.checkBare; chk != nil {
