@@ -54,6 +54,8 @@ type benchInput struct {
 	// or .arrow (a snapshot converted from the .json.zst, which is
 	// generated unless an earlier case left it).
 	ext string
+	// layout is how the JSON is laid out (gen --layout); "" is lines.
+	layout string
 }
 
 // quickSuite is the default benchmark suite; fullSuite adds the 100,000-node
@@ -61,18 +63,19 @@ type benchInput struct {
 // from its Arrow snapshot (kplace convert).
 var (
 	quickSuite = []benchInput{
-		{bench.GenConfig{Profile: "mixed", Nodes: 1000, Pods: 10000, Running: -1, Seed: 1}, ".json"},
-		{bench.GenConfig{Profile: "mixed", Nodes: 5000, Pods: 50000, Running: -1, Seed: 1}, ".json"},
-		{bench.GenConfig{Profile: "mixed", Nodes: 10000, Pods: 100000, Running: -1, Seed: 1}, ".json"},
-		{bench.GenConfig{Profile: "preemption-heavy", Nodes: 10000, Pods: 20000, Running: -1, Seed: 1}, ".json"},
-		{bench.GenConfig{Profile: "spread-bench", Nodes: 10000, Pods: 100000, Running: -1, Seed: 1}, ".json"},
-		{bench.GenConfig{Profile: "realistic", Nodes: 10000, Pods: 100000, Running: -1, Seed: 1}, ".json.zst"},
+		{bench.GenConfig{Profile: "mixed", Nodes: 1000, Pods: 10000, Running: -1, Seed: 1}, ".json", ""},
+		{bench.GenConfig{Profile: "mixed", Nodes: 5000, Pods: 50000, Running: -1, Seed: 1}, ".json", ""},
+		{bench.GenConfig{Profile: "mixed", Nodes: 10000, Pods: 100000, Running: -1, Seed: 1}, ".json", ""},
+		{bench.GenConfig{Profile: "preemption-heavy", Nodes: 10000, Pods: 20000, Running: -1, Seed: 1}, ".json", ""},
+		{bench.GenConfig{Profile: "spread-bench", Nodes: 10000, Pods: 100000, Running: -1, Seed: 1}, ".json", ""},
+		{bench.GenConfig{Profile: "realistic", Nodes: 10000, Pods: 100000, Running: -1, Seed: 1}, ".json.zst", ""},
 	}
 	fullSuite = append(quickSuite[:len(quickSuite):len(quickSuite)],
-		benchInput{bench.GenConfig{Profile: "mixed", Nodes: 100000, Pods: 1000000, Running: -1, Seed: 1}, ".json.zst"},
-		benchInput{bench.GenConfig{Profile: "mixed", Nodes: 100000, Pods: 1000000, Running: -1, Seed: 1}, ".arrow"},
-		benchInput{bench.GenConfig{Profile: "realistic", Nodes: 100000, Pods: 1000000, Running: -1, Seed: 1}, ".json.zst"},
-		benchInput{bench.GenConfig{Profile: "realistic", Nodes: 100000, Pods: 1000000, Running: -1, Seed: 1}, ".arrow"})
+		benchInput{bench.GenConfig{Profile: "realistic", Nodes: 10000, Pods: 100000, Running: -1, Seed: 1}, ".json.zst", layoutKubectl},
+		benchInput{bench.GenConfig{Profile: "mixed", Nodes: 100000, Pods: 1000000, Running: -1, Seed: 1}, ".json.zst", ""},
+		benchInput{bench.GenConfig{Profile: "mixed", Nodes: 100000, Pods: 1000000, Running: -1, Seed: 1}, ".arrow", ""},
+		benchInput{bench.GenConfig{Profile: "realistic", Nodes: 100000, Pods: 1000000, Running: -1, Seed: 1}, ".json.zst", ""},
+		benchInput{bench.GenConfig{Profile: "realistic", Nodes: 100000, Pods: 1000000, Running: -1, Seed: 1}, ".arrow", ""})
 )
 
 func newBenchCmd() *cobra.Command {
@@ -95,7 +98,7 @@ RSS and solve-phase allocations. Without --nodes it runs a fixed suite.`,
 	profile := fs.String("profile", "mixed", "profile of the single case: "+strings.Join(bench.Profiles(), ", "))
 	seed := fs.Uint64("seed", 1, "generator seed")
 	suiteName := fs.String("suite", "quick", "quick (mixed 1k nodes/10k pods, 5k/50k, 10k/100k; preemption-heavy 10k/20k; spread-bench 10k/100k; realistic 10k/100k from .json.zst),\n"+
-		"full (adds mixed and realistic 100k nodes/1M pods, each from .json.zst, then from its .arrow snapshot),\n"+
+		"full (adds realistic 10k laid out as kubectl prints it, and mixed and realistic 100k nodes/1M pods, each from .json.zst, then from its .arrow snapshot),\n"+
 		"workloads (expansion alone: exports of controllers lacking 30% of their pods and 4 DaemonSets lacking all theirs, 10k nodes/3k workloads and 100k/30k)\n"+
 		"or zone-failure (simulate: a zone of the mixed profile fails, 10k nodes/100k running pods, then 100k/1M; with --nodes, the cases up to that many nodes)")
 	asJSON := fs.Bool("json", false, "print the table as JSON")
@@ -107,7 +110,7 @@ RSS and solve-phase allocations. Without --nodes it runs a fixed suite.`,
 		switch {
 		case *suiteName == "zone-failure":
 		case *nodes > 0:
-			suite = []benchInput{{bench.GenConfig{Profile: *profile, Nodes: *nodes, Pods: *pods, Running: -1, Seed: *seed}, ".json"}}
+			suite = []benchInput{{bench.GenConfig{Profile: *profile, Nodes: *nodes, Pods: *pods, Running: -1, Seed: *seed}, ".json", ""}}
 		case *suiteName == "quick":
 			suite = quickSuite
 		case *suiteName == "full":
@@ -141,12 +144,16 @@ RSS and solve-phase allocations. Without --nodes it runs a fixed suite.`,
 			if in.ext == ".arrow" {
 				name += "/arrow"
 			}
+			base := filepath.Join(dir, fmt.Sprintf("%s-%d-%d", gc.Profile, gc.Nodes, gc.Pods))
+			if in.layout != "" {
+				name += "/" + in.layout
+				base += "-" + in.layout
+			}
 			if !*asJSON {
 				fmt.Fprintf(os.Stderr, "bench: %s ...\n", name)
 			}
-			base := filepath.Join(dir, fmt.Sprintf("%s-%d-%d", gc.Profile, gc.Nodes, gc.Pods))
 			path := base + in.ext
-			genMs, convertMs, err := prepareBenchInput(base, in.ext, gc)
+			genMs, convertMs, err := prepareBenchInput(base, in.ext, gc, in.layout)
 			if err != nil {
 				return fail(err)
 			}
@@ -205,14 +212,14 @@ func peakRSSMB() float64 {
 // or for .arrow the snapshot converted from base.json.zst (generated
 // unless an earlier case left it). It returns the generation and
 // conversion times in ms.
-func prepareBenchInput(base, ext string, gc bench.GenConfig) (genMs, convertMs float64, err error) {
+func prepareBenchInput(base, ext string, gc bench.GenConfig, layout string) (genMs, convertMs float64, err error) {
 	src := base + ext
 	if ext == ".arrow" {
 		src = base + ".json.zst"
 	}
 	t0 := time.Now()
 	if _, err := os.Stat(src); ext != ".arrow" || err != nil {
-		if err := writeGenerated(src, gc); err != nil {
+		if err := writeGeneratedAs(src, gc, layout); err != nil {
 			return 0, 0, err
 		}
 		genMs = ms(time.Since(t0))

@@ -17,8 +17,8 @@ import (
 // (us-east-1e, a tenth of the nodes) fails; the clusters are read from
 // their snapshots, as a user chaining runs would keep them.
 var zoneFailureSuite = []benchInput{
-	{bench.GenConfig{Profile: "mixed", Nodes: 10000, Pods: 0, Running: 100000, Seed: 1}, ".arrow"},
-	{bench.GenConfig{Profile: "mixed", Nodes: 100000, Pods: 0, Running: 1000000, Seed: 1}, ".arrow"},
+	{bench.GenConfig{Profile: "mixed", Nodes: 10000, Pods: 0, Running: 100000, Seed: 1}, ".arrow", ""},
+	{bench.GenConfig{Profile: "mixed", Nodes: 100000, Pods: 0, Running: 1000000, Seed: 1}, ".arrow", ""},
 }
 
 // zoneFailureScenario is the scenario of every case.
@@ -69,7 +69,7 @@ func runZoneFailureBench(dir string, maxNodes int, asJSON bool) int {
 		base := filepath.Join(dir, fmt.Sprintf("%s-%d-running-%d", gc.Profile, gc.Nodes, gc.Running))
 		var genMs, convertMs float64
 		if _, err := os.Stat(base + in.ext); err != nil { // kept from an earlier run (--keep): not made again
-			if genMs, convertMs, err = prepareBenchInput(base, in.ext, gc); err != nil {
+			if genMs, convertMs, err = prepareBenchInput(base, in.ext, gc, in.layout); err != nil {
 				return fail(err)
 			}
 		}

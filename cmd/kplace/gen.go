@@ -52,21 +52,10 @@ pending pods of a profile, deterministic for a seed. Profiles: ` + strings.Join(
 		if err := cfg.Validate(); err != nil {
 			return usagef(cmd, "%v", err)
 		}
-		write := func(w io.Writer) error { return bench.Generate(cfg, w) }
-		switch *layout {
-		case layoutLines:
-		case layoutKubectl:
-			write = func(w io.Writer) error {
-				x := export.NewIndentWriter(w)
-				if err := bench.Generate(cfg, x); err != nil {
-					return err
-				}
-				return x.Close()
-			}
-		default:
+		if *layout != layoutLines && *layout != layoutKubectl {
 			return usagef(cmd, "--layout %q: want %s or %s", *layout, layoutLines, layoutKubectl)
 		}
-		if err := writeCompressed(*out, write); err != nil {
+		if err := writeGeneratedAs(*out, cfg, *layout); err != nil {
 			return fail(err)
 		}
 		return 0
@@ -80,6 +69,21 @@ const (
 	layoutLines   = "lines"
 	layoutKubectl = "kubectl"
 )
+
+// writeGeneratedAs writes the cluster cfg generates to path (compressed by
+// its suffix) in layout: layoutLines, or layoutKubectl (indented).
+func writeGeneratedAs(path string, cfg bench.GenConfig, layout string) error {
+	return writeCompressed(path, func(w io.Writer) error {
+		if layout != layoutKubectl {
+			return bench.Generate(cfg, w)
+		}
+		x := export.NewIndentWriter(w)
+		if err := bench.Generate(cfg, x); err != nil {
+			return err
+		}
+		return x.Close()
+	})
+}
 
 // writeCompressed writes path atomically with write, through the
 // compressor its suffix names (none for other names).

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/kplace/kplace/bench"
 	"github.com/kplace/kplace/export"
 )
@@ -374,14 +376,14 @@ func TestConvertErrors(t *testing.T) {
 func TestBenchArrowInput(t *testing.T) {
 	base := filepath.Join(t.TempDir(), "mixed-50-200")
 	gc := bench.GenConfig{Profile: "mixed", Nodes: 50, Pods: 200, Running: -1, Seed: 1}
-	genMs, convertMs, err := prepareBenchInput(base, ".arrow", gc)
+	genMs, convertMs, err := prepareBenchInput(base, ".arrow", gc, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if genMs <= 0 || convertMs <= 0 {
 		t.Errorf("gen %v ms, convert %v ms", genMs, convertMs)
 	}
-	if genMs, _, err = prepareBenchInput(base, ".arrow", gc); err != nil || genMs != 0 {
+	if genMs, _, err = prepareBenchInput(base, ".arrow", gc, ""); err != nil || genMs != 0 {
 		t.Errorf("second preparation: gen %v ms (want the .json.zst reused), %v", genMs, err)
 	}
 	st, err := place(placeConfig{paths: []string{base + ".arrow"}, admission: true, quiet: true})
@@ -557,5 +559,47 @@ func TestSoftLimit(t *testing.T) {
 		if got := softLimit(tc.total); got != tc.want {
 			t.Errorf("softLimit(%d GiB) = %d, want %d", tc.total/gib, got, tc.want)
 		}
+	}
+}
+
+// TestBenchKubectlInput: a bench case in kubectl's layout generates its
+// .json.zst indented, and it places as the case one item per line does.
+func TestBenchKubectlInput(t *testing.T) {
+	dir := t.TempDir()
+	gc := bench.GenConfig{Profile: "realistic", Nodes: 30, Pods: 200, Running: -1, Seed: 1}
+	var placed [2][]byte
+	for i, layout := range []string{"", layoutKubectl} {
+		base := filepath.Join(dir, "r"+layout)
+		if _, _, err := prepareBenchInput(base, ".json.zst", gc, layout); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(base + ".json.zst")
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := zstd.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head := make([]byte, 32)
+		_, err = io.ReadFull(zr, head)
+		zr.Close()
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if indented := bytes.HasPrefix(head, []byte("{\n    \"apiVersion\": ")); indented != (layout == layoutKubectl) {
+			t.Errorf("layout %q: the file starts %q", layout, head)
+		}
+		out := base + ".result.json"
+		if _, err := place(placeConfig{paths: []string{base + ".json.zst"}, admission: true, quiet: true, format: "list", out: out}); err != nil {
+			t.Fatal(err)
+		}
+		if placed[i], err = os.ReadFile(out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(placed[0], placed[1]) {
+		t.Error("the two layouts place differently")
 	}
 }

@@ -539,5 +539,5 @@ func truncate(s string, n int) string {
 
 // writeGenerated generates a cluster into path, compressed by its suffix.
 func writeGenerated(path string, cfg bench.GenConfig) error {
-	return writeCompressed(path, func(w io.Writer) error { return bench.Generate(cfg, w) })
+	return writeGeneratedAs(path, cfg, layoutLines)
 }
