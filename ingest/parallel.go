@@ -232,7 +232,9 @@ func work(b *batch, obj *wireObject, in *interner, filters *resourceFilter, opts
 		}
 		apiVersion, kind, err := itemKind(obj, ev.listKind, ev.listAPI, ev.src)
 		if err != nil {
-			ev.err = err
+			// Kept too: behind items held for their list's kind, the
+			// error comes when the list ends, as a sequential read finds it.
+			ev.err, ev.obj = err, keep(raw, ev.src, in)
 			continue
 		}
 		if strings.HasSuffix(kind, "List") && obj.HasItems {
@@ -332,6 +334,10 @@ func (l *loader) readJSONParallel(path string, r io.Reader, n int) error {
 			return nil
 		}
 		if ev.err != nil {
+			if hs, ok := held[ev.list]; ok && ev.obj != nil { // an item without its kind (see work)
+				held[ev.list] = append(hs, heldItem{ev.obj, nil, ev.src})
+				return nil
+			}
 			return ev.err
 		}
 		if hs, ok := held[ev.list]; ev.list != nil && (ok || (ev.obj != nil && ev.obj.Kind == "")) {
