@@ -47,11 +47,12 @@ type stream struct {
 const maxStreamWindow = 1 << 20
 
 // maxHeldWindow is the window a stream that holds bytes (spec.go) grows to,
-// once it has read heldGrowAfter bytes: on a smaller input, allocating
-// the window costs more than moving the held bytes saves.
+// once it has read heldGrowAfter bytes: on a smaller input the window's
+// memory (and its smaller predecessors', until collected) costs more than
+// moving the held bytes saves.
 const (
 	maxHeldWindow = 64 << 20
-	heldGrowAfter = 256 << 20
+	heldGrowAfter = 1 << 30
 )
 
 // streamWindow is a stream's first window (tests make it small, so that
