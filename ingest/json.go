@@ -636,6 +636,9 @@ func (w *jsonWalker) items(list *listState) error {
 				}
 				return w.errAt(s.pos, err, "bad list item")
 			}
+			if w.sp != nil {
+				w.sp.note(len(raw))
+			}
 			w.par.item(raw, src, list)
 			continue
 		}

@@ -32,8 +32,15 @@ import (
 // item is still there and the walker is still in its list.
 
 // guessLimit bounds the bytes a guess reads ahead of the item's start;
-// past it the item is cut by structure.
-const guessLimit = 16 << 20
+// past it the item is cut by structure. A guess also reads no more than
+// guessSlack plus eight times the list's items' average size, and after
+// guessGiveUp guesses in a row found no end the walker guesses no more:
+// a layout that misleads costs a bounded multiple of cutting by structure.
+const (
+	guessLimit  = 16 << 20
+	guessSlack  = 256 << 10
+	guessGiveUp = 64
+)
 
 // guessFrom is the first item of a list cut by a guess. The walker leaves
 // a list only once its guesses are checked, which empties the pipeline:
@@ -56,6 +63,14 @@ type specState struct {
 	prefix   []byte // the indentation of the item being guessed
 	indented bool   // prefix holds an item's indentation
 	cut      int    // items cut by a guess (tests read it through specTrace)
+	avg      int    // the items' average size (an exponential average)
+	fails    int    // guesses in a row that found no end
+	tired    bool   // fails reached guessGiveUp: no more guesses
+}
+
+// note records the size of an item cut, by a guess or by structure.
+func (sp *specState) note(size int) {
+	sp.avg += (size - sp.avg) / 16
 }
 
 // specTrace, when set (by tests), receives each parallel read's walker
@@ -120,7 +135,7 @@ func (s *stream) offset(i int) int64 {
 // the layout (see above): it returns the index just past the item's '}',
 // or false when the layout gives no guess. The stream may read more (the
 // item stays in the window); pos is where it was.
-func (s *stream) guessItem(sp *specState) (int, bool) {
+func (s *stream) guessItem(sp *specState, limit int64) (int, bool) {
 	j := s.pos
 	k := j - 1
 	for k >= 0 && (s.buf[k] == ' ' || s.buf[k] == '\t') {
@@ -138,7 +153,6 @@ func (s *stream) guessItem(sp *specState) (int, bool) {
 	p := sp.prefix
 	s.mark = j
 	defer func() { s.mark = -1 }()
-	limit := int64(guessLimit)
 	if s.max > 0 {
 		limit = min(limit, s.max)
 	}
@@ -210,14 +224,19 @@ func isSpace(c byte) bool {
 // by structure).
 func (w *jsonWalker) guess(src index.Source, list *listState, i int) bool {
 	sp, s := w.sp, w.s
-	if sp == nil || sp.off || i < guessFrom {
+	if sp == nil || sp.off || sp.tired || i < guessFrom {
 		return false
 	}
 	s.hold = sp.hold()
-	end, ok := s.guessItem(sp)
+	end, ok := s.guessItem(sp, min(guessLimit, guessSlack+8*int64(sp.avg)))
 	if !ok || (s.max > 0 && int64(end-s.pos) > s.max) {
+		if sp.fails++; sp.fails >= guessGiveUp {
+			sp.tired = true
+		}
 		return false
 	}
+	sp.fails = 0
+	sp.note(end - s.pos)
 	start := s.offset(s.pos)
 	if !sp.pending() {
 		sp.from = start

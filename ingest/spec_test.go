@@ -16,6 +16,7 @@ import (
 type specRun struct {
 	cut     int  // items cut by a guess
 	rewound bool // a guess was wrong and the walker went back to it
+	tired   bool // the walker stopped guessing
 }
 
 // loadSpec loads data sequentially and in parallel (which guesses from
@@ -33,7 +34,7 @@ func loadSpecFrom(t *testing.T, name string, data []byte, opts Options, from int
 	opts.Parallelism = 1
 	seq, seqErr := loadBytes(data, opts)
 	var run specRun
-	specTrace = func(sp *specState) { run = specRun{sp.cut, sp.off} }
+	specTrace = func(sp *specState) { run = specRun{sp.cut, sp.off, sp.tired} }
 	old := guessFrom
 	guessFrom = from
 	defer func() { specTrace, guessFrom = nil, old }()
@@ -296,5 +297,30 @@ func TestWindowGrowsForHeldBytesOnly(t *testing.T) {
 		if grew := len(s.buf) > maxStreamWindow; grew != hold {
 			t.Errorf("hold %v: window %d bytes", hold, len(s.buf))
 		}
+	}
+}
+
+// TestMisleadingLayoutGivesUp: items on lines of their own, each indented
+// more than the last, so that no line after an item starts as the next
+// item at its indentation and every guess reads on to the list's end. The
+// walker must stop guessing (a guess reads a bounded amount, and after
+// guessGiveUp failures none is tried) and read as the sequential reader.
+func TestMisleadingLayoutGivesUp(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"apiVersion":"v1","kind":"List","items":[`)
+	const n = 3000
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n" + strings.Repeat(" ", 70+i) + podLine(i))
+	}
+	b.WriteString("\n]}\n")
+	in, err, run := loadSpec(t, "growing indentation", []byte(b.String()), Options{})
+	if err != nil || len(in.Pods) != n {
+		t.Fatalf("%v", err)
+	}
+	if !run.tired || run.cut != 0 || run.rewound {
+		t.Errorf("walker %+v: want it to give up guessing, none cut or wrong", run)
 	}
 }
