@@ -52,7 +52,7 @@ const maxStreamWindow = 1 << 20
 // moving the held bytes saves.
 const (
 	maxHeldWindow = 64 << 20
-	heldGrowAfter = 1 << 30
+	heldGrowAfter = 4 << 30
 )
 
 // streamWindow is a stream's first window (tests make it small, so that
