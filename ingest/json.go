@@ -572,42 +572,17 @@ func (w *jsonWalker) items(list *listState) error {
 			w.rewind() // i > 0 still: the items after it follow a ','
 			back = true
 		}
-		c := byte('{')
 		if !back {
-			var ok bool
-			if c, ok = s.peek(); !ok {
-				if w.wrongGuess() {
-					continue
-				}
-				return w.errAt(s.pos, io.ErrUnexpectedEOF, "")
+			end, err := w.itemStart(i)
+			if (end || err != nil) && w.wrongGuess() {
+				continue // back to the item, at the top
 			}
-			if c == ']' {
-				if w.wrongGuess() {
-					continue
-				}
+			if err != nil {
+				return err
+			}
+			if end {
 				s.pos++
 				return nil
-			}
-			if i > 0 {
-				if c != ',' {
-					if w.wrongGuess() {
-						continue
-					}
-					return w.errAt(s.pos, nil, "expected ',' or ']' after a list item, found %s", quoteByte(c))
-				}
-				s.pos++
-				if c, ok = s.peek(); !ok {
-					if w.wrongGuess() {
-						continue
-					}
-					return w.errAt(s.pos, io.ErrUnexpectedEOF, "")
-				}
-			}
-			if c != '{' {
-				if w.wrongGuess() {
-					continue
-				}
-				return w.errAt(s.pos, nil, "expected a list item (an object), found %s", quoteByte(c))
 			}
 		}
 		back = false
@@ -657,6 +632,32 @@ func (w *jsonWalker) items(list *listState) error {
 			return err
 		}
 	}
+}
+
+// itemStart moves past what comes before item i of a list to the item's
+// '{'; end reports the list's ']' there instead (not consumed).
+func (w *jsonWalker) itemStart(i int) (end bool, err error) {
+	s := w.s
+	c, ok := s.peek()
+	if !ok {
+		return false, w.errAt(s.pos, io.ErrUnexpectedEOF, "")
+	}
+	if c == ']' {
+		return true, nil
+	}
+	if i > 0 {
+		if c != ',' {
+			return false, w.errAt(s.pos, nil, "expected ',' or ']' after a list item, found %s", quoteByte(c))
+		}
+		s.pos++
+		if c, ok = s.peek(); !ok {
+			return false, w.errAt(s.pos, io.ErrUnexpectedEOF, "")
+		}
+	}
+	if c != '{' {
+		return false, w.errAt(s.pos, nil, "expected a list item (an object), found %s", quoteByte(c))
+	}
+	return false, nil
 }
 
 // streamItem parses the object at the stream position in place. The
