@@ -143,7 +143,7 @@ var commitChunk = 2 << 10
 // inOrder formats items in chunks of size on GOMAXPROCS goroutines, a few
 // chunks ahead of the one written, and hands each chunk's bytes to write
 // in order.
-func inOrder[T any](items []T, size int, format func([]T, []byte) []byte, write func([]byte)) {
+func inOrder(items []solver.Commit, size int, format func([]solver.Commit, []byte) []byte, write func([]byte)) {
 	workers := runtime.GOMAXPROCS(0)
 	chunks := (len(items) + size - 1) / size
 	if workers < 2 || chunks < 2 {
