@@ -237,7 +237,7 @@ func (s *Solver) domainPods(id int32, d int32) []index.PodID {
 			continue
 		}
 		for _, q := range s.c.PodsOn[m] {
-			if slices.ContainsFunc(s.podCounters(q), func(cr carryRef) bool { return cr.ctr == id }) {
+			if s.movesOn(q, m, id) {
 				ents = append(ents, s.entOf(q))
 			}
 		}

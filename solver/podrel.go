@@ -2,6 +2,7 @@ package solver
 
 import (
 	"reflect"
+	"slices"
 
 	"github.com/kplace/kplace/index"
 	"github.com/kplace/kplace/solver/rules"
@@ -145,10 +146,12 @@ type relState struct {
 	c        *index.Cluster
 	counters []*counter
 	byKey    map[string]int32
-	// feed finds the label-matching counters a pod may feed; repelIdx and
-	// carryIdx the repel and carry counters whose term may match an
-	// incoming pod.
+	// feed finds the label-matching counters a pod may feed, but for those
+	// counting on few nodes: onNode lists them by node (nil: none; see
+	// fewElig). repelIdx and carryIdx find the repel and carry counters
+	// whose term may match an incoming pod.
 	feed, repelIdx, carryIdx anchorIndex
+	onNode                   [][]int32
 	repelOf                  map[string]int32 // repel counter by term key
 	carryOf                  map[string]int32 // carry counter by sign and term key
 	// eligDoms by topology key and eligKey (see readyMin); eligSets the
@@ -517,6 +520,12 @@ func (s *Solver) countFrom(from int) {
 				r.counters[cr.ctr].apply(index.NodeID(n), cr.w)
 			}
 		}
+		r.buf = r.nodeFeeds(&c.Pods[p], index.NodeID(n), r.buf[:0])
+		for _, id := range r.buf {
+			if int(id) >= from {
+				r.counters[id].apply(index.NodeID(n), 1)
+			}
+		}
 	}
 	if from > 0 && r.fedOK != nil {
 		clear(r.fedOK) // pods may feed the new counters
@@ -539,6 +548,7 @@ func (s *Solver) relBind(p index.PodID, n index.NodeID, delta int32, carries []c
 	r := s.rel
 	pod := &s.c.Pods[p]
 	r.buf = r.feeds(pod, r.buf[:0])
+	r.buf = r.nodeFeeds(pod, n, r.buf)
 	for _, id := range r.buf {
 		r.counters[id].apply(n, delta)
 	}
@@ -594,23 +604,40 @@ func (r *relState) matchFeeds(pod *index.Pod, out []int32) []int32 {
 	out = r.feed.candidates(pod, out)
 	keep := out[:start]
 	for _, id := range out[start:] {
-		k := r.counters[id]
-		ok := true
-		for i := range k.match {
-			if !k.match[i].match(pod) {
-				ok = false
-				break
-			}
-		}
-		if ok {
+		if r.counters[id].matches(pod) {
 			keep = append(keep, id)
 		}
 	}
 	return keep
 }
 
-// moves appends to out every counter a bound pod moves, with its weight:
-// those it feeds (1) and those of its own terms (carriesOf).
+// nodeFeeds appends to out the counters that count on few nodes, n among
+// them, and that pod on n feeds (see fewElig).
+func (r *relState) nodeFeeds(pod *index.Pod, n index.NodeID, out []int32) []int32 {
+	if r.onNode == nil {
+		return out
+	}
+	for _, id := range r.onNode[n] {
+		if r.counters[id].matches(pod) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// matches reports whether pod matches every matcher of k.
+func (k *counter) matches(pod *index.Pod) bool {
+	for i := range k.match {
+		if !k.match[i].match(pod) {
+			return false
+		}
+	}
+	return true
+}
+
+// moves appends to out every counter a bound pod moves, with its weight,
+// but for those that count on few nodes (nodeFeeds): those it feeds (1)
+// and those of its own terms (carriesOf).
 func (r *relState) moves(pod *index.Pod, out []carryRef) []carryRef {
 	r.buf = r.feeds(pod, r.buf[:0])
 	for _, id := range r.buf {
@@ -619,9 +646,9 @@ func (r *relState) moves(pod *index.Pod, out []carryRef) []carryRef {
 	return r.carriesOf(pod, out)
 }
 
-// podCounters returns every counter bound pod p moves (see moves),
-// computed once per pod: the preemption dry runs move the same pods again
-// and again.
+// podCounters returns the counters bound pod p moves whatever its node
+// (see moves), computed once per pod: the preemption dry runs move the
+// same pods again and again.
 func (s *Solver) podCounters(p index.PodID) []carryRef {
 	r := s.rel
 	if r.fed == nil {
@@ -641,9 +668,23 @@ func (s *Solver) podCounters(p index.PodID) []carryRef {
 // relMove moves bound pod p's counts on node n by delta without relaxing
 // any counter: a preemption dry run, undone before it ends.
 func (s *Solver) relMove(p index.PodID, n index.NodeID, delta int32) {
+	r := s.rel
 	for _, cr := range s.podCounters(p) {
-		s.rel.counters[cr.ctr].move(n, delta*cr.w)
+		r.counters[cr.ctr].move(n, delta*cr.w)
 	}
+	r.buf = r.nodeFeeds(&s.c.Pods[p], n, r.buf[:0])
+	for _, id := range r.buf {
+		r.counters[id].move(n, delta)
+	}
+}
+
+// movesOn reports whether pod p, bound on node n, moves counter id.
+func (s *Solver) movesOn(p index.PodID, n index.NodeID, id int32) bool {
+	if slices.ContainsFunc(s.podCounters(p), func(cr carryRef) bool { return cr.ctr == id }) {
+		return true
+	}
+	r := s.rel
+	return r.onNode != nil && slices.Contains(r.onNode[n], id) && r.counters[id].matches(&s.c.Pods[p])
 }
 
 // relReprieve adds victim p back on node n for a dry run of class rc and

@@ -526,3 +526,107 @@ func TestFeedsMemo(t *testing.T) {
 		}
 	}
 }
+
+// TestFewNodeCounters: the spread counters of pods pinned to one node or
+// a few (a DaemonSet's pods under a Service: default spreading honours
+// their node affinity, so they count on their own nodes only) are fed by
+// the pods of those nodes, the others through the label index; either way
+// every spread counter holds what a direct count of the bound pods gives,
+// after the existing pods are counted and after binds and dry-run moves.
+func TestFewNodeCounters(t *testing.T) {
+	t.Parallel()
+	var nodes []index.Node
+	for i := range 12 {
+		nodes = append(nodes, makeNode(fmt.Sprintf("n%d", i)).label("topology.kubernetes.io/zone", fmt.Sprintf("z%d", i%3)).obj())
+	}
+	name := func(i int) string { return nodes[i].Name }
+	var pods []index.Pod
+	for i := range 12 {
+		if i%4 != 3 {
+			pods = append(pods, makePod(fmt.Sprintf("agent-run-%d", i)).label("app", "agent").on(name(i)).obj())
+		}
+		if i%2 == 0 {
+			pods = append(pods, makePod(fmt.Sprintf("agent-new-%d", i)).label("app", "agent").fieldTerm(req("metadata.name", index.SelIn, name(i))).obj())
+		}
+	}
+	// Three nodes: still few. Nine: fed through the label index.
+	pods = append(pods, makePod("agent-three").label("app", "agent").fieldTerm(req("metadata.name", index.SelIn, name(1), name(5), name(9))).obj(),
+		makePod("agent-nine").label("app", "agent").term(req("topology.kubernetes.io/zone", index.SelIn, "z0", "z1", "z2")).fieldTerm(req("metadata.name", index.SelNotIn, name(0), name(1), name(2))).obj(),
+		makePod("other").label("app", "other").on(name(4)).obj())
+	in := &index.Input{Nodes: nodes, Pods: pods, Workloads: []index.Workload{{Kind: index.KindService, Namespace: "default", Name: "agent", Selector: sel("app", "agent")}}}
+	c, err := index.Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSolver(c, Config{Seed: 1})
+	s.rel = newRelState(c, &Config{DefaultSpread: BuiltinDefaultSpread(), SystemDefaultSpread: true})
+	s.classify(Queue(c))
+	for _, cl := range s.classes {
+		s.setupClass(cl)
+	}
+	s.countExisting()
+	r := s.rel
+	check := func(when string, extra map[index.PodID]int32) {
+		t.Helper()
+		few, many := 0, 0
+		for id, k := range r.counters {
+			if k.kind != kSpread || k.elig == nil {
+				continue
+			}
+			if _, ok := fewNodes(k.elig); ok {
+				few++
+			} else {
+				many++
+			}
+			want := make([]int32, domainCount(k.topo))
+			if len(want) < 2 {
+				t.Fatalf("%s: counter %d (%s) has %d domains", when, id, k.topo.Key, len(want))
+			}
+			for p := range c.Pods {
+				n, ok := extra[index.PodID(p)]
+				if !ok {
+					n = c.PodNode[p]
+				}
+				if n == index.NoNode {
+					continue
+				}
+				if d := k.topo.Of[n]; d >= 0 && k.eligible(index.NodeID(n)) && k.matches(&c.Pods[p]) {
+					want[d]++
+				}
+			}
+			for d := range want {
+				if got := k.counts.at(int32(d)); got != want[d] {
+					t.Fatalf("%s: counter %d (%s) counts %d in domain %d, the bound pods %d", when, id, k.topo.Key, got, d, want[d])
+				}
+			}
+		}
+		if few < 7 || many < 1 {
+			t.Fatalf("%s: %d counters on few nodes, %d on many: the test misses a path", when, few, many)
+		}
+	}
+	check("existing pods", nil)
+	moved := map[index.PodID]int32{}
+	for p := range c.Pods {
+		pod := &c.Pods[p]
+		if c.PodNode[p] != index.NoNode || !strings.HasPrefix(pod.Name, "agent-new-") {
+			continue
+		}
+		n := c.NodeByName[pod.RequiredTerms[0].MatchFields[0].Values[0]]
+		s.relBind(index.PodID(p), n, 1, nil)
+		moved[index.PodID(p)] = int32(n)
+		check("after binding "+pod.Name, moved)
+	}
+	// A dry run moves a running pod off its node and back.
+	for p := range c.Pods {
+		if c.Pods[p].Name != "agent-run-4" {
+			continue
+		}
+		n := index.NodeID(c.PodNode[p])
+		s.relMove(index.PodID(p), n, -1)
+		moved[index.PodID(p)] = index.NoNode
+		check("in a dry run", moved)
+		s.relMove(index.PodID(p), n, 1)
+		delete(moved, index.PodID(p))
+		check("after a dry run", moved)
+	}
+}

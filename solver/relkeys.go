@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"math/bits"
 	"reflect"
 	"slices"
 	"unsafe"
@@ -465,7 +466,42 @@ func (r *relState) counterFor(key string, make func() *counter) int32 {
 	r.counters = append(r.counters, k)
 	r.byKey[key] = id
 	if len(k.match) > 0 && k.match[0].sel != nil {
-		r.feed.add(id, &k.match[0])
+		if nodes, few := fewNodes(k.elig); few {
+			if r.onNode == nil {
+				r.onNode = slices.Repeat([][]int32{nil}, r.c.NumNodes())
+			}
+			for _, n := range nodes {
+				r.onNode[n] = append(r.onNode[n], id)
+			}
+		} else {
+			r.feed.add(id, &k.match[0])
+		}
 	}
 	return id
+}
+
+// fewElig is the most nodes a counter may count on for the pods of those
+// nodes to feed it (relState.onNode) instead of every pod its selector
+// matches. A DaemonSet pod's spread constraints count on the one node its
+// node affinity names; fed through the label index, each such counter
+// would be offered every pod of the Service in front of the DaemonSet, on
+// every node, to turn all but one away (eligible).
+const fewElig = 8
+
+// fewNodes returns the nodes of eligibility bitset elig when there are at
+// most fewElig (nil elig: every node, never few).
+func fewNodes(elig []uint64) ([]index.NodeID, bool) {
+	if elig == nil {
+		return nil, false
+	}
+	var nodes []index.NodeID
+	for wi, w := range elig {
+		for ; w != 0; w &= w - 1 {
+			if len(nodes) == fewElig {
+				return nil, false
+			}
+			nodes = append(nodes, index.NodeID(wi*64+bits.TrailingZeros64(w)))
+		}
+	}
+	return nodes, true
 }
