@@ -168,7 +168,11 @@ type relState struct {
 	services map[pdbLabel][]*index.Workload
 	owners   map[string]*index.Workload // kind/ns/name
 	enc      keyEncoder
-	buf      []int32
+	// setup is setupClass's encoder, kept for its memos: the classes of
+	// one workload (a DaemonSet's pods, one per node) share their default
+	// constraints, and classes share selectors.
+	setup keyEncoder
+	buf   []int32
 	// feedMemo caches feeds by a pod's label map (see feeds) for feedN
 	// counters: a counter added empties it.
 	feedMemo map[uintptr]feedEntry
@@ -249,7 +253,8 @@ func newRelState(c *index.Cluster, cfg *Config) *relState {
 func (s *Solver) setupClass(cl *class) {
 	r := s.rel
 	p := &s.c.Pods[cl.rep]
-	cs, defaulted := r.spreadOf(p)
+	enc := &r.setup
+	cs, defaulted := r.spreadOfMemo(enc, p)
 	repel := r.repels(p, nil)
 	carried := r.carried(p, nil)
 	if len(cs) == 0 && len(p.Affinity) == 0 && len(p.AntiAffinity) == 0 && len(p.PreferredAffinity) == 0 &&
@@ -258,7 +263,6 @@ func (s *Solver) setupClass(cl *class) {
 	}
 	rc := &relClass{repel: repel}
 	set := labels.Set(p.Labels)
-	var enc keyEncoder
 	// Spread: eligibility per constraint from the inclusion policies and,
 	// for each action's constraints, the nodes carrying all their keys.
 	for _, action := range []string{index.DoNotSchedule, index.ScheduleAnyway} {
@@ -280,7 +284,9 @@ func (s *Solver) setupClass(cl *class) {
 			ref := spreadRef{maxSkew: sc.MaxSkew, minDomains: max(sc.MinDomains, 1)}
 			var sel labels.Selector
 			if sc.Selector != nil {
-				sel = selectorOf(sc.Selector)
+				enc.buf = enc.buf[:0]
+				enc.selector(sc.Selector)
+				sel = enc.cachedSelector(enc.buf, sc.Selector)
 			}
 			if sel != nil && sel.Matches(set) {
 				ref.self = 1
@@ -292,7 +298,7 @@ func (s *Solver) setupClass(cl *class) {
 			var elig []uint64
 			eligKey := ""
 			if !hostname {
-				elig, eligKey = s.spreadEligible(p, sc, keys, requireAll, &enc)
+				elig, eligKey = s.spreadEligible(p, sc, keys, requireAll, enc)
 			}
 			enc.buf = enc.buf[:0]
 			enc.str(p.Namespace)
@@ -326,7 +332,7 @@ func (s *Solver) setupClass(cl *class) {
 			}
 		}
 		if action == index.ScheduleAnyway && rc.requireAll {
-			rc.softElig = s.sharedKeysNodes(keys, &enc)
+			rc.softElig = s.sharedKeysNodes(keys, enc)
 		}
 	}
 	// Required affinity: one counter per term over the conjunction.
