@@ -138,24 +138,27 @@ func (c *Cluster) RequiredNodes(p *Pod, term func(t *NodeSelectorTerm) *roaring.
 	if term == nil {
 		term = c.TermNodes
 	}
-	out := c.All.Clone()
+	// The terms first: their union is a set of its own, often of few
+	// nodes (a DaemonSet pod's names one), which spares a copy of All.
+	var out *roaring.Bitmap
+	if p.HasRequired {
+		out = roaring.New()
+		for i := range p.RequiredTerms {
+			t := &p.RequiredTerms[i]
+			if EmptyTerm(t) {
+				continue // matches nothing
+			}
+			out.Or(term(t))
+		}
+	} else {
+		out = c.All.Clone()
+	}
 	for k, v := range p.NodeSelector {
 		b := c.LabelNodes(k, v)
 		if b == nil {
 			return roaring.New()
 		}
 		out.And(b)
-	}
-	if p.HasRequired {
-		terms := roaring.New()
-		for i := range p.RequiredTerms {
-			t := &p.RequiredTerms[i]
-			if EmptyTerm(t) {
-				continue // matches nothing
-			}
-			terms.Or(term(t))
-		}
-		out.And(terms)
 	}
 	return out
 }

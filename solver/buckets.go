@@ -81,11 +81,27 @@ type bucket struct {
 	truncated bool
 }
 
-// useBuckets reports whether cl's scoring may run on buckets.
+// useBuckets reports whether cl's scoring may run on buckets: not when
+// the class is feasible on fewer than minBucketNodes nodes and fewer nodes
+// than the cluster's bitsets have words. Filling buckets passes over the
+// cluster's words and over every node its counters count pods on,
+// whatever the class's nodes; a class of a handful (a DaemonSet's pod
+// names one node) scores each of them for each pod (placeScored).
 func (s *Solver) useBuckets(cl *class) bool {
 	rc := cl.rel
-	return rc != nil && rc.scoring && !s.cfg.oneHeap
+	if rc == nil || !rc.scoring || s.cfg.oneHeap {
+		return false
+	}
+	from := minBucketNodes
+	if s.cfg.sw.bucketsFrom != 0 {
+		from = s.cfg.sw.bucketsFrom
+	}
+	n := cl.g.feasCard
+	return n >= from || n*64 >= s.c.NumNodes()
 }
+
+// minBucketNodes: see useBuckets.
+const minBucketNodes = 64
 
 // singleton reports whether every domain of t is one node.
 func singleton(t *index.Topology) bool {

@@ -36,8 +36,11 @@ type counter struct {
 	topo *index.Topology
 	// match: the pod must match every matcher (one, except for kAffinity).
 	match []matcher
-	// elig: the nodes whose pods count (nil: every node with the key).
+	// elig: the nodes whose pods count (nil: every node with the key), a
+	// bitset over the cluster's words from eligLo on (the nodes outside
+	// do not count).
 	elig   []uint64
+	eligLo int32
 	counts countArr
 	total  int64
 	// Spread counters track the minimum over their eligible domains.
@@ -191,7 +194,11 @@ func (k *counter) kill() {
 }
 
 func (k *counter) eligible(n index.NodeID) bool {
-	return k.elig == nil || k.elig[n>>6]&(1<<(n&63)) != 0
+	if k.elig == nil {
+		return true
+	}
+	w := int(n>>6) - int(k.eligLo)
+	return uint(w) < uint(len(k.elig)) && k.elig[w]&(1<<(n&63)) != 0
 }
 
 // apply adds delta pods on node n: +1 or -1 (a carry counter: plus or

@@ -34,13 +34,8 @@ func TestLeanBucketsMatchFull(t *testing.T) {
 		if seed%2 == 1 {
 			cfg.sw.minParallelSync = 4 // syncs of a few nodes test them on every processor
 		}
-		solveIn := func(cfg Config) *Result {
-			c, err := index.Build(cloneInput(in))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return Solve(c, cfg)
-		}
+		cfg.sw.bucketsFrom = 1 // every scoring class on buckets (TestFewNodeClassesMatchBuckets tests the others)
+		solveIn := func(cfg Config) *Result { return solveCopy(t, in, cfg) }
 		lean := solveIn(cfg)
 		full := cfg
 		full.noLean = true
@@ -361,4 +356,62 @@ func defaultSpreadInput(seed uint64, big bool) *index.Input {
 		}
 	}
 	return in
+}
+
+// TestFewNodeClassesMatchBuckets: a class feasible on a handful of nodes
+// (the pods of a DaemonSet behind a Service, each naming its node; pods
+// naming three nodes) scores them all for each pod instead of filling
+// buckets (useBuckets); both give the same commits and pending reasons,
+// as does placeScored's scan of every node for every class.
+func TestFewNodeClassesMatchBuckets(t *testing.T) {
+	t.Parallel()
+	direct := 0
+	for seed := range uint64(12) {
+		in := defaultSpreadInput(seed, seed >= 10)
+		in.Workloads = append(in.Workloads, index.Workload{Kind: index.KindService, Namespace: "default", Name: "agent", Selector: sel("app", "agent")})
+		owner := &index.OwnerRef{Kind: index.KindDaemonSet, Name: "agent", APIVersion: "apps/v1"}
+		for i := range in.Nodes {
+			name := func(j int) string { return in.Nodes[(i+j)%len(in.Nodes)].Name }
+			var p *podB
+			switch i % 5 {
+			case 0, 1:
+				p = makePod("agent-"+name(0)).label("app", "agent").fieldTerm(req("metadata.name", index.SelIn, name(0)))
+			case 2:
+				p = makePod("agent-"+name(0)).label("app", "agent").on(name(0))
+			case 3:
+				p = makePod("trio-"+name(0)).label("app", "agent").fieldTerm(req("metadata.name", index.SelIn, name(0), name(7), name(13)))
+			default:
+				continue
+			}
+			p.p.Owner = owner
+			p.p.Requests = index.ResourceList{{Name: "cpu", Value: 50}, {Name: "memory", Value: 64 << 20}}
+			p.p.ScoreCPU, p.p.ScoreMemory = 50, 64<<20
+			in.Pods = append(in.Pods, p.obj())
+		}
+		cfg := Config{Seed: seed, DefaultSpread: BuiltinDefaultSpread(), SystemDefaultSpread: true, RequeueEvicted: seed%4 == 3}
+		solveIn := func(cfg Config) *Result { return solveCopy(t, in, cfg) }
+		res := solveIn(cfg)
+		all := cfg
+		all.sw.bucketsFrom = 1
+		onBuckets := solveIn(all)
+		sameResult(t, seed, res, onBuckets)
+		plain := cfg
+		plain.oneHeap = true
+		sameResult(t, seed, res, solveIn(plain))
+		direct += onBuckets.bucketed - res.bucketed
+	}
+	if direct < 200 {
+		t.Fatalf("%d pods placed without buckets that buckets would place: the test no longer exercises the few-node classes", direct)
+	}
+	t.Logf("%d pods placed without buckets", direct)
+}
+
+// solveCopy solves a copy of in under cfg.
+func solveCopy(t *testing.T, in *index.Input, cfg Config) *Result {
+	t.Helper()
+	c, err := index.Build(cloneInput(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Solve(c, cfg)
 }

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"github.com/RoaringBitmap/roaring/v2"
 	"reflect"
 	"slices"
 
@@ -158,7 +159,7 @@ type relState struct {
 	// spread eligibility bitsets by eligKey (see spreadEligible); keySets
 	// the soft constraints' nodes by their keys (sharedKeysNodes).
 	eligDoms      map[string]eligDoms
-	eligSets      map[string][]uint64
+	eligSets      map[string]eligSet
 	keySets       map[string][]uint64
 	nsLabels      map[string]map[string]string
 	defaults      []index.SpreadConstraint
@@ -295,7 +296,7 @@ func (s *Solver) setupClass(cl *class) {
 				sel = nil // an empty selector counts no pod (countPodsMatchSelector)
 			}
 			hostname := action == index.ScheduleAnyway && sc.TopologyKey == labelHostname
-			var elig []uint64
+			var elig eligSet
 			eligKey := ""
 			if !hostname {
 				elig, eligKey = s.spreadEligible(p, sc, keys, requireAll, enc)
@@ -312,7 +313,7 @@ func (s *Solver) setupClass(cl *class) {
 			track := action == index.DoNotSchedule
 			ref.hostname = hostname
 			ref.ctr = r.counterFor(key, func() *counter {
-				k := &counter{kind: kSpread, elig: elig, eligKey: eligKey, track: track}
+				k := &counter{kind: kSpread, elig: elig.words, eligLo: elig.lo, eligKey: eligKey, track: track}
 				if hostname {
 					k.topo = s.perNode()
 				} else {
@@ -443,8 +444,10 @@ func (s *Solver) sharedKeysNodes(keys []string, enc *keyEncoder) []uint64 {
 // pod p (those carrying all keys when requireAll, passing the inclusion
 // policies) and a key naming that set. The set is made once per key and
 // shared (read-only) by every counter and class with that key: at 100,000
-// nodes a bitset per class would cost 12.5 KB each.
-func (s *Solver) spreadEligible(p *index.Pod, sc *index.SpreadConstraint, keys []string, requireAll bool, enc *keyEncoder) ([]uint64, string) {
+// nodes a bitset per class would cost 12.5 KB each. It spans the words
+// from its first node to its last: a DaemonSet's pods have a set each, of
+// the one node their affinity names.
+func (s *Solver) spreadEligible(p *index.Pod, sc *index.SpreadConstraint, keys []string, requireAll bool, enc *keyEncoder) (eligSet, string) {
 	c := s.c
 	affinity := sc.NodeAffinityPolicy != index.PolicyIgnore && (len(p.NodeSelector) > 0 || p.HasRequired)
 	taints := sc.NodeTaintsPolicy == index.PolicyHonor
@@ -467,7 +470,13 @@ func (s *Solver) spreadEligible(p *index.Pod, sc *index.SpreadConstraint, keys [
 	if d, ok := r.eligSets[key]; ok {
 		return d, key
 	}
-	b := c.All.Clone()
+	m := newMemo()
+	var b *roaring.Bitmap
+	if affinity {
+		b = requiredNodes(c, p, m, &keyEncoder{}) // a set of its own
+	} else {
+		b = c.All.Clone()
+	}
 	if requireAll {
 		for _, k := range keys {
 			if kb := c.KeyNodes(k); kb != nil {
@@ -477,22 +486,43 @@ func (s *Solver) spreadEligible(p *index.Pod, sc *index.SpreadConstraint, keys [
 			}
 		}
 	}
-	m := newMemo()
-	if affinity {
-		b.And(requiredNodes(c, p, m, &keyEncoder{}))
-	}
 	if taints {
 		if ts := m.taintSets(c, p.Tolerations, &keyEncoder{}); ts.bad != nil {
 			b.AndNot(ts.bad)
 		}
 	}
-	d := make([]uint64, (c.NumNodes()+63)/64)
-	b.WriteDenseTo(d)
+	e := windowOf(b, (c.NumNodes()+63)/64)
 	if r.eligSets == nil {
-		r.eligSets = map[string][]uint64{}
+		r.eligSets = map[string]eligSet{}
 	}
-	r.eligSets[key] = d
-	return d, key
+	r.eligSets[key] = e
+	return e, key
+}
+
+// eligSet is a bitset of nodes over the cluster's words [lo, lo+len(words)).
+type eligSet struct {
+	lo    int32
+	words []uint64
+}
+
+// windowOf writes b out over the words from its first node to its last,
+// or over all the cluster's words when that spans half of them.
+func windowOf(b *roaring.Bitmap, words int) eligSet {
+	if b.IsEmpty() {
+		return eligSet{words: []uint64{0}}
+	}
+	lo, hi := int(b.Minimum()>>6), int(b.Maximum()>>6)+1
+	if 2*(hi-lo) >= words {
+		d := make([]uint64, words)
+		b.WriteDenseTo(d)
+		return eligSet{words: d}
+	}
+	d := make([]uint64, hi-lo)
+	for it := b.Iterator(); it.HasNext(); {
+		n := int(it.Next())
+		d[n>>6-lo] |= 1 << (n & 63)
+	}
+	return eligSet{lo: int32(lo), words: d}
 }
 
 // countExisting fills every counter from the bound pods and readies the

@@ -536,22 +536,25 @@ func TestFeedsMemo(t *testing.T) {
 func TestFewNodeCounters(t *testing.T) {
 	t.Parallel()
 	var nodes []index.Node
-	for i := range 12 {
+	for i := range 300 {
 		nodes = append(nodes, makeNode(fmt.Sprintf("n%d", i)).label("topology.kubernetes.io/zone", fmt.Sprintf("z%d", i%3)).obj())
 	}
 	name := func(i int) string { return nodes[i].Name }
 	var pods []index.Pod
-	for i := range 12 {
+	for i := range 300 {
 		if i%4 != 3 {
 			pods = append(pods, makePod(fmt.Sprintf("agent-run-%d", i)).label("app", "agent").on(name(i)).obj())
 		}
-		if i%2 == 0 {
+		if i%37 == 0 {
 			pods = append(pods, makePod(fmt.Sprintf("agent-new-%d", i)).label("app", "agent").fieldTerm(req("metadata.name", index.SelIn, name(i))).obj())
 		}
 	}
-	// Three nodes: still few. Nine: fed through the label index.
-	pods = append(pods, makePod("agent-three").label("app", "agent").fieldTerm(req("metadata.name", index.SelIn, name(1), name(5), name(9))).obj(),
-		makePod("agent-nine").label("app", "agent").term(req("topology.kubernetes.io/zone", index.SelIn, "z0", "z1", "z2")).fieldTerm(req("metadata.name", index.SelNotIn, name(0), name(1), name(2))).obj(),
+	// Two and three nodes: still few (the two in one word past the first,
+	// the three spanning the cluster). Two zones: fed through the label
+	// index.
+	pods = append(pods, makePod("agent-two").label("app", "agent").fieldTerm(req("metadata.name", index.SelIn, name(130), name(134))).obj(),
+		makePod("agent-three").label("app", "agent").fieldTerm(req("metadata.name", index.SelIn, name(1), name(150), name(298))).obj(),
+		makePod("agent-many").label("app", "agent").term(req("topology.kubernetes.io/zone", index.SelIn, "z0", "z1")).obj(),
 		makePod("other").label("app", "other").on(name(4)).obj())
 	in := &index.Input{Nodes: nodes, Pods: pods, Workloads: []index.Workload{{Kind: index.KindService, Namespace: "default", Name: "agent", Selector: sel("app", "agent")}}}
 	c, err := index.Build(in)
@@ -573,7 +576,7 @@ func TestFewNodeCounters(t *testing.T) {
 			if k.kind != kSpread || k.elig == nil {
 				continue
 			}
-			if _, ok := fewNodes(k.elig); ok {
+			if _, ok := fewNodes(k.elig, k.eligLo); ok {
 				few++
 			} else {
 				many++
@@ -600,7 +603,7 @@ func TestFewNodeCounters(t *testing.T) {
 				}
 			}
 		}
-		if few < 7 || many < 1 {
+		if few < 10 || many < 1 {
 			t.Fatalf("%s: %d counters on few nodes, %d on many: the test misses a path", when, few, many)
 		}
 	}
@@ -618,7 +621,7 @@ func TestFewNodeCounters(t *testing.T) {
 	}
 	// A dry run moves a running pod off its node and back.
 	for p := range c.Pods {
-		if c.Pods[p].Name != "agent-run-4" {
+		if c.Pods[p].Name != "agent-run-148" {
 			continue
 		}
 		n := index.NodeID(c.PodNode[p])

@@ -466,7 +466,7 @@ func (r *relState) counterFor(key string, make func() *counter) int32 {
 	r.counters = append(r.counters, k)
 	r.byKey[key] = id
 	if len(k.match) > 0 && k.match[0].sel != nil {
-		if nodes, few := fewNodes(k.elig); few {
+		if nodes, few := fewNodes(k.elig, k.eligLo); few {
 			if r.onNode == nil {
 				r.onNode = slices.Repeat([][]int32{nil}, r.c.NumNodes())
 			}
@@ -488,9 +488,9 @@ func (r *relState) counterFor(key string, make func() *counter) int32 {
 // every node, to turn all but one away (eligible).
 const fewElig = 8
 
-// fewNodes returns the nodes of eligibility bitset elig when there are at
-// most fewElig (nil elig: every node, never few).
-func fewNodes(elig []uint64) ([]index.NodeID, bool) {
+// fewNodes returns the nodes of eligibility bitset elig (from word lo on)
+// when there are at most fewElig (nil elig: every node, never few).
+func fewNodes(elig []uint64, lo int32) ([]index.NodeID, bool) {
 	if elig == nil {
 		return nil, false
 	}
@@ -500,7 +500,7 @@ func fewNodes(elig []uint64) ([]index.NodeID, bool) {
 			if len(nodes) == fewElig {
 				return nil, false
 			}
-			nodes = append(nodes, index.NodeID(wi*64+bits.TrailingZeros64(w)))
+			nodes = append(nodes, index.NodeID((int(lo)+wi)*64+bits.TrailingZeros64(w)))
 		}
 	}
 	return nodes, true

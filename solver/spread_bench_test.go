@@ -115,3 +115,60 @@ func BenchmarkSkewCheck(b *testing.B) {
 		})
 	}
 }
+
+// daemonSetInput is a DaemonSet rolled out on a cluster: one pending pod
+// per node, each naming its node, in zones of equal size; behind a Service
+// when svc, so that default spreading scores them (on the one node each
+// names).
+func daemonSetInput(nodes int, svc bool) *index.Input {
+	in := &index.Input{}
+	for i := range nodes {
+		name := fmt.Sprintf("node-%06d", i)
+		in.Nodes = append(in.Nodes, index.Node{Name: name,
+			Labels:      map[string]string{labelHostname: name, "topology.kubernetes.io/zone": fmt.Sprintf("zone-%03d", i%5)},
+			Allocatable: index.ResourceList{{Name: "cpu", Value: 64000}, {Name: "memory", Value: 256 << 30}, {Name: "pods", Value: 110}}})
+	}
+	labels := map[string]string{"app": "agent"}
+	owner := &index.OwnerRef{Kind: index.KindDaemonSet, Name: "agent", APIVersion: "apps/v1"}
+	for i := range nodes {
+		in.Pods = append(in.Pods, index.Pod{Namespace: "default", Name: fmt.Sprintf("agent-%06d", i), UID: fmt.Sprint(i),
+			Labels: labels, Owner: owner, SchedulerName: "default-scheduler", PreemptionPolicy: index.PreemptLowerPriority,
+			Requests: index.ResourceList{{Name: "cpu", Value: 100}, {Name: "memory", Value: 128 << 20}},
+			ScoreCPU: 100, ScoreMemory: 128 << 20, NonZeroCPU: 100, NonZeroMemory: 128 << 20,
+			HasRequired: true, RequiredTerms: []index.NodeSelectorTerm{{MatchFields: []index.Requirement{
+				{Key: "metadata.name", Operator: index.SelIn, Values: []string{in.Nodes[i].Name}}}}}})
+	}
+	if svc {
+		in.Workloads = append(in.Workloads, index.Workload{Kind: index.KindService, Namespace: "default", Name: "agent",
+			Selector: &index.LabelSelector{MatchLabels: labels}})
+	}
+	return in
+}
+
+// BenchmarkDaemonSetSolve places a DaemonSet's pods, one per node, with
+// the built-in default spreading: a class per pod, each feasible on one
+// node.
+func BenchmarkDaemonSetSolve(b *testing.B) {
+	for _, nodes := range []int{10000, 100000} {
+		for _, svc := range []bool{false, true} {
+			b.Run(fmt.Sprintf("nodes=%d/service=%v", nodes, svc), func(b *testing.B) {
+				var solve time.Duration
+				for b.Loop() {
+					b.StopTimer()
+					c, err := index.Build(daemonSetInput(nodes, svc))
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.StartTimer()
+					t0 := time.Now()
+					res := Solve(c, Config{Seed: 1, DefaultSpread: BuiltinDefaultSpread(), SystemDefaultSpread: true})
+					solve += time.Since(t0)
+					if len(res.Commits) != nodes {
+						b.Fatalf("%d pods placed, want %d", len(res.Commits), nodes)
+					}
+				}
+				b.ReportMetric(float64(nodes)*float64(b.N)/solve.Seconds(), "pods/s")
+			})
+		}
+	}
+}

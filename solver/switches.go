@@ -39,4 +39,6 @@ type switches struct {
 	// checkBare, when set, is called with every bare bucket a lean fill
 	// or refill makes, and the entries it keeps.
 	checkBare func(s *Solver, cl *class, b *buckets, id int32, keep int)
+	// bucketsFrom, when not 0, replaces minBucketNodes.
+	bucketsFrom int
 }
