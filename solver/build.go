@@ -92,7 +92,12 @@ func (s *Solver) build(cl *class) {
 	if len(workers) > 1 && s.room.fewer(cl, dense, 0, minParallelNodes) {
 		workers = workers[:1] // the scan's work is the nodes with room: not worth the goroutines
 	}
-	s.parallel(workers, dense, func(w *scanner, lo, hi int) { s.scanScore(cl, dense, w, lo, hi, keep, cl.rel, nil) })
+	if len(workers) == 1 {
+		lo, hi := g.span() // a DaemonSet pod's group: one word of 1,563 at 100,000 nodes
+		s.scanScore(cl, dense, &workers[0], lo, hi, keep, cl.rel, nil)
+	} else {
+		s.parallel(workers, dense, func(w *scanner, lo, hi int) { s.scanScore(cl, dense, w, lo, hi, keep, cl.rel, nil) })
+	}
 	m := s.mergeScanners(workers, keep)
 	cl.heap = append(cl.heap[:0], m.heap...)
 	if cap(cl.heap) > 4*len(cl.heap)+64 {

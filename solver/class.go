@@ -75,6 +75,15 @@ type group struct {
 	raws    *rawPool // the pool rawNA came from, nil if none
 }
 
+// span returns the words of dense that may hold a feasible node: the
+// window, or all of them.
+func (g *group) span() (lo, hi int) {
+	if g.windows != nil {
+		return int(g.window[0]), int(g.window[1])
+	}
+	return 0, len(g.dense)
+}
+
 // release drops what a group no pod needs any more holds: its static
 // score columns, templates and feasible set (given back to their pools).
 func (g *group) release() {

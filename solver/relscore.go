@@ -27,8 +27,9 @@ func (s *Solver) placeScored(cl *class, pid index.PodID) (index.NodeID, int64, b
 	}
 	s.prepareStatic(cl)
 	cand := s.relCand[:0]
-	for wi, word := range cl.g.dense {
-		for ; word != 0; word &= word - 1 {
+	lo, hi := cl.g.span()
+	for wi := lo; wi < hi; wi++ {
+		for word := cl.g.dense[wi]; word != 0; word &= word - 1 {
 			n := index.NodeID(wi*64 + bits.TrailingZeros64(word))
 			if !s.fits(n, cl) {
 				continue
