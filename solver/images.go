@@ -75,6 +75,10 @@ func (s *Solver) dropImages(cl *class) {
 	if ref := cl.imgRef; ref != nil {
 		if ref.refs--; ref.refs == 0 {
 			delete(s.imageCols, ref.key)
+			if ref.col != nil && len(s.freeCols) < maxFreeCols {
+				s.freeCols = append(s.freeCols, ref.col) // no class reads it any more
+			}
+			ref.col = nil
 		}
 		cl.imgRef = nil
 	}
@@ -136,12 +140,14 @@ func (s *Solver) imageColumn(p *index.Pod) ([]uint8, uint8) {
 	}
 	var col []uint8
 	var top uint8
-	set := func(n int, v uint8) {
-		if col == nil {
-			col = make([]uint8, c.NumNodes())
+	newCol := func() []uint8 {
+		if k := len(s.freeCols); k > 0 {
+			col := s.freeCols[k-1]
+			s.freeCols = s.freeCols[:k-1]
+			clear(col)
+			return col
 		}
-		col[n] = v
-		top = max(top, v)
+		return make([]uint8, c.NumNodes())
 	}
 	for wi := range words {
 		// Mostly each image is on all of a word's nodes that hold any:
@@ -166,22 +172,38 @@ func (s *Solver) imageColumn(p *index.Pod) ([]uint8, uint8) {
 			}
 			if same {
 				if v := table[m]; v > 0 {
+					if col == nil {
+						col = newCol()
+					}
+					top = max(top, v)
+					if any == ^uint64(0) && wi*64+64 <= len(col) {
+						for i := range col[wi*64 : wi*64+64] {
+							col[wi*64+i] = v
+						}
+						continue
+					}
 					for x := any; x != 0; x &= x - 1 {
-						set(wi*64+bits.TrailingZeros64(x), v)
+						col[wi*64+bits.TrailingZeros64(x)] = v
 					}
 				}
 				continue
+			}
+		}
+		// Which images each node holds (bit i: image i), set image by
+		// image.
+		var held [64]uint8
+		if table != nil {
+			for i, st := range sets {
+				for x := st[wi]; x != 0; x &= x - 1 {
+					held[bits.TrailingZeros64(x)] |= 1 << i
+				}
 			}
 		}
 		for x := any; x != 0; x &= x - 1 {
 			b := bits.TrailingZeros64(x)
 			var v uint8
 			if table != nil {
-				m := 0
-				for i, st := range sets {
-					m |= int(st[wi]>>b&1) << i
-				}
-				v = table[m]
+				v = table[held[b]]
 			} else {
 				var sum int64
 				for i, st := range sets {
@@ -192,12 +214,20 @@ func (s *Solver) imageColumn(p *index.Pod) ([]uint8, uint8) {
 				v = uint8(index.ImageScore(sum, p.ImageContainers))
 			}
 			if v > 0 {
-				set(wi*64+b, v)
+				if col == nil {
+					col = newCol()
+				}
+				col[wi*64+b] = v
+				top = max(top, v)
 			}
 		}
 	}
 	return col, top
 }
+
+// maxFreeCols bounds the columns dropped classes leave for the next ones
+// (100 KB each at 100,000 nodes).
+const maxFreeCols = 8
 
 // maxImageParts bounds the distinct images of a pod whose score table
 // imageColumn makes (2^maxImageParts entries).
