@@ -605,7 +605,8 @@ type feedEntry struct {
 }
 
 // feedMemoMax bounds the label maps feedMemo holds (pods with labels of
-// their own, a StatefulSet's, would fill it for nothing).
+// their own, a StatefulSet's, fill it for nothing): a full memo starts
+// over.
 const feedMemoMax = 1 << 16
 
 // feeds appends to out the label-matching counters pod feeds. Ingest's
@@ -625,7 +626,13 @@ func (r *relState) feeds(pod *index.Pod, out []int32) []int32 {
 	}
 	start := len(out)
 	out = r.matchFeeds(pod, out)
-	if !seen && len(r.feedMemo) < feedMemoMax {
+	if !seen {
+		if len(r.feedMemo) == feedMemoMax {
+			// Full: start over, so that the label maps of the pods
+			// placed now (a workload's, in a row) are remembered.
+			clear(r.feedMemo)
+			r.feedIDs = r.feedIDs[:0]
+		}
 		off := len(r.feedIDs)
 		r.feedIDs = append(r.feedIDs, out[start:]...)
 		r.feedMemo[key] = feedEntry{ns: pod.Namespace, labels: pod.Labels, off: int32(off), to: int32(len(r.feedIDs))}

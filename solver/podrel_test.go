@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -631,5 +632,39 @@ func TestFewNodeCounters(t *testing.T) {
 		s.relMove(index.PodID(p), n, 1)
 		delete(moved, index.PodID(p))
 		check("after a dry run", moved)
+	}
+}
+
+// TestFeedsMemoStartsOver: past feedMemoMax label maps the memo starts
+// over, so the last pods' maps are remembered, and every answer is still
+// matchFeeds'.
+func TestFeedsMemoStartsOver(t *testing.T) {
+	t.Parallel()
+	in := randomDefaultSpreadInput(1)
+	c, err := index.Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, _ := relSolver(c, 1)
+	r := s.rel
+	base := c.Pods[0]
+	before := len(r.feedMemo) // the bound pods' maps
+	for i := range feedMemoMax + 100 {
+		pod := base
+		pod.Labels = maps.Clone(base.Labels)
+		pod.Labels["pod-name"] = fmt.Sprint(i) // a StatefulSet pod's labels of its own
+		got, want := r.feeds(&pod, nil), r.matchFeeds(&pod, nil)
+		if !slices.Equal(got, want) {
+			t.Fatalf("pod %d feeds %v, matching gives %v", i, got, want)
+		}
+		if len(r.feedMemo) > feedMemoMax {
+			t.Fatalf("pod %d: %d label maps remembered", i, len(r.feedMemo))
+		}
+		if _, ok := r.feedMemo[uintptr(reflect.ValueOf(pod.Labels).UnsafePointer())]; !ok {
+			t.Fatalf("pod %d: its label map is not remembered (%d are)", i, len(r.feedMemo))
+		}
+	}
+	if n := len(r.feedMemo); n > before+100 {
+		t.Fatalf("%d label maps remembered, %d before and 65,636 more: the memo did not start over", n, before)
 	}
 }
