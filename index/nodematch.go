@@ -131,9 +131,9 @@ func (c *Cluster) UntoleratedNodes(tols []Toleration) *roaring.Bitmap {
 }
 
 // RequiredNodes returns the nodes matching p's nodeSelector and required
-// node affinity (every nodeSelector pair, and any required term). term
-// gives a term's nodes (a caller's cache of TermNodes); nil means
-// TermNodes.
+// node affinity (every nodeSelector pair, and any required term), a set of
+// its own (the caller may change it). term gives a term's nodes (a
+// caller's cache of TermNodes, not changed); nil means TermNodes.
 func (c *Cluster) RequiredNodes(p *Pod, term func(t *NodeSelectorTerm) *roaring.Bitmap) *roaring.Bitmap {
 	if term == nil {
 		term = c.TermNodes

@@ -1,10 +1,10 @@
 package solver
 
 import (
-	"github.com/RoaringBitmap/roaring/v2"
 	"reflect"
 	"slices"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/kplace/kplace/index"
 	"github.com/kplace/kplace/solver/rules"
 	"k8s.io/apimachinery/pkg/labels"
