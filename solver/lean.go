@@ -709,18 +709,25 @@ func (s *Solver) syncLean(cl *class) {
 	}
 	s.syncNodes = nodes
 	state := s.syncState(cl, b, nodes)
-	// First the fit bits and counts: the maxima decide the scores.
+	// First the fit bits and counts: the maxima decide the scores. A bare
+	// node that fitted and still does stays in its bucket (a bare node's
+	// bucket is its domain's) and in the counts (its raw values are
+	// static): it only needs its new entry (syncKept).
 	for i, n := range nodes {
 		bit := uint64(1) << (n & 63)
 		if ln.fit[n>>6]&bit != 0 {
+			id, ok := ln.explicit[n]
+			if !ok && state[i]&syncBare != 0 {
+				state[i] |= syncKept
+				continue
+			}
 			ln.count(cl, n, -1)
-			if id, ok := ln.explicit[n]; ok {
-				b.list[id].members--
+			if ok {
 				delete(ln.explicit, n)
 			} else {
-				_, id := s.bareBucket(cl, b, n)
-				b.list[id].members--
+				_, id = s.bareBucket(cl, b, n)
 			}
+			b.list[id].members--
 			ln.fit[n>>6] &^= bit
 		}
 		if state[i]&syncFits != 0 {
@@ -739,6 +746,11 @@ func (s *Solver) syncLean(cl *class) {
 			continue
 		}
 		id := int32(0)
+		// A kept node is counted in its bucket's members already.
+		joins := 1
+		if state[i]&syncKept != 0 {
+			joins = 0
+		}
 		if state[i]&syncBare != 0 {
 			_, id = s.bareBucket(cl, b, n)
 			// A node whose shape bound does not beat a truncated bare
@@ -752,11 +764,11 @@ func (s *Solver) syncLean(cl *class) {
 				}
 				su := shapeUpper(s.fitRecs[n], shares)
 				if ub := (entry{score: su + stMax, tie: s.ties[n], node: n}); !better(&ub, &bk.cut) {
-					bk.members++
+					bk.members += joins
 					continue
 				}
 				if ub := (entry{score: su + cl.staticScore(n), tie: s.ties[n], node: n}); !better(&ub, &bk.cut) {
-					bk.members++
+					bk.members += joins
 					continue
 				}
 			}
@@ -765,7 +777,7 @@ func (s *Solver) syncLean(cl *class) {
 			ln.explicit[n] = id
 		}
 		b.list[id].heap.push(entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: c.Gen[n]})
-		b.list[id].members++
+		b.list[id].members += joins
 	}
 }
 
@@ -773,6 +785,7 @@ func (s *Solver) syncLean(cl *class) {
 const (
 	syncFits uint8 = 1 << iota // the class fits on the node now
 	syncBare                   // and the node is bare for its buckets
+	syncKept                   // and was, fitting, in the same bucket
 )
 
 // minParallelSync is the changed nodes below which a lean sync tests
