@@ -43,8 +43,11 @@ import (
 type leanState struct {
 	// fit has a bit per feasible node that fits the class now.
 	fit []uint64
-	// explicit holds the bucket of every fitting node that is not bare.
+	// explicit holds the bucket of every fitting node that is not bare;
+	// exHint counts them by their ids' low bits, so that most nodes that
+	// are not in it are known without a lookup (see hasExplicit).
 	explicit map[index.NodeID]int32
+	exHint   [exHintSlots]uint16
 	// bareOf[ignored][d+1] is the bare bucket of domain d (-1 for the
 	// nodes lacking the key), -1 until made.
 	bareOf [2][]int32
@@ -53,6 +56,29 @@ type leanState struct {
 	// the maxima read the values above 0 alone, and a fill counts those
 	// alone.
 	ttHist, naHist []int32
+}
+
+// exHintSlots is the size of leanState.exHint.
+const exHintSlots = 1024
+
+// setExplicit files fitting node n, not bare, in bucket id.
+func (ln *leanState) setExplicit(n index.NodeID, id int32) {
+	ln.explicit[n] = id
+	ln.exHint[n%exHintSlots]++
+}
+
+// takeExplicit returns node n's bucket and removes it from explicit, or
+// false when n is not there.
+func (ln *leanState) takeExplicit(n index.NodeID) (int32, bool) {
+	if ln.exHint[n%exHintSlots] == 0 {
+		return 0, false
+	}
+	id, ok := ln.explicit[n]
+	if ok {
+		delete(ln.explicit, n)
+		ln.exHint[n%exHintSlots]--
+	}
+	return id, ok
 }
 
 // isBare reports whether every per-node dimension of b is 0 on node n.
@@ -161,7 +187,7 @@ func (s *Solver) fillLean(cl *class, b *buckets) {
 		id := s.bucketOf(cl, b, n)
 		b.list[id].heap.push(entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: gen[n]})
 		b.list[id].members++
-		ln.explicit[n] = id
+		ln.setExplicit(n, id)
 	}
 	s.leanTouched = explicit[:0]
 	// The bare buckets' best entries, each worker over its words.
@@ -716,15 +742,13 @@ func (s *Solver) syncLean(cl *class) {
 	for i, n := range nodes {
 		bit := uint64(1) << (n & 63)
 		if ln.fit[n>>6]&bit != 0 {
-			id, ok := ln.explicit[n]
+			id, ok := ln.takeExplicit(n)
 			if !ok && state[i]&syncBare != 0 {
 				state[i] |= syncKept
 				continue
 			}
 			ln.count(cl, n, -1)
-			if ok {
-				delete(ln.explicit, n)
-			} else {
+			if !ok {
 				_, id = s.bareBucket(cl, b, n)
 			}
 			b.list[id].members--
@@ -774,7 +798,7 @@ func (s *Solver) syncLean(cl *class) {
 			}
 		} else {
 			id = s.bucketOf(cl, b, n)
-			ln.explicit[n] = id
+			ln.setExplicit(n, id)
 		}
 		b.list[id].heap.push(entry{score: s.score(cl, n), tie: s.hot[n].tie, node: n, gen: c.Gen[n]})
 		b.list[id].members += joins
