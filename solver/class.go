@@ -88,7 +88,8 @@ func (g *group) span() (lo, hi int) {
 // score columns, templates and feasible set (given back to their pools).
 func (g *group) release() {
 	if g.windows != nil && g.dense != nil {
-		clear(g.dense[g.window[0]:g.window[1]]) // the only words set
+		lo, hi := g.span()
+		clear(g.dense[lo:hi]) // the only words set
 		g.windows.give(g.dense)
 	}
 	if g.raws != nil && g.rawNA != nil {

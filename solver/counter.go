@@ -36,11 +36,9 @@ type counter struct {
 	topo *index.Topology
 	// match: the pod must match every matcher (one, except for kAffinity).
 	match []matcher
-	// elig: the nodes whose pods count (nil: every node with the key), a
-	// bitset over the cluster's words from eligLo on (the nodes outside
-	// do not count).
-	elig   []uint64
-	eligLo int32
+	// elig: the nodes whose pods count (no words: every node with the
+	// key).
+	elig   eligSet
 	counts countArr
 	total  int64
 	// Spread counters track the minimum over their eligible domains.
@@ -194,11 +192,7 @@ func (k *counter) kill() {
 }
 
 func (k *counter) eligible(n index.NodeID) bool {
-	if k.elig == nil {
-		return true
-	}
-	w := int(n>>6) - int(k.eligLo)
-	return uint(w) < uint(len(k.elig)) && k.elig[w]&(1<<(n&63)) != 0
+	return k.elig.words == nil || k.elig.has(n)
 }
 
 // apply adds delta pods on node n: +1 or -1 (a carry counter: plus or

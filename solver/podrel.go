@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"math/bits"
 	"reflect"
 	"slices"
 
@@ -313,7 +314,7 @@ func (s *Solver) setupClass(cl *class) {
 			track := action == index.DoNotSchedule
 			ref.hostname = hostname
 			ref.ctr = r.counterFor(key, func() *counter {
-				k := &counter{kind: kSpread, elig: elig.words, eligLo: elig.lo, eligKey: eligKey, track: track}
+				k := &counter{kind: kSpread, elig: elig, eligKey: eligKey, track: track}
 				if hostname {
 					k.topo = s.perNode()
 				} else {
@@ -503,6 +504,30 @@ func (s *Solver) spreadEligible(p *index.Pod, sc *index.SpreadConstraint, keys [
 type eligSet struct {
 	lo    int32
 	words []uint64
+}
+
+// has reports whether node n is in e.
+func (e *eligSet) has(n index.NodeID) bool {
+	w := int(n>>6) - int(e.lo)
+	return uint(w) < uint(len(e.words)) && e.words[w]&(1<<(n&63)) != 0
+}
+
+// few returns e's nodes when there are at most fewElig (no words: every
+// node, never few).
+func (e *eligSet) few() ([]index.NodeID, bool) {
+	if e.words == nil {
+		return nil, false
+	}
+	var nodes []index.NodeID
+	for wi, w := range e.words {
+		for ; w != 0; w &= w - 1 {
+			if len(nodes) == fewElig {
+				return nil, false
+			}
+			nodes = append(nodes, index.NodeID((int(e.lo)+wi)*64+bits.TrailingZeros64(w)))
+		}
+	}
+	return nodes, true
 }
 
 // windowOf writes b out over the words from its first node to its last,

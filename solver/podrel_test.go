@@ -574,10 +574,10 @@ func TestFewNodeCounters(t *testing.T) {
 		t.Helper()
 		few, many := 0, 0
 		for id, k := range r.counters {
-			if k.kind != kSpread || k.elig == nil {
+			if k.kind != kSpread || k.elig.words == nil {
 				continue
 			}
-			if _, ok := fewNodes(k.elig, k.eligLo); ok {
+			if _, ok := k.elig.few(); ok {
 				few++
 			} else {
 				many++

@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"math/bits"
 	"reflect"
 	"slices"
 	"unsafe"
@@ -466,7 +465,7 @@ func (r *relState) counterFor(key string, make func() *counter) int32 {
 	r.counters = append(r.counters, k)
 	r.byKey[key] = id
 	if len(k.match) > 0 && k.match[0].sel != nil {
-		if nodes, few := fewNodes(k.elig, k.eligLo); few {
+		if nodes, few := k.elig.few(); few {
 			if r.onNode == nil {
 				r.onNode = slices.Repeat([][]int32{nil}, r.c.NumNodes())
 			}
@@ -487,21 +486,3 @@ func (r *relState) counterFor(key string, make func() *counter) int32 {
 // would be offered every pod of the Service in front of the DaemonSet, on
 // every node, to turn all but one away (eligible).
 const fewElig = 8
-
-// fewNodes returns the nodes of eligibility bitset elig (from word lo on)
-// when there are at most fewElig (nil elig: every node, never few).
-func fewNodes(elig []uint64, lo int32) ([]index.NodeID, bool) {
-	if elig == nil {
-		return nil, false
-	}
-	var nodes []index.NodeID
-	for wi, w := range elig {
-		for ; w != 0; w &= w - 1 {
-			if len(nodes) == fewElig {
-				return nil, false
-			}
-			nodes = append(nodes, index.NodeID((int(lo)+wi)*64+bits.TrailingZeros64(w)))
-		}
-	}
-	return nodes, true
-}

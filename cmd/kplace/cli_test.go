@@ -363,12 +363,8 @@ func TestOutputFormats(t *testing.T) {
 	if b := read("r.arrow"); !bytes.HasPrefix(b, []byte("ARROW1")) {
 		t.Errorf(".arrow starts %q", b[:6])
 	}
-	zr, err := zstd.NewReader(bytes.NewReader(read("r.json.zst")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b, err := io.ReadAll(zr); err != nil || !bytes.Equal(b, list) {
-		t.Errorf(".json.zst: %v, %d bytes, want the list's %d", err, len(b), len(list))
+	if b := readZstd(t, path("r.json.zst")); !bytes.Equal(b, list) {
+		t.Errorf(".json.zst: %d bytes, want the list's %d", len(b), len(list))
 	}
 }
 
@@ -452,19 +448,7 @@ func TestGenLayoutKubectl(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(kubectl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := zstd.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	indented, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	indented := readZstd(t, kubectl)
 	var want bytes.Buffer
 	if err := json.Indent(&want, bytes.TrimSpace(raw), "", "    "); err != nil {
 		t.Fatal(err)
@@ -486,4 +470,24 @@ func TestGenLayoutKubectl(t *testing.T) {
 	if !bytes.Equal(outs[0], outs[1]) {
 		t.Error("place reads the two layouts to different placements")
 	}
+}
+
+// readZstd returns the decompressed contents of zstd file path.
+func readZstd(t *testing.T, path string) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := zstd.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return b
 }

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/klauspost/compress/zstd"
-
 	"github.com/kplace/kplace/bench"
 	"github.com/kplace/kplace/export"
 )
@@ -573,28 +571,15 @@ func TestBenchKubectlInput(t *testing.T) {
 		if _, _, err := prepareBenchInput(base, ".json.zst", gc, layout); err != nil {
 			t.Fatal(err)
 		}
-		f, err := os.Open(base + ".json.zst")
-		if err != nil {
-			t.Fatal(err)
-		}
-		zr, err := zstd.NewReader(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		head := make([]byte, 32)
-		_, err = io.ReadFull(zr, head)
-		zr.Close()
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		head := readZstd(t, base+".json.zst")
 		if indented := bytes.HasPrefix(head, []byte("{\n    \"apiVersion\": ")); indented != (layout == layoutKubectl) {
-			t.Errorf("layout %q: the file starts %q", layout, head)
+			t.Errorf("layout %q: the file starts %.32q", layout, head)
 		}
 		out := base + ".result.json"
 		if _, err := place(placeConfig{paths: []string{base + ".json.zst"}, admission: true, quiet: true, format: "list", out: out}); err != nil {
 			t.Fatal(err)
 		}
+		var err error
 		if placed[i], err = os.ReadFile(out); err != nil {
 			t.Fatal(err)
 		}
