@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/bits"
 	"runtime"
-	"sync"
 
 	"github.com/kplace/kplace/index"
 	"github.com/kplace/kplace/solver/rules"
@@ -158,21 +157,14 @@ func (s *Solver) parallel(ws []scanner, dense []uint64, f func(w *scanner, lo, h
 	s.eachWorker(len(ws), func(i int) { f(&ws[i], words*i/len(ws), words*(i+1)/len(ws)) })
 }
 
-// eachWorker runs f(0), ..., f(k-1), each on its own goroutine when k > 1.
+// eachWorker runs f(0), ..., f(k-1): on the caller and the pool's helpers
+// when k > 1 (runShares).
 func (s *Solver) eachWorker(k int, f func(i int)) {
 	if k == 1 {
 		f(0)
 		return
 	}
-	var wg sync.WaitGroup
-	for i := range k {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(i)
-		}()
-	}
-	wg.Wait()
+	runShares(k, f)
 }
 
 // scanScore scores the fitting nodes in bitset words [lo, hi) and keeps the
