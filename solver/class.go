@@ -160,6 +160,7 @@ type class struct {
 	// with rawTT and rawNA) and once released.
 	// imgRef is its column's entry (nil when its pods have no image).
 	img    []uint8
+	imgNZ  []uint64 // the nodes where img is not 0 (nil without hasImg)
 	hasImg bool
 	imgRef *imageCol
 

@@ -131,7 +131,8 @@ func TestImageColumnMatchesRule(t *testing.T) {
 		var scored, zero int
 		for i := range c.Pods {
 			p := &c.Pods[i]
-			col, top := s.imageColumn(p)
+			is, top := s.imageColumn(p)
+			col := is.col
 			var want uint8
 			for n := range c.NumNodes() {
 				w := rules.ImageLocalityScore(c, p, index.NodeID(n)) / rules.WeightImageLocality
@@ -143,6 +144,9 @@ func TestImageColumnMatchesRule(t *testing.T) {
 				if got != w {
 					t.Fatalf("round %d, pod %s (images %v, %d containers), node %d: column %d, rule %d", round, p.Name, p.Images, p.ImageContainers, n, got, w)
 				}
+				if col != nil && (is.nz[n/64]>>(n%64)&1 == 1) != (w != 0) {
+					t.Fatalf("round %d, pod %s, node %d: nonzero bit %d, score %d", round, p.Name, n, is.nz[n/64]>>(n%64)&1, w)
+				}
 			}
 			if top != want {
 				t.Fatalf("round %d, pod %s: top %d, want %d", round, p.Name, top, want)
@@ -151,7 +155,7 @@ func TestImageColumnMatchesRule(t *testing.T) {
 				zero++
 			} else {
 				scored++
-				s.freeCols = append(s.freeCols, col) // the next column reuses it, as after a dropped class
+				s.freeCols = append(s.freeCols, is) // the next column reuses it, as after a dropped class
 			}
 		}
 		t.Logf("round %d: %d pods scored on some node, %d on none", round, scored, zero)

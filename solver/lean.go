@@ -276,7 +276,10 @@ func (s *Solver) scanRuns(cl *class, b *buckets, o *nodeOrder, segs []shapeSeg, 
 	stConst := cl.g.rawTT == nil && cl.g.rawNA == nil && !cl.hasImg
 	ttOnly := cl.g.rawNA == nil && !cl.hasImg
 	st, stMax := cl.ttScore[0]+cl.naScore[0], staticMax(cl)
+	// A node outside the bitsets of nonzero raw values and image scores
+	// scores st: its columns, read at random here, are not read.
 	rawTT, ttTab, na0 := cl.rawTT, cl.ttScore, cl.naScore[0]
+	ttNZ, naNZ, imgNZ := cl.g.ttNZ, cl.g.naNZ, cl.imgNZ
 	recs, ties, scores, gen, fit, feas := o.recs, o.ties, o.scores, s.c.Gen, ln.fit, cl.g.runs
 	for _, sg := range segs {
 		for j := sg.lo + int32((w-int(sg.lo)%k+k)%k); j < sg.hi; j += int32(k) {
@@ -323,9 +326,13 @@ func (s *Solver) scanRuns(cl *class, b *buckets, o *nodeOrder, segs []shapeSeg, 
 				switch {
 				case stConst:
 				case ttOnly:
-					sn = ttTab[rawTT[n]] + na0
+					if ttNZ[wi]&bit != 0 {
+						sn = ttTab[rawTT[n]] + na0
+					}
 				default:
-					sn = cl.staticScore(n)
+					if staticNZ(ttNZ, naNZ, imgNZ, wi)&bit != 0 {
+						sn = cl.staticScore(n)
+					}
 				}
 				if ub += sn; full && ub <= thr.score {
 					// Out unless a bound equal to the worst kept entry
@@ -342,7 +349,7 @@ func (s *Solver) scanRuns(cl *class, b *buckets, o *nodeOrder, segs []shapeSeg, 
 						continue
 					}
 				}
-				e := entry{score: s.recScore(cl, &scores[p], n), tie: ties[p], node: n, gen: gen[n]}
+				e := entry{score: s.recDynamic(cl, &scores[p]) + sn, tie: ties[p], node: n, gen: gen[n]}
 				if full && !better(&e, &thr) {
 					t.drop(e)
 					continue
@@ -354,6 +361,23 @@ func (s *Solver) scanRuns(cl *class, b *buckets, o *nodeOrder, segs []shapeSeg, 
 			}
 		}
 	}
+}
+
+// staticNZ returns word wi of the union of the bitsets (nil ones are
+// empty): the nodes whose static scores may differ from a node's with
+// every raw value and image score 0.
+func staticNZ(ttNZ, naNZ, imgNZ []uint64, wi index.NodeID) uint64 {
+	var w uint64
+	if ttNZ != nil {
+		w = ttNZ[wi]
+	}
+	if naNZ != nil {
+		w |= naNZ[wi]
+	}
+	if imgNZ != nil {
+		w |= imgNZ[wi]
+	}
+	return w
 }
 
 // peersBar returns the best worst kept entry of slot among the workers

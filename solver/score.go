@@ -105,13 +105,19 @@ func (s *Solver) score(cl *class, n index.NodeID) int64 {
 // recScore is score from node n's score record h (its own, or the copy
 // a run order holds).
 func (s *Solver) recScore(cl *class, h *scoreRec, n index.NodeID) int64 {
+	return s.recDynamic(cl, h) + cl.staticScore(n)
+}
+
+// recDynamic is recScore less the static scores: what the node's
+// requests and capacity make of it.
+func (s *Solver) recDynamic(cl *class, h *scoreRec) int64 {
 	total := weightFit * fitScoreFast(s.cfg.Strategy, h.nzCPU+cl.demand.ScoreCPU, h.capCPU, h.invCPU,
 		h.nzMem+cl.demand.ScoreMem, h.capMem, h.invMem)
 	if cl.balance {
 		with := rules.Balance(h.useCPU+cl.balCPU, h.capCPU, h.useMem+cl.balMem, h.capMem)
 		total += weightBalanced * (maxNodeScore/2 + (maxNodeScore/2+with-h.bal)/2)
 	}
-	return total + cl.staticScore(n)
+	return total
 }
 
 // upper bounds the NodeResourcesFit plus NodeResourcesBalancedAllocation

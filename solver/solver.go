@@ -223,7 +223,7 @@ type Solver struct {
 	segBuf                 [][]shapeSeg
 	// ImageLocality columns by image list, and their scratch (images.go).
 	imageCols            map[string]*imageCol
-	freeCols             [][]uint8 // columns no class reads (see dropImages)
+	freeCols             []imageScores // columns no class reads (see dropImages)
 	imageParts           []imagePart
 	imageWords           [][]uint64
 	imageTable           []uint8
