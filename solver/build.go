@@ -27,7 +27,9 @@ const minParallelNodes = 1024
 type scanner struct {
 	topK // the best entries seen
 	// doms holds the best entries per domain of a domain-split class.
-	doms         []topK
+	doms []topK
+	// pubs holds, per slot of doms, the bar a lean scan publishes.
+	pubs         []pubSlot
 	ttMax, naMax int64
 	// parked holds the fitting nodes a pod-relative filter rejected.
 	parked []parkedEntry

@@ -3,7 +3,6 @@ package solver
 import (
 	"math"
 	"math/bits"
-	"sync/atomic"
 
 	"github.com/kplace/kplace/index"
 	"github.com/kplace/kplace/solver/rules"
@@ -31,8 +30,7 @@ type topK struct {
 	cut       entry
 	truncated bool
 	// pub is the worst kept entry's score and tie-break (score<<32 | tie)
-	// once the heap is full, 0 before: the other workers of a split scan
-	// read it (atomically) as a bar (scanRuns).
+	// last published (publish), 0 before.
 	pub uint64
 }
 
@@ -42,15 +40,18 @@ func (t *topK) reset() {
 	t.pub = 0
 }
 
-// publish stores the worst kept entry for the other workers, once the heap
-// holds keep entries (a score outside 0..2^31 is not published).
-func (t *topK) publish(keep int) {
+// publish stores in out, for the other workers of a split scan, the worst
+// kept entry's score and tie-break (score<<32 | tie) once the heap holds
+// keep entries (a score outside 0..2^31 is not published); they read it
+// as a bar (scanRuns).
+func (t *topK) publish(keep int, out *pubSlot) {
 	if len(t.heap) < keep {
 		return
 	}
 	if h := &t.heap[0]; h.score >= 0 && h.score < 1<<31 {
 		if p := uint64(h.score)<<32 | uint64(h.tie); p != t.pub {
-			atomic.StoreUint64(&t.pub, p)
+			t.pub = p
+			out.v.Store(p)
 		}
 	}
 }

@@ -201,11 +201,9 @@ func (s *Solver) fillLean(cl *class, b *buckets) {
 		}
 	}
 	for i := range ws {
-		for len(ws[i].doms) < 2*domains {
-			ws[i].doms = append(ws[i].doms, topK{})
-		}
+		ws[i].barSlots(2 * domains)
 		for j := 0; j < len(slots); j += 2 {
-			ws[i].doms[slots[j]].reset()
+			ws[i].resetBarSlot(slots[j])
 		}
 	}
 	shares := s.shapeShares(cl)
@@ -355,7 +353,7 @@ func (s *Solver) scanRuns(cl *class, b *buckets, o *nodeOrder, segs []shapeSeg, 
 					continue
 				}
 				t.offer(e, keep)
-				t.publish(keep)
+				t.publish(keep, &ws[w].pubs[slot])
 				thr, full = t.limit(keep, bar)
 				leave = leaveBelow(rb, full, &thr)
 			}
@@ -386,10 +384,35 @@ func peersBar(ws []scanner, slot, w int) uint64 {
 	var bar uint64
 	for i := range ws {
 		if i != w {
-			bar = max(bar, atomic.LoadUint64(&ws[i].doms[slot].pub))
+			bar = max(bar, ws[i].pubs[slot].v.Load())
 		}
 	}
 	return bar
+}
+
+// pubSlot holds a worker's published worst kept entry (topK.publish) on a
+// cache line of its own: the other workers read it at every run, and on
+// the line of the topK, which its worker writes at every node it drops,
+// each read was a miss for the reader and then for the writer.
+type pubSlot struct {
+	v atomic.Uint64
+	_ [56]byte
+}
+
+// barSlots makes w's per-slot heaps and published bars at least n long.
+func (w *scanner) barSlots(n int) {
+	for len(w.doms) < n {
+		w.doms = append(w.doms, topK{})
+	}
+	for len(w.pubs) < n {
+		w.pubs = append(w.pubs, pubSlot{})
+	}
+}
+
+// resetBarSlot empties w's heap of slot and its published bar.
+func (w *scanner) resetBarSlot(slot int) {
+	w.doms[slot].reset()
+	w.pubs[slot].v.Store(0)
 }
 
 // leaveBelow returns the ties below which an entry scoring at most ub
@@ -911,10 +934,8 @@ func (s *Solver) refillBare(cl *class, b *buckets, id int32) {
 	keep := domKeep(max(cl.pods, 16), len(ln.bareOf[0]))
 	ws := s.scanners(bk.members)
 	for i := range ws {
-		for len(ws[i].doms) <= slot {
-			ws[i].doms = append(ws[i].doms, topK{})
-		}
-		ws[i].doms[slot].reset()
+		ws[i].barSlots(slot + 1)
+		ws[i].resetBarSlot(slot)
 	}
 	shares := s.shapeShares(cl)
 	o := s.orderFor(b.topo)
