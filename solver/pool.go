@@ -37,7 +37,8 @@ type share struct {
 	f    func(int)
 	i    int
 	done atomic.Bool
-	// waiting is set by a caller that parks on ready for a long share.
+	// waiting is set by a caller that parks on ready (made then) for a
+	// long share.
 	waiting atomic.Bool
 	ready   chan struct{}
 }
@@ -132,7 +133,7 @@ func runShares(k int, f func(i int)) {
 	hs := helpersFor(k-1, hbuf[:])
 	shares := make([]share, len(hs))
 	for j, h := range hs {
-		shares[j] = share{f: f, i: j + 1, ready: make(chan struct{}, 1)}
+		shares[j] = share{f: f, i: j + 1}
 		h.give(&shares[j])
 	}
 	f(0)
@@ -156,6 +157,7 @@ func runShares(k int, f func(i int)) {
 				runtime.Gosched()
 				continue
 			}
+			sh.ready = make(chan struct{}, 1) // the store below publishes it
 			sh.waiting.Store(true)
 			if !sh.done.Load() {
 				<-sh.ready

@@ -54,16 +54,22 @@ func TestRunSharesRunsEachOnce(t *testing.T) {
 
 // TestRunSharesInParallel: with two processors a helper takes the second
 // share while the caller is still in the first (the first waits for it).
+// Now and then the second share runs long after the first ends: the caller
+// parks until it is done.
 func TestRunSharesInParallel(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("one processor")
 	}
-	for range 20 {
-		var started atomic.Bool
+	for j := range 20 {
+		var started, finished atomic.Bool
 		overlapped := false
 		runShares(2, func(i int) {
 			if i == 1 {
 				started.Store(true)
+				if j%5 == 0 {
+					time.Sleep(20 * time.Millisecond)
+				}
+				finished.Store(true)
 				return
 			}
 			deadline := time.Now().Add(5 * time.Second)
@@ -74,6 +80,9 @@ func TestRunSharesInParallel(t *testing.T) {
 		})
 		if !overlapped {
 			t.Fatal("the second share did not start while the first ran")
+		}
+		if !finished.Load() {
+			t.Fatal("runShares returned before the second share ended")
 		}
 		time.Sleep(helperSpin / 4)
 		if t.Failed() {
