@@ -40,6 +40,12 @@ type Options struct {
 	// Recursive reads the directories named in paths recursively; without
 	// it only the input files directly in them are read (kubectl -R).
 	Recursive bool
+	// SnapshotGC, when set, is called before a snapshot is decoded and
+	// admitted, and the func it returns after. Decoding a snapshot writes
+	// long-lived tables (nodes, pods) and little garbage, and runs several
+	// times slower while a collection is marking: kplace's commands pause
+	// the collector there.
+	SnapshotGC func() (resume func())
 }
 
 // Info is what Load learned about its input besides the cluster.
@@ -320,6 +326,9 @@ func snapshotAloneErr(file string, inputs int) *Error {
 func (l *loader) readSnapshot(name string, r io.Reader) error {
 	if l.files > 1 {
 		return snapshotAloneErr(name, l.files)
+	}
+	if l.opts.SnapshotGC != nil {
+		defer l.opts.SnapshotGC()()
 	}
 	in, admission, err := decodeSnapshot(name, r, l.opts.Parallelism)
 	if err != nil {

@@ -684,3 +684,48 @@ func TestSnapshotSharesPodParts(t *testing.T) {
 		t.Errorf("a shared list has capacity %d past its %d elements: an append would write into it", cap(l), len(l))
 	}
 }
+
+// TestSnapshotGCHook: Options.SnapshotGC is called once around a
+// snapshot's decoding, its resume once before Load returns (also when the
+// snapshot is refused), and never for JSON.
+func TestSnapshotGCHook(t *testing.T) {
+	in := &index.Input{
+		Nodes: []index.Node{{Name: "n1", Allocatable: []index.Quantity{{Name: "cpu", Value: 4000}, {Name: "pods", Value: 110}}}},
+		Pods:  []index.Pod{{Namespace: "default", Name: "p", UID: "u", Requests: []index.Quantity{{Name: "cpu", Value: 100}}}},
+	}
+	dir := t.TempDir()
+	snap := filepath.Join(dir, "in.arrow")
+	b := snapshotBytes(t, in, false)
+	if err := os.WriteFile(snap, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.arrow")
+	if err := os.WriteFile(bad, b[:len(b)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	js := filepath.Join(dir, "in.json")
+	if err := os.WriteFile(js, []byte(`{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"4"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		file    string
+		calls   int
+		wantErr bool
+	}{{snap, 1, false}, {bad, 1, true}, {js, 0, false}} {
+		paused, resumed := 0, 0
+		opts := Options{SnapshotGC: func() func() {
+			paused++
+			return func() { resumed++ }
+		}}
+		got, _, err := LoadWithInfo([]string{tc.file}, opts)
+		if (err != nil) != tc.wantErr {
+			t.Errorf("%s: error %v, want error %t", filepath.Base(tc.file), err, tc.wantErr)
+		}
+		if paused != tc.calls || resumed != tc.calls {
+			t.Errorf("%s: paused %d times, resumed %d times; want %d and %d", filepath.Base(tc.file), paused, resumed, tc.calls, tc.calls)
+		}
+		if err == nil && len(got.Nodes) != 1 {
+			t.Errorf("%s: %d nodes, want 1", filepath.Base(tc.file), len(got.Nodes))
+		}
+	}
+}

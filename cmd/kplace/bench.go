@@ -228,7 +228,7 @@ func prepareBenchInput(base, ext string, gc bench.GenConfig, layout string) (gen
 		return genMs, 0, nil
 	}
 	t1 := time.Now()
-	in, info, err := ingest.LoadWithInfo([]string{src}, ingest.Options{AdmissionDefaults: true})
+	in, info, err := loadInput([]string{src}, ingest.Options{AdmissionDefaults: true})
 	if err != nil {
 		return 0, 0, err
 	}

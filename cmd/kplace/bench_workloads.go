@@ -59,7 +59,7 @@ func benchWorkloads(dir string, asJSON bool) int {
 			return fail(err)
 		}
 		t1 := time.Now()
-		in, info, err := ingest.LoadWithInfo([]string{path}, ingest.Options{AdmissionDefaults: true})
+		in, info, err := loadInput([]string{path}, ingest.Options{AdmissionDefaults: true})
 		if err != nil {
 			return fail(err)
 		}

@@ -50,7 +50,7 @@ read with -f like any other input, much faster than JSON (see docs/formats.md).`
 			return 2
 		}
 		t0 := time.Now()
-		in, info, err := ingest.LoadWithInfo(paths, opts)
+		in, info, err := loadInput(paths, opts)
 		if err != nil {
 			return fail(err)
 		}

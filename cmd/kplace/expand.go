@@ -44,7 +44,7 @@ do other tools that read Pods.`,
 			return usagef(cmd, "%v", err)
 		}
 		t0 := time.Now()
-		in, info, err := ingest.LoadWithInfo(paths, ingest.Options{AdmissionDefaults: *admission, AdmissionDefaultsSet: fs.Changed("admission-defaults")})
+		in, info, err := loadInput(paths, ingest.Options{AdmissionDefaults: *admission, AdmissionDefaultsSet: fs.Changed("admission-defaults")})
 		if err != nil {
 			return fail(err)
 		}

@@ -60,7 +60,7 @@ func runExplain(cmd *cobra.Command, pod string, input inputFlags, node string, a
 	if err != nil {
 		return usageErr(err.Error())
 	}
-	in, _, err := ingest.LoadWithInfo(paths, ingest.Options{AdmissionDefaults: *solveFlags.admission, AdmissionDefaultsSet: fs.Changed("admission-defaults")})
+	in, _, err := loadInput(paths, ingest.Options{AdmissionDefaults: *solveFlags.admission, AdmissionDefaultsSet: fs.Changed("admission-defaults")})
 	if err != nil {
 		return fail(err)
 	}

@@ -235,7 +235,7 @@ func place(cfg placeConfig) (*placeStats, error) {
 	t0 := time.Now()
 	opts := cfg.load
 	opts.AdmissionDefaults, opts.AdmissionDefaultsSet = cfg.admission, cfg.admissionSet
-	in, info, err := ingest.LoadWithInfo(cfg.paths, opts)
+	in, info, err := loadInput(cfg.paths, opts)
 	if err != nil {
 		return nil, err
 	}

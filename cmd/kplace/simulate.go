@@ -225,7 +225,7 @@ func shorthandScenario(acts []string, nodes map[string]string, taints []string, 
 // simulate loads the cluster, runs the scenario and writes the outputs.
 func simulate(cfg simulateConfig) (*scenario.Report, error) {
 	t0 := time.Now()
-	in, info, err := ingest.LoadWithInfo(cfg.paths, ingest.Options{AdmissionDefaults: cfg.admission, AdmissionDefaultsSet: cfg.admissionSet})
+	in, info, err := loadInput(cfg.paths, ingest.Options{AdmissionDefaults: cfg.admission, AdmissionDefaultsSet: cfg.admissionSet})
 	if err != nil {
 		return nil, err
 	}

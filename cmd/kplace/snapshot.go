@@ -120,7 +120,7 @@ func snapshotArrow(ctx context.Context, c *live.Client, out string, pageSize int
 	if err != nil {
 		return st, err
 	}
-	in, info, err := ingest.LoadWithInfo([]string{tmp.Name()}, ingest.Options{AdmissionDefaults: admission, AdmissionDefaultsSet: admissionSet})
+	in, info, err := loadInput([]string{tmp.Name()}, ingest.Options{AdmissionDefaults: admission, AdmissionDefaultsSet: admissionSet})
 	if err != nil {
 		return st, err
 	}
