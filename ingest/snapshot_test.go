@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -241,6 +242,9 @@ func wantVariants(t reflect.Type, path string, out map[string][]string) {
 // them back: the result must be reflect.DeepEqual to what was written.
 func TestSnapshotRoundTripEveryField(t *testing.T) {
 	smallBatches(t, 32)
+	oldMin := poolMin
+	poolMin = 64 // the buffers of small batches are reused too
+	defer func() { poolMin = oldMin }()
 	f := newFiller(1)
 	for iter := 0; iter < 16; iter++ {
 		in := f.randomInput(iter)
@@ -728,4 +732,57 @@ func TestSnapshotGCHook(t *testing.T) {
 			t.Errorf("%s: %d nodes, want 1", filepath.Base(tc.file), len(got.Nodes))
 		}
 	}
+}
+
+// TestCapAllocator: a freed buffer of poolMin bytes or more comes back,
+// zeroed, for the next allocation of its size class; smaller ones and
+// buffers of other capacities are left to the collector; sizes beyond max
+// are refused.
+func TestCapAllocator(t *testing.T) {
+	a := &capAllocator{max: 1 << 20}
+	b := a.Allocate(5000)
+	if len(b) != 5000 || cap(b) != 8192 {
+		t.Fatalf("Allocate(5000): len %d cap %d, want 5000 and 8192", len(b), cap(b))
+	}
+	for i := range b {
+		b[i] = 0xff
+	}
+	a.Free(b)
+	c := a.Allocate(7000)
+	if &c[0] != &b[0] {
+		t.Fatalf("Allocate(7000) after freeing an 8 KiB buffer: a new buffer, want the freed one")
+	}
+	for i, v := range c {
+		if v != 0 {
+			t.Fatalf("reused buffer: byte %d is %#x, want 0", i, v)
+		}
+	}
+	if d := a.Allocate(7000); &d[0] == &c[0] {
+		t.Fatalf("a buffer in use handed out twice")
+	}
+	small := a.Allocate(100)
+	a.Free(small)
+	if a.free[bits.Len(uint(100-1))] != nil {
+		t.Errorf("a buffer under poolMin was kept")
+	}
+	odd := make([]byte, 5000)
+	a.Free(odd)
+	for k, l := range a.free {
+		if len(l) > 0 {
+			t.Errorf("a buffer of capacity 5000 was kept (class %d)", k)
+		}
+	}
+	grown := a.Reallocate(20000, c)
+	if cap(grown) != 32768 || len(grown) != 20000 {
+		t.Fatalf("Reallocate(20000): len %d cap %d, want 20000 and 32768", len(grown), cap(grown))
+	}
+	if e := a.Allocate(8000); &e[0] != &c[0] {
+		t.Errorf("the buffer Reallocate grew out of was not freed")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Errorf("Allocate beyond max: no panic")
+		}
+	}()
+	a.Allocate(2 << 20)
 }
