@@ -692,6 +692,7 @@ func (s *Solver) distinctKeys(pods []index.PodID, start int) keyRange {
 	var scratch []int32
 	kr := keyRange{start: start, keyOf: make([]int32, len(pods))}
 	var seen keyIndex
+	last := int32(-1) // the key of the pod before, when it had one
 	for j, pid := range pods {
 		p := &s.c.Pods[pid]
 		if p.Gated || p.Unsupported != "" {
@@ -703,10 +704,17 @@ func (s *Solver) distinctKeys(pods []index.PodID, start int) keyRange {
 			scratch = s.rel.encodeRel(&enc, p, scratch)
 			key = enc.buf
 		}
+		// The pods of a workload mostly follow each other in the queue:
+		// the key of the one before needs no hash and no lookup.
+		if last >= 0 && bytes.Equal(key, kr.buf[kr.keys[last].begin:kr.keys[last].end]) {
+			kr.keyOf[j] = last
+			continue
+		}
 		h := xxhash.Sum64(key)
-		kr.keyOf[j] = seen.find(h, key, func(id int32) []byte { return kr.buf[kr.keys[id].begin:kr.keys[id].end] }, func() int32 {
+		last = seen.find(h, key, func(id int32) []byte { return kr.buf[kr.keys[id].begin:kr.keys[id].end] }, func() int32 {
 			return kr.add(key, static, h, pid)
 		})
+		kr.keyOf[j] = last
 	}
 	return kr
 }
