@@ -3,6 +3,7 @@ package solver
 import (
 	"bytes"
 	"cmp"
+	"maps"
 	"math"
 	"math/bits"
 	"runtime"
@@ -572,6 +573,18 @@ func (s *Solver) classify(queue []index.PodID) []int32 {
 			s.classes[id].g.pods++
 		}
 	}
+	if s.rel != nil {
+		// setupClass asks again for the default constraints of each
+		// class's first pod: the ranges found them all.
+		setup := &s.rel.setup
+		for _, part := range parts {
+			if setup.spreads == nil {
+				setup.spreads = part.spreads
+				continue
+			}
+			maps.Copy(setup.spreads, part.spreads)
+		}
+	}
 	s.groups = len(groups)
 	s.initGroups(fresh, reps)
 	return classOf
@@ -657,6 +670,9 @@ type keyRange struct {
 	buf   []byte
 	keys  []rangeKey
 	keyOf []int32
+	// spreads is the range's memo of default constraints (spreadOfMemo),
+	// handed on to setupClass.
+	spreads map[spreadKey][]index.SpreadConstraint
 }
 
 type rangeKey struct {
@@ -716,6 +732,7 @@ func (s *Solver) distinctKeys(pods []index.PodID, start int) keyRange {
 		})
 		kr.keyOf[j] = last
 	}
+	kr.spreads = enc.spreads
 	return kr
 }
 
