@@ -76,6 +76,8 @@ type Cluster struct {
 	Unschedulable *roaring.Bitmap
 	// Images are the nodes' images (see images.go).
 	Images Images
+	// imagesDone is closed once Images are indexed (IndexImagesAsync).
+	imagesDone chan struct{}
 	// LabelKV maps KV(key, value) to the nodes carrying that label.
 	LabelKV map[uint64]*roaring.Bitmap
 	// LabelKey maps a label key to the nodes carrying it with any value.
@@ -170,16 +172,34 @@ type Cluster struct {
 func KV(k, v Sym) uint64 { return uint64(k)<<32 | uint64(v) }
 
 // Build indexes in. It takes ownership of in's slices.
-func Build(in *Input) (*Cluster, error) {
+func Build(in *Input) (*Cluster, error) { return BuildOn(in, nil) }
+
+// BuildOn is Build taking nodes, a NodeIndex of in.Nodes made before (by
+// expansion), for its node index instead of indexing the nodes again; with
+// nodes nil, or made of other nodes, it indexes them. nodes is taken over.
+func BuildOn(in *Input, nodes *Cluster) (*Cluster, error) {
+	n := len(in.Nodes)
+	if uint64(n) > 1<<31 {
+		return nil, fmt.Errorf("index: %d nodes is more than supported", n)
+	}
+	reuse := nodes != nil && len(nodes.Nodes) == n && (n == 0 || &nodes.Nodes[0] == &in.Nodes[0])
+	if !reuse {
+		nodes = &Cluster{Syms: NewSymbols(), NodeByName: make(map[string]NodeID, n), All: roaring.New(),
+			Unschedulable: roaring.New(), LabelKV: map[uint64]*roaring.Bitmap{}, LabelKey: map[Sym]*roaring.Bitmap{},
+			KeyValues: map[Sym][]Sym{}, NodeTaints: make([][]int32, n)}
+	}
 	c := &Cluster{
-		Syms:            NewSymbols(),
+		Syms:            nodes.Syms,
 		Nodes:           in.Nodes,
-		NodeByName:      make(map[string]NodeID, len(in.Nodes)),
-		All:             roaring.New(),
-		Unschedulable:   roaring.New(),
-		LabelKV:         map[uint64]*roaring.Bitmap{},
-		LabelKey:        map[Sym]*roaring.Bitmap{},
-		KeyValues:       map[Sym][]Sym{},
+		NodeByName:      nodes.NodeByName,
+		All:             nodes.All,
+		Unschedulable:   nodes.Unschedulable,
+		LabelKV:         nodes.LabelKV,
+		LabelKey:        nodes.LabelKey,
+		KeyValues:       nodes.KeyValues,
+		NodeTaints:      nodes.NodeTaints,
+		Taints:          nodes.Taints,
+		TaintNodes:      nodes.TaintNodes,
 		ResIndex:        map[string]int32{},
 		Pods:            in.Pods,
 		PriorityClasses: in.PriorityClasses,
@@ -193,21 +213,25 @@ func Build(in *Input) (*Cluster, error) {
 	for _, name := range []string{NameCPU, NameMemory, NameEphemeralStorage, NamePods} {
 		c.resColumn(name)
 	}
-	n := len(in.Nodes)
-	if uint64(n) > 1<<31 {
-		return nil, fmt.Errorf("index: %d nodes is more than supported", n)
-	}
-	c.NodeTaints = make([][]int32, n)
 	c.Ports = make([][]PortKey, n)
 	c.PodsOn = make([][]PodID, n)
 	c.Changes = make([]Change, 0, len(in.Pods)+1024)
 	c.Gen = make([]uint32, n)
 	// The image table reads the nodes alone and nothing below reads it.
-	var images sync.WaitGroup
-	images.Go(c.indexImages)
-	defer images.Wait()
-	if err := c.indexNodes(); err != nil {
-		return nil, err
+	if reuse && nodes.imagesDone != nil {
+		defer func() {
+			<-nodes.imagesDone
+			c.Images = nodes.Images
+		}()
+	} else {
+		var images sync.WaitGroup
+		images.Go(c.indexImages)
+		defer images.Wait()
+	}
+	if !reuse {
+		if err := c.indexNodes(); err != nil {
+			return nil, err
+		}
 	}
 	empty, firstEmpty := 0, ""
 	for i := range in.Nodes {

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -158,5 +159,46 @@ func TestRelPodsAndMinPriority(t *testing.T) {
 	}
 	if c.MinPriority != -7 {
 		t.Errorf("MinPriority %d, want -7", c.MinPriority)
+	}
+}
+
+// TestBuildOnNodeIndex: BuildOn takes a NodeIndex of the input's own nodes
+// instead of indexing them again, with the same cluster as Build; an index
+// of other nodes (a copy) is not taken.
+func TestBuildOnNodeIndex(t *testing.T) {
+	want, err := Build(testInput())
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := testInput()
+	ni, err := NodeIndex(in.Nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := BuildOn(in, ni)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Syms != ni.Syms || got.All != ni.All {
+		t.Errorf("BuildOn indexed the nodes again instead of taking the node index")
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("BuildOn on a node index: the cluster differs from Build's")
+	}
+
+	in = testInput()
+	other, err := NodeIndex(slices.Clone(in.Nodes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err = BuildOn(in, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Syms == other.Syms {
+		t.Errorf("BuildOn took the node index of other nodes")
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("BuildOn with another index: the cluster differs from Build's")
 	}
 }

@@ -13,6 +13,19 @@ type Images struct {
 	Nodes []*roaring.Bitmap
 }
 
+// IndexImagesAsync starts building c.Images from the nodes'
+// status.images on a goroutine of its own, for BuildOn to take with the
+// node index c (NodeIndex's); BuildOn waits for it. Nothing else may read
+// c.Images.
+func (c *Cluster) IndexImagesAsync() {
+	done := make(chan struct{})
+	c.imagesDone = done
+	go func() {
+		c.indexImages()
+		close(done)
+	}()
+}
+
 // indexImages builds c.Images from the nodes' status.images (nil maps when
 // no node lists an image).
 func (c *Cluster) indexImages() {

@@ -33,6 +33,10 @@ type ExpandOptions struct {
 	// the created pods: the value the input was loaded with
 	// (Info.AdmissionDefaults).
 	AdmissionDefaults bool
+	// NodeIndex hands the node index made for DaemonSets on in
+	// Expansion.Nodes, with the nodes' image table being built meanwhile,
+	// for index.BuildOn to take.
+	NodeIndex bool
 }
 
 // Expansion is what Expand did.
@@ -47,6 +51,11 @@ type Expansion struct {
 	// Input.Pods, ReplicaSets of Deployments added to Input.Workloads,
 	// PersistentVolumeClaims of StatefulSets.
 	Pods, ReplicaSets, PVCs int
+	// Nodes is the node index expansion made for its DaemonSets
+	// (index.NodeIndex of Input.Nodes) with ExpandOptions.NodeIndex; nil
+	// when it made none. index.BuildOn takes it instead of indexing the
+	// nodes again.
+	Nodes *index.Cluster
 
 	gens   []*podGen // the workloads that created pods, in pod order
 	rsJSON [][]byte  // the created ReplicaSets, as JSON objects
@@ -473,6 +482,11 @@ func (x *expander) indexNodes() {
 	c, err := index.NodeIndex(x.in.Nodes)
 	if err != nil { // duplicate node names: Load refuses them first
 		c = &index.Cluster{NodeByName: map[string]index.NodeID{}, All: roaring.New()}
+	} else if x.opts.NodeIndex {
+		// BuildOn takes the index, and the image table, made meanwhile
+		// on the processor the claims leave idle.
+		c.IndexImagesAsync()
+		x.exp.Nodes = c
 	}
 	x.cluster = c
 }

@@ -335,6 +335,41 @@ func TestExpandDaemonSet(t *testing.T) {
 	e := expandFile(t, "daemonset", 1)
 	u := readUpstream(t, "daemonset")
 	compareUpstream(t, e, u)
+	// The node index made for the DaemonSets is handed on when asked
+	// for, for the input's own nodes.
+	if e.exp.Nodes != nil {
+		t.Errorf("Expansion.Nodes made without ExpandOptions.NodeIndex")
+	}
+	in, err := Load([]string{filepath.Join("testdata", "expand", "daemonset.yaml")}, Options{AdmissionDefaults: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range in.Nodes { // images for the image table to index
+		in.Nodes[i].Images = []index.NodeImage{{Names: []string{fmt.Sprintf("img:%d", i%3), "common:1"}, Size: int64(i+1) << 20}}
+	}
+	exp, err := Expand(in, ExpandOptions{Seed: 1, AdmissionDefaults: true, NodeIndex: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ni := exp.Nodes; ni == nil || len(ni.Nodes) != len(in.Nodes) || &ni.Nodes[0] != &in.Nodes[0] {
+		t.Fatalf("Expansion.Nodes is not a node index of the input's nodes")
+	} else if got := ni.NodeByName[in.Nodes[len(in.Nodes)-1].Name]; got != index.NodeID(len(in.Nodes)-1) {
+		t.Errorf("Expansion.Nodes: the last node has id %d", got)
+	}
+	want, err := index.Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := index.BuildOn(in, exp.Nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Syms != exp.Nodes.Syms {
+		t.Errorf("BuildOn did not take the expansion's node index")
+	}
+	if len(c.Images.Size) != 4 || !reflect.DeepEqual(c.Images, want.Images) {
+		t.Errorf("BuildOn on the expansion's node index: image table %v, Build's %v", c.Images.ID, want.Images.ID)
+	}
 	// Eligibility, node by node, against NodeShouldRunDaemonPod.
 	x := planned(t, "daemonset")
 	for _, ds := range []string{"agent", "net"} {

@@ -242,7 +242,7 @@ func place(cfg placeConfig) (*placeStats, error) {
 	tl := time.Now()
 	exp := &ingest.Expansion{}
 	if !cfg.noExpand {
-		if exp, err = ingest.Expand(in, ingest.ExpandOptions{Seed: cfg.solve.Seed, AdmissionDefaults: info.AdmissionDefaults}); err != nil {
+		if exp, err = ingest.Expand(in, ingest.ExpandOptions{Seed: cfg.solve.Seed, AdmissionDefaults: info.AdmissionDefaults, NodeIndex: true}); err != nil {
 			return nil, err
 		}
 	}
@@ -252,7 +252,7 @@ func place(cfg placeConfig) (*placeStats, error) {
 		in.Workloads[i].Template, in.Workloads[i].ClaimTemplates = nil, nil
 	}
 	t1 := time.Now()
-	c, err := index.Build(in)
+	c, err := index.BuildOn(in, exp.Nodes)
 	if err != nil {
 		return nil, err
 	}
