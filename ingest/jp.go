@@ -588,6 +588,10 @@ func (p *jp) stringsOf(str func(*jp) string) []string {
 // label keys and values, node names, resource names, ...).
 type interner struct {
 	m map[string]string
+	// recent is a direct-mapped cache in front of m (recentSlot): most
+	// strings a pod holds are the last pod's (its toleration keys and
+	// effects, scheduler name, owner kind, apiVersion).
+	recent [recentSlots]string
 	// labels shares equal label maps (metadata.labels): the pods of one
 	// template carry the same labels, and a shared map is one object in
 	// memory instead of one per pod. Keyed by the pairs in document order
@@ -653,7 +657,27 @@ func (p *jp) internBytes(b []byte) string {
 	if p.in == nil || len(b) > maxInternedLen {
 		return string(b)
 	}
-	return intern(&p.in.m, b)
+	if len(b) == 0 {
+		return ""
+	}
+	slot := &p.in.recent[recentSlot(b)]
+	if *slot == string(b) {
+		return *slot
+	}
+	s := intern(&p.in.m, b)
+	*slot = s
+	return s
+}
+
+// recentSlots is the size of interner.recent.
+const recentSlots = 1024
+
+// recentSlot is b's slot in interner.recent (b not empty): its length and
+// three of its bytes, enough to keep apart the few hundred strings that
+// repeat from pod to pod.
+func recentSlot(b []byte) int {
+	n := len(b)
+	return (n ^ int(b[0])<<2 ^ int(b[n-1])<<5 ^ int(b[n/2])<<3) & (recentSlots - 1)
 }
 
 // intern returns b as a string from table m, entered there when m has
