@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -161,6 +162,12 @@ RSS and solve-phase allocations. Without --nodes it runs a fixed suite.`,
 				out: path + ".result.json"}
 			cfg.solve.Seed = *seed
 			cfg.solve.DefaultSpread, cfg.solve.SystemDefaultSpread = solver.BuiltinDefaultSpread(), true
+			// Each case starts on a collected heap, as a process of its
+			// own would: the cases before it, and the conversion of an
+			// /arrow case's input, leave garbage that would otherwise be
+			// collected inside this case's phases (the soft memory limit
+			// forcing collections through its snapshot's decoding).
+			runtime.GC()
 			st, err := place(cfg)
 			if err != nil {
 				return fail(err)
