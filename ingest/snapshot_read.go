@@ -1413,6 +1413,9 @@ func (a *capAllocator) Reallocate(size int, b []byte) []byte {
 		panic(msgError{fmt.Sprintf("a buffer of %d bytes (corrupt?)", size)})
 	}
 	if size <= cap(b) {
+		if size > len(b) {
+			clear(b[len(b):size]) // a reused buffer holds its last user's bytes there
+		}
 		return b[:size]
 	}
 	nb := a.Allocate(size)

@@ -744,21 +744,37 @@ func TestCapAllocator(t *testing.T) {
 	if len(b) != 5000 || cap(b) != 8192 {
 		t.Fatalf("Allocate(5000): len %d cap %d, want 5000 and 8192", len(b), cap(b))
 	}
-	for i := range b {
-		b[i] = 0xff
+	// reuse fills a buffer of size bytes, frees it and allocates again
+	// with again bytes: the same buffer must come back, zeroed.
+	reuse := func(size, again int) (old, got []byte) {
+		t.Helper()
+		old = a.Allocate(size)
+		for i := range old[:cap(old)] {
+			old[:cap(old)][i] = 0xee
+		}
+		a.Free(old)
+		got = a.Allocate(again)
+		if &got[0] != &old[0] {
+			t.Fatalf("Allocate(%d) after freeing a buffer of %d: a new buffer, want the freed one", again, cap(old))
+		}
+		for i, v := range got {
+			if v != 0 {
+				t.Fatalf("reused buffer: byte %d is %#x, want 0", i, v)
+			}
+		}
+		return old, got
 	}
 	a.Free(b)
-	c := a.Allocate(7000)
-	if &c[0] != &b[0] {
-		t.Fatalf("Allocate(7000) after freeing an 8 KiB buffer: a new buffer, want the freed one")
-	}
-	for i, v := range c {
-		if v != 0 {
-			t.Fatalf("reused buffer: byte %d is %#x, want 0", i, v)
-		}
-	}
+	_, c := reuse(6000, 7000)
 	if d := a.Allocate(7000); &d[0] == &c[0] {
 		t.Fatalf("a buffer in use handed out twice")
+	}
+	// Growing within the capacity shows zeros, not the last user's bytes.
+	_, short := reuse(1<<14, 9000)
+	for i, v := range a.Reallocate(1<<14, short) {
+		if v != 0 {
+			t.Fatalf("reused buffer grown in place: byte %d is %#x, want 0", i, v)
+		}
 	}
 	small := a.Allocate(100)
 	a.Free(small)
