@@ -556,7 +556,7 @@ func (s *Solver) classify(queue []index.PodID) []int32 {
 		ids := make([]int32, len(part.keys))
 		for j := range part.keys {
 			pk := &part.keys[j]
-			key := part.buf[pk.begin:pk.end]
+			key := part.key(int32(j))
 			ids[j] = classes.find(pk.hash, key, func(id int32) []byte { return s.classes[id].key }, func() int32 {
 				return s.newClass(pk.pod, key, pk.static, groups, &fresh, &reps)
 			})
@@ -722,12 +722,12 @@ func (s *Solver) distinctKeys(pods []index.PodID, start int) keyRange {
 		}
 		// The pods of a workload mostly follow each other in the queue:
 		// the key of the one before needs no hash and no lookup.
-		if last >= 0 && bytes.Equal(key, kr.buf[kr.keys[last].begin:kr.keys[last].end]) {
+		if last >= 0 && bytes.Equal(key, kr.key(last)) {
 			kr.keyOf[j] = last
 			continue
 		}
 		h := xxhash.Sum64(key)
-		last = seen.find(h, key, func(id int32) []byte { return kr.buf[kr.keys[id].begin:kr.keys[id].end] }, func() int32 {
+		last = seen.find(h, key, kr.key, func() int32 {
 			return kr.add(key, static, h, pid)
 		})
 		kr.keyOf[j] = last
@@ -766,6 +766,9 @@ func (x *keyIndex) find(h uint64, key []byte, keyOf func(int32) []byte, add func
 	}
 	return id
 }
+
+// key returns key id of the range.
+func (kr *keyRange) key(id int32) []byte { return kr.buf[kr.keys[id].begin:kr.keys[id].end] }
 
 func (kr *keyRange) add(key []byte, static int, h uint64, pid index.PodID) int32 {
 	begin := len(kr.buf)
