@@ -325,8 +325,13 @@ func (s *Solver) syncBuckets(cl *class) {
 func (s *Solver) placeBuckets(cl *class, pid index.PodID) (index.NodeID, int64, bool) {
 	rc := cl.rel
 	r := s.rel
-	s.syncBuckets(cl)
 	s.bucketed++
+	if t, ok := s.uniformSpread(cl); ok {
+		if n, score, ok := s.placeUniform(cl, pid, t); ok {
+			return n, score, true
+		}
+	}
+	s.syncBuckets(cl)
 	b := cl.buckets
 	gen := s.c.Gen
 	// The buckets with a candidate: a fitting node, passing the filters.

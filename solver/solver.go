@@ -154,6 +154,8 @@ type Result struct {
 	// buckets rescanned, parallelSyncs the lean syncs that tested their
 	// nodes on every processor (lean.go).
 	countArrays, leanFills, bareRefills, parallelSyncs int
+	// uniformPlaced counts the pods placeUniform placed.
+	uniformPlaced int
 	// Preemptions counts pods bound after evicting lower-priority pods;
 	// Retried counts pods placed on their second turn (see retry);
 	// Reclaimed the pods placed on room that evictions freed after they
@@ -217,6 +219,7 @@ type Solver struct {
 	// lean buckets' scratch (lean.go).
 	leanFills, bareRefills int
 	parallelSyncs          int // lean syncs that tested their nodes on every processor
+	uniformPlaced          int // pods placeUniform placed (uniform.go)
 	leanTouched            []index.NodeID
 	syncNodes              []index.NodeID
 	syncFlags              []uint8
@@ -449,6 +452,7 @@ queue:
 		res.countArrays = s.rel.pool.made
 	}
 	res.leanFills, res.bareRefills, res.parallelSyncs = s.leanFills, s.bareRefills, s.parallelSyncs
+	res.uniformPlaced = s.uniformPlaced
 
 	// Reasons reflect the final state: pods left pending fit nowhere now.
 	// Reasons only read the cluster: compute them on every processor.

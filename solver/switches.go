@@ -41,4 +41,6 @@ type switches struct {
 	checkBare func(s *Solver, cl *class, b *buckets, id int32, keep int)
 	// bucketsFrom, when not 0, replaces minBucketNodes.
 	bucketsFrom int
+	// noUniform turns placeUniform off: every scoring class fills.
+	noUniform bool
 }

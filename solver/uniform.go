@@ -1,0 +1,172 @@
+package solver
+
+import (
+	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
+)
+
+// Uniform spreading.
+//
+// Most workloads of a real cluster are small and new: a Deployment of one
+// replica that no pod of the cluster matches yet. Default spreading
+// applies to its pod (its Service and ReplicaSet select it), so the class
+// scores on buckets, and a lean fill costs a pass over every feasible node
+// to count the candidates per domain and keep each domain's best.
+//
+// None of that can matter for such a pod. With no pod counted by any of
+// its soft constraints, each constraint adds maxSkew - 1 on every node
+// that has its key, whatever the constraint's weight (the weight
+// multiplies the count, 0), so where every feasible node has every key
+// (and none is ignored) every candidate has the same raw score and the
+// normalised PodTopologySpread score is the plugin's full weight on each.
+// The pod then goes to its best node by the other scores alone: one best
+// entry, found over the lean scans' run order, whose bounds pass over
+// most runs whole (runs.go). A class whose pods are not all placed this
+// way (more than one pod left, or any pod counted) fills as before.
+
+// uniformSpread reports whether the next pod of cl, a scoring class on
+// buckets, scores the same PodTopologySpread score on every candidate
+// and nothing else pod-relative, and returns the topology of the run
+// order to search (nil: every node one domain): cl has one pod left, only
+// soft spread constraints, none of them counting a pod, every key on
+// every feasible node, and no node ignored.
+func (s *Solver) uniformSpread(cl *class) (*index.Topology, bool) {
+	rc := cl.rel
+	if cl.pods != 1 || cl.failures != 0 || cl.buckets != nil || s.cfg.noLean || s.cfg.sw.noUniform ||
+		len(rc.soft) == 0 || len(rc.hard) > 0 || len(rc.aff) > 0 || len(rc.anti) > 0 || len(rc.repel) > 0 {
+		return nil, false
+	}
+	for _, pr := range rc.pref {
+		if s.rel.counters[pr.ctr].total != 0 {
+			return nil, false // the term scores (see placeBuckets)
+		}
+	}
+	var topo *index.Topology
+	dense := cl.g.dense
+	for _, h := range rc.soft {
+		k := s.rel.counters[h.ctr]
+		if k.total != 0 {
+			return nil, false
+		}
+		var has []uint64
+		if h.hostname {
+			has = s.hostnameNodes()
+		} else {
+			switch {
+			case topo == nil:
+				topo = k.topo
+			case topo.Key != k.topo.Key:
+				return nil, false // not a lean class
+			}
+			has = s.keyNodes(k.topo.Key)
+		}
+		if !within(dense, has) {
+			return nil, false
+		}
+	}
+	// A node is ignored for lacking a soft key (eligibleOf): none is.
+	return topo, true
+}
+
+// within reports whether every node of a is in b.
+func within(a, b []uint64) bool {
+	for i, w := range a {
+		if w&^b[i] != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// uniformAdd is the PodTopologySpread score every candidate of a class
+// that uniformSpread accepts gets: each soft constraint's contribution at
+// a count of 0 (the weight multiplies the count: it cannot matter), over
+// a single raw score.
+func uniformAdd(rc *relClass) int64 {
+	var f float64
+	for _, h := range rc.soft {
+		f += rules.ScoreForCount(0, h.maxSkew, 0)
+	}
+	x := rules.RoundSpread(f)
+	return rules.SpreadScore(x, x, x, false)
+}
+
+// placeUniform binds the pod pid of class cl, which uniformSpread accepts
+// with topology t, on its best fitting node and returns the node and its
+// score; false, binding nothing, when no feasible node fits. The static
+// scores must be prepared (prepareStatic).
+func (s *Solver) placeUniform(cl *class, pid index.PodID, t *index.Topology) (index.NodeID, int64, bool) {
+	shares := s.shapeShares(cl)
+	o := s.orderFor(t)
+	feas := s.feasibleRuns(cl.g, o)
+	best, found := s.bestInRuns(cl, o, feas, shares)
+	if !found {
+		return 0, 0, false
+	}
+	s.uniformPlaced++
+	s.bindPod(pid, best.node, &cl.demand)
+	return best.node, best.score + uniformAdd(cl.rel), true
+}
+
+// bestInRuns returns the best entry (score, tie-break, node) of the nodes
+// of cl's group that fit it, over o's runs (feas: those holding one),
+// visiting each domain's shapes best bound first and passing over a run,
+// and leaving one, once its bound cannot beat the best so far.
+func (s *Solver) bestInRuns(cl *class, o *nodeOrder, feas []uint64, shares []shapeShare) (entry, bool) {
+	stMax, st0 := staticMax(cl), cl.ttScore[0]+cl.naScore[0]
+	ttNZ, naNZ, imgNZ := cl.g.ttNZ, cl.g.naNZ, cl.imgNZ
+	dense, recs, ties := cl.g.dense, o.recs, o.ties
+	var best entry
+	found := false
+	segs := s.segBufs(1)
+	for pd := range o.segs {
+		segs[0] = classSegs(o, pd, shares, segs[0])
+		for _, sg := range segs[0] {
+			for j := sg.lo; j < sg.hi; j++ {
+				if feas[j>>6]&(1<<(j&63)) == 0 {
+					continue
+				}
+				r := &o.runs[j]
+				rb := runUpper(r, shares) + stMax
+				if found && rb >= best.score && r.stale {
+					r.takeMaxima(o) // the maxima may have fallen below best
+					rb = runUpper(r, shares) + stMax
+				}
+				// The nodes are in tie order, highest first: from the
+				// first whose tie cannot beat best at the run's bound,
+				// none of the run can (all of it when the bound is below).
+				for p := r.start; p < r.start+int32(r.n); p++ {
+					if found && (rb < best.score || rb == best.score && ties[p] < best.tie) {
+						break
+					}
+					n := o.nodes[p]
+					if dense[n>>6]&(1<<(n&63)) == 0 {
+						continue
+					}
+					rec := recs[p]
+					k := &shares[rec.shape]
+					ub := k.fitBound(rec) + k.balBound(rec)
+					if found && ub+stMax < best.score {
+						continue
+					}
+					// The static scores of a node outside the bitsets
+					// of nonzero raw values and image scores are st0.
+					sn := st0
+					if wi := n >> 6; staticNZ(ttNZ, naNZ, imgNZ, wi)&(1<<(n&63)) != 0 {
+						sn = cl.staticScore(n)
+					}
+					if found && !better(&entry{score: ub + sn, tie: ties[p], node: n}, &best) {
+						continue
+					}
+					if !s.fits(n, cl) {
+						continue
+					}
+					if e := (entry{score: s.score(cl, n), tie: ties[p], node: n}); !found || better(&e, &best) {
+						best, found = e, true
+					}
+				}
+			}
+		}
+	}
+	return best, found
+}

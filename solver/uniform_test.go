@@ -1,0 +1,143 @@
+package solver
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/kplace/kplace/index"
+)
+
+// TestUniformMatchesFill solves random clusters shaped like a real
+// cluster's many small workloads (most of them one fresh replica behind a
+// ReplicaSet and often a Service, so that default spreading applies and
+// counts no pod) three ways: with placeUniform, without it (every scoring
+// class fills its buckets) and with placeScored's scan of every node for
+// every pod (Config.oneHeap). All three must give the same commits and
+// pending reasons. The clusters mix what moves the other scores (images,
+// PreferNoSchedule taints, preferred node affinity, nodes of two sizes and
+// strategies), pods that find no room (and preempt), workloads with
+// running replicas or several pending ones, a preferred pod affinity term
+// that scores once its target runs, workloads with soft constraints of
+// their own, and in some clusters nodes without a zone (then a group
+// holding one is not uniform) or without a hostname.
+func TestUniformMatchesFill(t *testing.T) {
+	t.Parallel()
+	uniform, others := 0, 0
+	for seed := range uint64(24) {
+		in := freshWorkloads(seed)
+		cfg := Config{Seed: seed, DefaultSpread: BuiltinDefaultSpread(), SystemDefaultSpread: true}
+		if seed%4 == 3 {
+			cfg.Strategy = MostAllocated
+		}
+		cfg.sw.bucketsFrom = 1
+		res := solveCopy(t, in, cfg)
+		off := cfg
+		off.sw.noUniform = true
+		fill := solveCopy(t, in, off)
+		if fill.uniformPlaced != 0 {
+			t.Fatalf("seed %d: %d pods placed uniformly with placeUniform off", seed, fill.uniformPlaced)
+		}
+		sameResult(t, seed, res, fill)
+		plain := cfg
+		plain.oneHeap = true
+		sameResult(t, seed, res, solveCopy(t, in, plain))
+		uniform += res.uniformPlaced
+		others += res.bucketed - res.uniformPlaced
+	}
+	if uniform < 300 || others < 300 {
+		t.Fatalf("%d pods placed uniformly, %d other pods on buckets: the test no longer exercises both", uniform, others)
+	}
+	t.Logf("%d pods placed uniformly, %d other pods on buckets", uniform, others)
+}
+
+// freshWorkloads is TestUniformMatchesFill's cluster for seed.
+func freshWorkloads(seed uint64) *index.Input {
+	r := rand.New(rand.NewPCG(seed, 31))
+	zones := []string{"a", "b", "c", "d"}[:1+r.IntN(4)]
+	in := &index.Input{}
+	nodes := 150 + r.IntN(300)
+	for i := range nodes {
+		cpu, mem := int64(4000), int64(16)<<30
+		if r.IntN(3) == 0 {
+			cpu, mem = 8000, 32<<30
+		}
+		b := makeNode(fmt.Sprintf("n%d", i)).alloc("cpu", cpu).alloc("memory", mem).alloc("pods", int64(8+r.IntN(20)))
+		if seed%5 != 4 || r.IntN(20) != 0 {
+			b.label("topology.kubernetes.io/zone", zones[r.IntN(len(zones))])
+		}
+		if seed%5 == 3 && r.IntN(25) == 0 {
+			delete(b.n.Labels, labelHostname)
+		}
+		if r.IntN(8) == 0 {
+			b.taint("spot", "true", index.EffectPreferNoSchedule)
+		}
+		if r.IntN(5) == 0 {
+			b.label("disk", "ssd")
+		}
+		if r.IntN(10) == 0 {
+			b.taint("gpu", "true", index.EffectNoSchedule)
+		}
+		n := b.obj()
+		for j := range 3 {
+			if r.IntN(4) == 0 {
+				n.Images = append(n.Images, index.NodeImage{Names: []string{fmt.Sprintf("img%d", j)}, Size: int64(200+300*j) << 20})
+			}
+		}
+		in.Nodes = append(in.Nodes, n)
+	}
+	for w := range 150 + r.IntN(150) {
+		app := fmt.Sprintf("app%d", w)
+		rs := app + "-rs"
+		owner := &index.OwnerRef{Kind: index.KindReplicaSet, Name: rs, APIVersion: "apps/v1"}
+		in.Workloads = append(in.Workloads, index.Workload{Kind: index.KindReplicaSet, Namespace: "default", Name: rs, Selector: sel("app", app)})
+		if r.IntN(3) != 0 {
+			in.Workloads = append(in.Workloads, index.Workload{Kind: index.KindService, Namespace: "default", Name: app, Selector: &index.LabelSelector{MatchLabels: map[string]string{"app": app}}})
+		}
+		// Most workloads are one pending replica; some have more, some
+		// have replicas running already.
+		pending, running := 1, 0
+		switch r.IntN(6) {
+		case 0:
+			pending = 2 + r.IntN(4)
+		case 1:
+			running = 1 + r.IntN(2)
+		}
+		cpu, mem := int64(250*(1+r.IntN(6))), int64(512<<20)*int64(1+r.IntN(4))
+		prio := int32(0)
+		if r.IntN(5) == 0 {
+			prio = 1000
+		}
+		tolerates, prefers, img := r.IntN(3) == 0, r.IntN(3) == 0, r.IntN(4)
+		affine := w > 0 && r.IntN(10) == 0
+		var own []index.SpreadConstraint
+		if r.IntN(8) == 0 {
+			// Its own soft constraints: nodes lacking a key are ignored.
+			own = []index.SpreadConstraint{spread("topology.kubernetes.io/zone", int32(1+r.IntN(3)), SA, sel("app", app)), spread(labelHostname, 1, SA, sel("app", app))}
+		}
+		for i := range pending + running {
+			b := makePod(fmt.Sprintf("%s-%d", app, i)).label("app", app).priority(prio).created(int64(w*10+i)).req("cpu", cpu).req("memory", mem)
+			if tolerates {
+				b.tol("spot", "Exists", "", index.EffectPreferNoSchedule)
+			}
+			if prefers {
+				b.preferred(int32(1+r.IntN(60)), req("disk", "In", "ssd"))
+			}
+			if i < running {
+				b.on(in.Nodes[r.IntN(len(in.Nodes))].Name)
+			}
+			p := b.obj()
+			if img < 3 {
+				p.Images, p.ImageContainers = []string{fmt.Sprintf("img%d", img)}, 1
+			}
+			if affine {
+				// Scores once a pod of the target workload runs.
+				p.PreferredAffinity = []index.WeightedPodAffinityTerm{{Weight: 20, Term: term("topology.kubernetes.io/zone", sel("app", fmt.Sprintf("app%d", r.IntN(w))), "default")}}
+			}
+			p.Owner = owner
+			p.Spread = own
+			in.Pods = append(in.Pods, p)
+		}
+	}
+	return in
+}
