@@ -90,6 +90,15 @@ func (s *Solver) build(cl *class) {
 		s.buildLevels(cl, dense, keep)
 		return
 	}
+	if cl.rel == nil && g.feasCard >= minParallelNodes && len(s.orderList) > 0 && !s.cfg.sw.noRunBuilds {
+		// Lean classes keep a run order up to date: its bounds pass
+		// over most nodes (topInRuns).
+		s.runBuilds++
+		t := s.topInRuns(cl, s.orderList[0].topo, keep)
+		s.setHeap(cl, t)
+		t.reset()
+		return
+	}
 	if len(workers) > 1 && s.room.fewer(cl, dense, 0, minParallelNodes) {
 		workers = workers[:1] // the scan's work is the nodes with room: not worth the goroutines
 	}
@@ -99,14 +108,18 @@ func (s *Solver) build(cl *class) {
 	} else {
 		s.parallel(workers, dense, func(w *scanner, lo, hi int) { s.scanScore(cl, dense, w, lo, hi, keep, cl.rel, nil) })
 	}
-	m := s.mergeScanners(workers, keep)
-	cl.heap = append(cl.heap[:0], m.heap...)
+	s.setHeap(cl, &s.mergeScanners(workers, keep).topK)
+	s.parkAll(cl, workers)
+}
+
+// setHeap makes cl's heap from the best entries t kept, and its cut.
+func (s *Solver) setHeap(cl *class, t *topK) {
+	cl.heap = append(cl.heap[:0], t.heap...)
 	if cap(cl.heap) > 4*len(cl.heap)+64 {
 		cl.heap = append(nodeHeap(nil), cl.heap...) // do not hold on to a big buffer
 	}
 	cl.heap.init()
-	cl.cut, cl.truncated = m.cut, m.truncated
-	s.parkAll(cl, workers)
+	cl.cut, cl.truncated = t.cut, t.truncated
 }
 
 // mergeScanners merges the workers' best entries into the first worker's.

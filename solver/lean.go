@@ -213,9 +213,13 @@ func (s *Solver) fillLean(cl *class, b *buckets) {
 	for i := range segs {
 		segs[i] = classSegs(o, slots[2*i]%domains, shares, segs[i])
 	}
+	scans := [2]runScan{ // by slots' ignored flag
+		{fit: ln.fit, np: np, elig: eligibleOf(cl), shares: shares},
+		{fit: ln.fit, np: np, elig: eligibleOf(cl), ig: true, shares: shares},
+	}
 	s.eachWorker(len(ws), func(i int) {
 		for j := 0; j < len(slots); j += 2 {
-			s.scanRuns(cl, b, o, segs[j/2], np, shares, slots[j], ws, keep, i)
+			s.scanRuns(cl, &scans[slots[j]/domains], o, segs[j/2], slots[j], ws, keep, i)
 		}
 	})
 	for i := 0; i < len(slots); i += 2 {
@@ -252,23 +256,37 @@ func mergeTops(ws []scanner, slot, keep int) *topK {
 	return m
 }
 
-// scanRuns offers to t the fitting bare nodes of bare slot slot (see
-// bareBucket) in the runs of o that worker w of the len(ws) workers takes
-// (every len(ws)-th) and cl's group finds feasible nodes in (feasibleRuns,
-// made before), segs holding the slot's domain's shape segments in
-// visiting order, np the nodes that are not bare and shares the class's
-// shape shares. A run whose bound cannot enter t is passed over
-// (runs.go); in the others a node whose shape bound cannot enter t costs a
-// few loads and a compare. What cannot enter is judged against the better
-// of t's worst kept entry and the other workers' (their bar, read at each
-// run): an entry below another worker's full heap cannot be among the
-// slot's best, and its bound is dropped into t's cut as when t's own heap
-// leaves it out.
-func (s *Solver) scanRuns(cl *class, b *buckets, o *nodeOrder, segs []shapeSeg, np []uint64, shares []shapeShare, slot int, ws []scanner, keep, w int) {
+// runScan is which nodes of a run order scanRuns offers, and the
+// class's shape shares.
+type runScan struct {
+	// fit holds the nodes that fit, less those of np (a lean class's
+	// nodes that are not bare); elig, when not nil, the nodes the class's
+	// soft constraints do not ignore, offered when ig is false (the
+	// others when true).
+	fit, np, elig []uint64
+	ig            bool
+	// lazy: fit holds the feasible nodes, whether they fit or not, and a
+	// node is tested (fits) once its bound may enter. A node passed over
+	// on its bound may then not fit: the cut it leaves may be above every
+	// node left out, which costs an early build, not a wrong choice.
+	lazy   bool
+	shares []shapeShare
+}
+
+// scanRuns offers to t the nodes sc admits (a lean class's fitting bare
+// nodes of bare slot slot, see bareBucket) in the runs of o that worker w
+// of the len(ws) workers takes (every len(ws)-th) and cl's group finds
+// feasible nodes in (feasibleRuns, made before), segs holding the slot's
+// shape segments in visiting order. A run whose bound cannot enter t is
+// passed over (runs.go); in the others a node whose shape bound cannot
+// enter t costs a few loads and a compare. What cannot enter is judged
+// against the better of t's worst kept entry and the other workers'
+// (their bar, read at each run): an entry below another worker's full
+// heap cannot be among the slot's best, and its bound is dropped into t's
+// cut as when t's own heap leaves it out.
+func (s *Solver) scanRuns(cl *class, sc *runScan, o *nodeOrder, segs []shapeSeg, slot int, ws []scanner, keep, w int) {
 	t, k := &ws[w].doms[slot], len(ws)
-	ln := b.ln
-	ig := slot / len(ln.bareOf[0])
-	elig := eligibleOf(cl)
+	fit, np, elig, ig, lazy, shares := sc.fit, sc.np, sc.elig, sc.ig, sc.lazy, sc.shares
 	// The static scores: the same on every node, or TaintToleration's
 	// alone varying (most classes), or all three.
 	stConst := cl.g.rawTT == nil && cl.g.rawNA == nil && !cl.hasImg
@@ -278,7 +296,7 @@ func (s *Solver) scanRuns(cl *class, b *buckets, o *nodeOrder, segs []shapeSeg, 
 	// scores st: its columns, read at random here, are not read.
 	rawTT, ttTab, na0 := cl.rawTT, cl.ttScore, cl.naScore[0]
 	ttNZ, naNZ, imgNZ := cl.g.ttNZ, cl.g.naNZ, cl.imgNZ
-	recs, ties, scores, gen, fit, feas := o.recs, o.ties, o.scores, s.c.Gen, ln.fit, cl.g.runs
+	recs, ties, scores, gen, feas := o.recs, o.ties, o.scores, s.c.Gen, cl.g.runs
 	for _, sg := range segs {
 		for j := sg.lo + int32((w-int(sg.lo)%k+k)%k); j < sg.hi; j += int32(k) {
 			if feas[j>>6]&(1<<(j&63)) == 0 {
@@ -306,7 +324,7 @@ func (s *Solver) scanRuns(cl *class, b *buckets, o *nodeOrder, segs []shapeSeg, 
 				}
 				n := o.nodes[p]
 				wi, bit := n>>6, uint64(1)<<(n&63)
-				if fit[wi]&^np[wi]&bit == 0 || elig != nil && (elig[wi]&bit == 0) != (ig == 1) {
+				if fit[wi]&^np[wi]&bit == 0 || elig != nil && (elig[wi]&bit == 0) != ig {
 					continue
 				}
 				rec := recs[p]
@@ -346,6 +364,9 @@ func (s *Solver) scanRuns(cl *class, b *buckets, o *nodeOrder, segs []shapeSeg, 
 						t.drop(e)
 						continue
 					}
+				}
+				if lazy && !s.fits(n, cl) {
+					continue
 				}
 				e := entry{score: s.recDynamic(cl, &scores[p]) + sn, tie: ties[p], node: n, gen: gen[n]}
 				if full && !better(&e, &thr) {
@@ -942,8 +963,9 @@ func (s *Solver) refillBare(cl *class, b *buckets, id int32) {
 	s.feasibleRuns(cl.g, o)
 	segs := s.segBufs(1)
 	segs[0] = classSegs(o, slot%len(ln.bareOf[0]), shares, segs[0])
+	sc := runScan{fit: ln.fit, np: np, elig: eligibleOf(cl), ig: bk.ignored, shares: shares}
 	s.eachWorker(len(ws), func(i int) {
-		s.scanRuns(cl, b, o, segs[0], np, shares, slot, ws, keep, i)
+		s.scanRuns(cl, &sc, o, segs[0], slot, ws, keep, i)
 	})
 	bk.fromTop(mergeTops(ws, slot, keep))
 	if chk := s.cfg.sw.checkBare; chk != nil {

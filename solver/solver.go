@@ -154,8 +154,9 @@ type Result struct {
 	// buckets rescanned, parallelSyncs the lean syncs that tested their
 	// nodes on every processor (lean.go).
 	countArrays, leanFills, bareRefills, parallelSyncs int
-	// uniformPlaced counts the pods placeUniform placed.
-	uniformPlaced int
+	// uniformPlaced counts the pods placeUniform placed, runBuilds the
+	// builds over a run order.
+	uniformPlaced, runBuilds int
 	// Preemptions counts pods bound after evicting lower-priority pods;
 	// Retried counts pods placed on their second turn (see retry);
 	// Reclaimed the pods placed on room that evictions freed after they
@@ -220,6 +221,8 @@ type Solver struct {
 	leanFills, bareRefills int
 	parallelSyncs          int // lean syncs that tested their nodes on every processor
 	uniformPlaced          int // pods placeUniform placed (uniform.go)
+	runBuilds              int // builds over a run order (build)
+	emptyWords             []uint64
 	leanTouched            []index.NodeID
 	syncNodes              []index.NodeID
 	syncFlags              []uint8
@@ -452,7 +455,7 @@ queue:
 		res.countArrays = s.rel.pool.made
 	}
 	res.leanFills, res.bareRefills, res.parallelSyncs = s.leanFills, s.bareRefills, s.parallelSyncs
-	res.uniformPlaced = s.uniformPlaced
+	res.uniformPlaced, res.runBuilds = s.uniformPlaced, s.runBuilds
 
 	// Reasons reflect the final state: pods left pending fit nowhere now.
 	// Reasons only read the cluster: compute them on every processor.

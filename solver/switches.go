@@ -43,4 +43,7 @@ type switches struct {
 	bucketsFrom int
 	// noUniform turns placeUniform off: every scoring class fills.
 	noUniform bool
+	// noRunBuilds makes every build of a class without a pod-relative
+	// part scan its feasible nodes (scanScore) rather than a run order.
+	noRunBuilds bool
 }

@@ -96,77 +96,46 @@ func uniformAdd(rc *relClass) int64 {
 // score; false, binding nothing, when no feasible node fits. The static
 // scores must be prepared (prepareStatic).
 func (s *Solver) placeUniform(cl *class, pid index.PodID, t *index.Topology) (index.NodeID, int64, bool) {
-	shares := s.shapeShares(cl)
-	o := s.orderFor(t)
-	feas := s.feasibleRuns(cl.g, o)
-	best, found := s.bestInRuns(cl, o, feas, shares)
-	if !found {
+	top := s.topInRuns(cl, t, 1)
+	if len(top.heap) == 0 {
 		return 0, 0, false
 	}
+	best := top.heap[0]
+	top.reset()
 	s.uniformPlaced++
 	s.bindPod(pid, best.node, &cl.demand)
 	return best.node, best.score + uniformAdd(cl.rel), true
 }
 
-// bestInRuns returns the best entry (score, tie-break, node) of the nodes
-// of cl's group that fit it, over o's runs (feas: those holding one),
-// visiting each domain's shapes best bound first and passing over a run,
-// and leaving one, once its bound cannot beat the best so far.
-func (s *Solver) bestInRuns(cl *class, o *nodeOrder, feas []uint64, shares []shapeShare) (entry, bool) {
-	stMax, st0 := staticMax(cl), cl.ttScore[0]+cl.naScore[0]
-	ttNZ, naNZ, imgNZ := cl.g.ttNZ, cl.g.naNZ, cl.imgNZ
-	dense, recs, ties := cl.g.dense, o.recs, o.ties
-	var best entry
-	found := false
-	segs := s.segBufs(1)
+// topInRuns returns the best keep entries (score, tie-break, node) of the
+// nodes of cl's group that fit it, and the cut, over the runs of the
+// order for topology t in every domain, on every worker (scanRuns, testing the fit of the nodes
+// that may enter). The result is the first scanner's; reset it once read.
+func (s *Solver) topInRuns(cl *class, t *index.Topology, keep int) *topK {
+	shares := s.shapeShares(cl)
+	o := s.orderFor(t)
+	s.feasibleRuns(cl.g, o)
+	bufs := s.segBufs(2)
+	all := bufs[1][:0]
 	for pd := range o.segs {
-		segs[0] = classSegs(o, pd, shares, segs[0])
-		for _, sg := range segs[0] {
-			for j := sg.lo; j < sg.hi; j++ {
-				if feas[j>>6]&(1<<(j&63)) == 0 {
-					continue
-				}
-				r := &o.runs[j]
-				rb := runUpper(r, shares) + stMax
-				if found && rb >= best.score && r.stale {
-					r.takeMaxima(o) // the maxima may have fallen below best
-					rb = runUpper(r, shares) + stMax
-				}
-				// The nodes are in tie order, highest first: from the
-				// first whose tie cannot beat best at the run's bound,
-				// none of the run can (all of it when the bound is below).
-				for p := r.start; p < r.start+int32(r.n); p++ {
-					if found && (rb < best.score || rb == best.score && ties[p] < best.tie) {
-						break
-					}
-					n := o.nodes[p]
-					if dense[n>>6]&(1<<(n&63)) == 0 {
-						continue
-					}
-					rec := recs[p]
-					k := &shares[rec.shape]
-					ub := k.fitBound(rec) + k.balBound(rec)
-					if found && ub+stMax < best.score {
-						continue
-					}
-					// The static scores of a node outside the bitsets
-					// of nonzero raw values and image scores are st0.
-					sn := st0
-					if wi := n >> 6; staticNZ(ttNZ, naNZ, imgNZ, wi)&(1<<(n&63)) != 0 {
-						sn = cl.staticScore(n)
-					}
-					if found && !better(&entry{score: ub + sn, tie: ties[p], node: n}, &best) {
-						continue
-					}
-					if !s.fits(n, cl) {
-						continue
-					}
-					if e := (entry{score: s.score(cl, n), tie: ties[p], node: n}); !found || better(&e, &best) {
-						best, found = e, true
-					}
-				}
-			}
-		}
+		bufs[0] = classSegs(o, pd, shares, bufs[0])
+		all = append(all, bufs[0]...)
 	}
-	return best, found
+	bufs[1] = all
+	ws := s.scanners(cl.g.feasCard)
+	for i := range ws {
+		ws[i].barSlots(1)
+		ws[i].resetBarSlot(0)
+	}
+	sc := runScan{fit: cl.g.dense, np: s.noNodes(), lazy: true, shares: shares}
+	s.eachWorker(len(ws), func(i int) { s.scanRuns(cl, &sc, o, all, 0, ws, keep, i) })
+	return mergeTops(ws, 0, keep)
+}
+
+// noNodes returns an empty bitset over the cluster's nodes (read only).
+func (s *Solver) noNodes() []uint64 {
+	if s.emptyWords == nil {
+		s.emptyWords = make([]uint64, (s.c.NumNodes()+63)/64)
+	}
+	return s.emptyWords
 }

@@ -25,7 +25,7 @@ func TestUniformMatchesFill(t *testing.T) {
 	t.Parallel()
 	uniform, others := 0, 0
 	for seed := range uint64(24) {
-		in := freshWorkloads(seed)
+		in := freshWorkloads(seed, false)
 		cfg := Config{Seed: seed, DefaultSpread: BuiltinDefaultSpread(), SystemDefaultSpread: true}
 		if seed%4 == 3 {
 			cfg.Strategy = MostAllocated
@@ -51,12 +51,18 @@ func TestUniformMatchesFill(t *testing.T) {
 	t.Logf("%d pods placed uniformly, %d other pods on buckets", uniform, others)
 }
 
-// freshWorkloads is TestUniformMatchesFill's cluster for seed.
-func freshWorkloads(seed uint64) *index.Input {
+// freshWorkloads is TestUniformMatchesFill's cluster for seed; big
+// clusters (TestRunBuildsMatchScan) have 1,100 to 1,600 nodes and pods
+// of no workload besides, some of them requesting ephemeral storage or a
+// host port.
+func freshWorkloads(seed uint64, big bool) *index.Input {
 	r := rand.New(rand.NewPCG(seed, 31))
 	zones := []string{"a", "b", "c", "d"}[:1+r.IntN(4)]
 	in := &index.Input{}
 	nodes := 150 + r.IntN(300)
+	if big {
+		nodes = 1100 + r.IntN(500)
+	}
 	for i := range nodes {
 		cpu, mem := int64(4000), int64(16)<<30
 		if r.IntN(3) == 0 {
@@ -77,6 +83,9 @@ func freshWorkloads(seed uint64) *index.Input {
 		}
 		if r.IntN(10) == 0 {
 			b.taint("gpu", "true", index.EffectNoSchedule)
+		}
+		if big && r.IntN(2) == 0 {
+			b.alloc("ephemeral-storage", int64(1+r.IntN(4))<<30)
 		}
 		n := b.obj()
 		for j := range 3 {
@@ -139,5 +148,66 @@ func freshWorkloads(seed uint64) *index.Input {
 			in.Pods = append(in.Pods, p)
 		}
 	}
+	if !big {
+		return in
+	}
+	// Pods of no workload: no default spreading, a heap per class.
+	for j := range 20 + r.IntN(30) {
+		pending := 1 + r.IntN(8)
+		if r.IntN(3) == 0 {
+			pending = 20 + r.IntN(60) // past a build's 16 entries
+		}
+		cpu, mem := int64(250*(1+r.IntN(8))), int64(512<<20)*int64(1+r.IntN(6))
+		eph, port, prefers := r.IntN(5) == 0, r.IntN(8) == 0, r.IntN(3) == 0
+		prio := int32(r.IntN(3) * 500)
+		for i := range pending {
+			b := makePod(fmt.Sprintf("solo%d-%d", j, i)).priority(prio).created(int64(r.IntN(3000))).req("cpu", cpu).req("memory", mem)
+			if eph {
+				b.req("ephemeral-storage", 1<<30)
+			}
+			if port {
+				b.hostPort(9100)
+			}
+			if prefers {
+				b.preferred(30, req("disk", "In", "ssd"))
+			}
+			in.Pods = append(in.Pods, b.obj())
+		}
+	}
 	return in
+}
+
+// TestRunBuildsMatchScan solves clusters of over a thousand nodes where
+// lean classes keep a run order and other classes have no pod-relative
+// part, so that their builds search the run order (topInRuns), with
+// those builds scanning every feasible node instead (scanScore) and with
+// placeScored's scan of every node for every pod. All three must give the
+// same commits and pending reasons.
+func TestRunBuildsMatchScan(t *testing.T) {
+	t.Parallel()
+	builds, rebuilds := 0, 0
+	for seed := range uint64(8) {
+		in := freshWorkloads(seed, true)
+		cfg := Config{Seed: seed, DefaultSpread: BuiltinDefaultSpread(), SystemDefaultSpread: true}
+		if seed%4 == 3 {
+			cfg.Strategy = MostAllocated
+		}
+		res := solveCopy(t, in, cfg)
+		scan := cfg
+		scan.sw.noRunBuilds = true
+		other := solveCopy(t, in, scan)
+		if other.runBuilds != 0 {
+			t.Fatalf("seed %d: %d run builds with them off", seed, other.runBuilds)
+		}
+		sameResult(t, seed, res, other)
+		plain := cfg
+		plain.oneHeap = true
+		sameResult(t, seed, res, solveCopy(t, in, plain))
+		builds += res.runBuilds
+		rebuilds += res.Rebuilds
+	}
+	if builds < 100 || rebuilds < 10 {
+		t.Fatalf("%d run builds, %d rebuilds: the test no longer exercises them", builds, rebuilds)
+	}
+	t.Logf("%d run builds, %d rebuilds", builds, rebuilds)
 }
