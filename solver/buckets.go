@@ -138,18 +138,39 @@ func (s *Solver) newBuckets(cl *class) *buckets {
 	if used <= 64 {
 		b.packed = map[uint64]int32{}
 	}
-	// Lean when every domain dimension has one topology.
-	b.lean = !s.cfg.noLean
-	for _, dm := range b.dims {
-		switch t := dm.ctr.topo; {
-		case dm.perNode || dm.hostname:
-		case b.topo == nil:
-			b.topo = t
-		case b.topo.Key != t.Key:
-			b.lean = false
-		}
-	}
+	b.topo, b.lean = s.leanTopo(cl)
 	return b
+}
+
+// leanTopo returns the topology of cl's bucket dimensions that are
+// domains (nil when none is), and whether its buckets are lean: when
+// those dimensions share one topology.
+func (s *Solver) leanTopo(cl *class) (*index.Topology, bool) {
+	rc := cl.rel
+	var topo *index.Topology
+	domain := func(id int32, perNode bool) bool {
+		if perNode {
+			return true
+		}
+		switch t := s.rel.counters[id].topo; {
+		case topo == nil:
+			topo = t
+		case topo.Key != t.Key:
+			return false
+		}
+		return true
+	}
+	lean := !s.cfg.noLean
+	for _, h := range rc.soft {
+		lean = domain(h.ctr, h.hostname) && lean
+	}
+	for _, pr := range rc.pref {
+		lean = domain(pr.ctr, singleton(s.rel.counters[pr.ctr].topo)) && lean
+	}
+	for _, id := range rc.deps {
+		lean = domain(id, singleton(s.rel.counters[id].topo)) && lean
+	}
+	return topo, lean
 }
 
 // packKey packs b.vals with the ignored flag; false when a per-node count
@@ -326,9 +347,15 @@ func (s *Solver) placeBuckets(cl *class, pid index.PodID) (index.NodeID, int64, 
 	rc := cl.rel
 	r := s.rel
 	s.bucketed++
-	if t, ok := s.uniformSpread(cl); ok {
-		if n, score, ok := s.placeUniform(cl, pid, t); ok {
-			return n, score, true
+	if cl.buckets == nil {
+		t, uniform := s.uniformSpread(cl)
+		if _, lean := s.leanTopo(cl); uniform || !lean {
+			s.prepareStatic(cl) // a lean fill takes the maxima from its counts (leanMaxima)
+		}
+		if uniform {
+			if n, score, ok := s.placeUniform(cl, pid, t); ok {
+				return n, score, true
+			}
 		}
 	}
 	s.syncBuckets(cl)

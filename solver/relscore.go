@@ -20,8 +20,8 @@ func (s *Solver) placeScored(cl *class, pid index.PodID) (index.NodeID, int64, b
 	rc := cl.rel
 	r := s.rel
 	if s.useBuckets(cl) {
-		if b := cl.buckets; b == nil || !b.lean {
-			s.prepareStatic(cl)
+		if b := cl.buckets; b != nil && !b.lean {
+			s.prepareStatic(cl) // the maxima may have moved: syncBuckets compares
 		}
 		return s.placeBuckets(cl, pid)
 	}
