@@ -7,21 +7,23 @@ import (
 )
 
 // roomLevels files the nodes by free cpu and free memory in levels of a
-// quarter of a power of two, as bitsets like a group's dense one, so that
-// a build's scan visits only the nodes with room for the class: on a
+// sixteenth of a power of two, as bitsets like a group's dense one, so
+// that a build's scan visits only the nodes with room for the class: on a
 // crowded cluster a class's request fits on a few percent of the nodes,
 // scattered (nearly every 64-node word has one), and testing every
 // feasible node's free room was most of a build.
 //
 // cpu[l] holds the nodes whose free cpu is at least the level's floor (0
-// for level 0, with a pod slot left; then 1, 2, 3, 4, 5, 6, 7, 8, 10, 12,
-// 14, 16, 20, ...: the levels of 2^e are 2^e, 1.25 2^e, 1.5 2^e and 1.75
-// 2^e), mem[l] likewise for memory; a node is in every level up to its
-// own. A class needing c cpu and m memory can fit only nodes of
-// cpu[levelOf(c)] and mem[levelOf(m)]: the bits are a superset of the
-// nodes passing class.fitsFree, never fewer. A lean fill tests in full
-// only the nodes below the level past the request (fitWords), those with
-// at most about 1.25 times the request free.
+// for level 0, with a pod slot left; then 2^e times 1, 1 + 1/16, ...,
+// 1 + 15/16, rounded up, the small values sharing levels), mem[l]
+// likewise for memory; a node is in every level up to its own. A class
+// needing c cpu and m memory can fit only nodes of cpu[levelOf(c)] and
+// mem[levelOf(m)]: the bits are a superset of the nodes passing
+// class.fitsFree, never fewer. A lean fill tests in full only the nodes
+// below the level past the request (fitWords), those with at most about
+// 1.07 times the request free. Finer levels would test fewer nodes there
+// and move more bits per bind (set); with quarters, the tests in
+// fitWords were most of its time.
 type roomLevels struct {
 	cpu, mem [roomLevelCount][]uint64
 	// lvl is each node's current levels (cpu, mem; -1: in none).
@@ -30,14 +32,15 @@ type roomLevels struct {
 
 // roomSub is how many bits of a value past its highest set one pick its
 // level within its power of two.
-const roomSub = 2
+const roomSub = 4
 
 // roomLevelCount is how many levels there are: the last one's floor,
-// 1.75 2^46, is past any cpu in millicores and 64 TiB of memory in bytes.
+// about 1.94 2^46, is past any cpu in millicores and 64 TiB of memory in
+// bytes.
 const roomLevelCount = 1 + 47<<roomSub
 
 // levelOf is the highest level whose floor v reaches (-1: v < 0): level 0
-// for 0, else 1 + 4 floor(log2 v) + the next two bits of v, capped.
+// for 0, else 1 + 16 floor(log2 v) + the next four bits of v, capped.
 func levelOf(v int64) int {
 	switch {
 	case v < 0:
@@ -53,9 +56,10 @@ func levelOf(v int64) int {
 
 func (r *roomLevels) init(nodes int) {
 	words := (nodes + 63) / 64
+	all := make([]uint64, 2*roomLevelCount*words) // one block: levels are many
 	for l := range roomLevelCount {
-		r.cpu[l] = make([]uint64, words)
-		r.mem[l] = make([]uint64, words)
+		r.cpu[l] = all[2*l*words : (2*l+1)*words : (2*l+1)*words]
+		r.mem[l] = all[(2*l+1)*words : (2*l+2)*words : (2*l+2)*words]
 	}
 	r.lvl = make([][2]int16, nodes)
 	for n := range r.lvl {

@@ -37,14 +37,16 @@ func TestRoomLevels(t *testing.T) {
 		}
 		return math.MaxInt64 - r.Int64N(10)
 	}
-	// The least value of level l: 2^e times 1, 1.25, 1.5 or 1.75,
-	// rounded up (levels 2 to 4 and 6 have no value of their own).
+	// The least value of level l: 2^e times 1 + f/sub for the level's
+	// step f of sub, rounded up (the small levels have no value of their
+	// own).
 	floor := func(l int) int64 {
 		if l == 0 {
 			return 0
 		}
-		e, f := int64(l-1)/4, int64(l-1)%4
-		return ((4+f)<<e + 3) / 4
+		const sub = 1 << roomSub
+		e, f := int64(l-1)/sub, int64(l-1)%sub
+		return ((sub+f)<<e + sub - 1) / sub
 	}
 	for round := range 3000 {
 		n := index.NodeID(r.IntN(nodes))
