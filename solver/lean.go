@@ -895,22 +895,59 @@ func (s *Solver) syncState(cl *class, b *buckets, nodes []index.NodeID) []uint8 
 			s.hostnameNodes() // made before the workers read it
 		}
 	}
+	// Many nodes read the bare test from a bitset of the nodes that are
+	// not, when it costs less to make: its counts, read node by node,
+	// are scattered pages, and nonBare reads one per nonzero count.
+	var np []uint64
+	if nz, ok := s.nonzeroListed(b); ok && len(nodes) >= s.minBareBits()+2*nz {
+		np = s.nonBare(b, len(b.ln.fit))
+	}
 	if k := runtime.GOMAXPROCS(0); k > 1 && len(nodes) >= s.minParallelSync() {
 		s.parallelSyncs++
-		s.eachWorker(k, func(w int) { s.syncTest(cl, b, nodes, st, len(nodes)*w/k, len(nodes)*(w+1)/k) })
+		s.eachWorker(k, func(w int) { s.syncTest(cl, b, nodes, st, np, len(nodes)*w/k, len(nodes)*(w+1)/k) })
 	} else {
-		s.syncTest(cl, b, nodes, st, 0, len(nodes))
+		s.syncTest(cl, b, nodes, st, np, 0, len(nodes))
 	}
 	return st
 }
 
-// syncTest sets st[lo:hi] for nodes[lo:hi] (see syncState).
-func (s *Solver) syncTest(cl *class, b *buckets, nodes []index.NodeID, st []uint8, lo, hi int) {
+// minBareBits is the changed nodes, past twice the nonzero counts of its
+// per-node dimensions, from which a lean sync reads which are bare from
+// nonBare's bitset.
+const minBareBits = 64
+
+// minBareBits returns minBareBits, or the tests' own.
+func (s *Solver) minBareBits() int {
+	if m := s.cfg.sw.minBareBits; m > 0 {
+		return m
+	}
+	return minBareBits
+}
+
+// nonzeroListed reports whether every per-node dimension of b lists its
+// nonzero counts, so that nonBare does not read all their pages, and
+// returns how many they list.
+func (s *Solver) nonzeroListed(b *buckets) (int, bool) {
+	nz := 0
+	for i := range b.dims {
+		if dm := &b.dims[i]; dm.perNode || dm.hostname {
+			if dm.ctr.nzLost {
+				return 0, false
+			}
+			nz += len(dm.ctr.nz)
+		}
+	}
+	return nz, true
+}
+
+// syncTest sets st[lo:hi] for nodes[lo:hi] (see syncState); np, when not
+// nil, holds the nodes that are not bare (nonBare).
+func (s *Solver) syncTest(cl *class, b *buckets, nodes []index.NodeID, st []uint8, np []uint64, lo, hi int) {
 	for i := lo; i < hi; i++ {
 		var f uint8
 		if n := nodes[i]; s.fits(n, cl) {
 			f = syncFits
-			if s.isBare(b, n) {
+			if np != nil && np[n>>6]&(1<<(n&63)) == 0 || np == nil && s.isBare(b, n) {
 				f |= syncBare
 			}
 		}

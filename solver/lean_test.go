@@ -17,7 +17,8 @@ import (
 // pending reasons (four clusters of 1,500 to 2,500 nodes, where a fill
 // counts on two workers where there are two processors, the others of
 // 60 to 260; every other cluster's syncs test their nodes on every
-// processor from four nodes on). The clusters have zones of a few dozen
+// processor from four nodes on, and half the clusters' syncs read which
+// nodes are bare from a bitset from one node on). The clusters have zones of a few dozen
 // nodes, nodes lacking the zone or the hostname label, PreferNoSchedule
 // taints and preferred node affinity (so the normalisation maxima move),
 // workloads
@@ -33,6 +34,9 @@ func TestLeanBucketsMatchFull(t *testing.T) {
 		cfg := Config{Seed: seed, DefaultSpread: BuiltinDefaultSpread(), SystemDefaultSpread: true, RequeueEvicted: seed%5 == 4}
 		if seed%2 == 1 {
 			cfg.sw.minParallelSync = 4 // syncs of a few nodes test them on every processor
+		}
+		if seed%4 < 2 {
+			cfg.sw.minBareBits = 1 // every sync reads which nodes are bare from nonBare's bitset
 		}
 		cfg.sw.bucketsFrom = 1 // every scoring class on buckets (TestFewNodeClassesMatchBuckets tests the others)
 		solveIn := func(cfg Config) *Result { return solveCopy(t, in, cfg) }

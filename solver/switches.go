@@ -34,8 +34,9 @@ type switches struct {
 	// checkBound, when set, is called with every bound evalNode makes
 	// and the node's exact evaluation.
 	checkBound func(cl *class, bound, exact candidate)
-	// minParallelSync, when not 0, replaces minParallelSync.
-	minParallelSync int
+	// minParallelSync, when not 0, replaces minParallelSync;
+	// minBareBits, when not 0, minBareBits.
+	minParallelSync, minBareBits int
 	// checkBare, when set, is called with every bare bucket a lean fill
 	// or refill makes, and the entries it keeps.
 	checkBare func(s *Solver, cl *class, b *buckets, id int32, keep int)
