@@ -25,24 +25,54 @@ import (
 // way (more than one pod left, or any pod counted) fills as before.
 
 // uniformSpread reports whether the next pod of cl, a scoring class on
-// buckets, scores the same PodTopologySpread score on every candidate
-// and nothing else pod-relative, and returns the topology of the run
-// order to search (nil: every node one domain): cl has one pod left, only
-// soft spread constraints, none of them counting a pod, every key on
-// every feasible node, and no node ignored.
+// buckets, scores the same PodTopologySpread score on every candidate,
+// nothing else pod-relative, and passes the pod-relative filters on
+// every feasible node, and returns the topology of the run order to
+// search (nil: every node one domain): cl has one pod left, and no
+// counter it reads counts a pod; then every spread key is on every
+// feasible node (no node is ignored), and so is every key of its
+// DoNotSchedule constraints and required affinity terms, which pass at
+// counts of 0 (the skew is the pod's own; when the pod matches its own
+// affinity terms), as required anti-affinity does.
 func (s *Solver) uniformSpread(cl *class) (*index.Topology, bool) {
 	rc := cl.rel
-	if cl.pods != 1 || cl.failures != 0 || cl.buckets != nil || s.cfg.noLean || s.cfg.sw.noUniform ||
-		len(rc.soft) == 0 || len(rc.hard) > 0 || len(rc.aff) > 0 || len(rc.anti) > 0 || len(rc.repel) > 0 {
+	if cl.pods != 1 || cl.failures != 0 || cl.buckets != nil || s.cfg.noLean || s.cfg.sw.noUniform || len(rc.soft) == 0 {
+		return nil, false
+	}
+	counted := func(ids []int32) bool {
+		for _, id := range ids {
+			if s.rel.counters[id].total != 0 {
+				return true
+			}
+		}
+		return false
+	}
+	// Scoring terms score nothing at 0 (see placeBuckets); anti-affinity
+	// and the running pods' terms reject nothing.
+	if counted(rc.aff) || counted(rc.anti) || counted(rc.repel) {
 		return nil, false
 	}
 	for _, pr := range rc.pref {
 		if s.rel.counters[pr.ctr].total != 0 {
-			return nil, false // the term scores (see placeBuckets)
+			return nil, false
+		}
+	}
+	dense := cl.g.dense
+	for _, h := range rc.hard {
+		// At counts of 0 the skew is the pod's own, 1: within any maxSkew.
+		if k := s.rel.counters[h.ctr]; k.total != 0 || !within(dense, s.keyNodes(k.topo.Key)) {
+			return nil, false
+		}
+	}
+	if len(rc.aff) > 0 && !rules.AffinityOK(true, false, true, rc.affSelf) {
+		return nil, false
+	}
+	for _, id := range rc.aff {
+		if !within(dense, s.keyNodes(s.rel.counters[id].topo.Key)) {
+			return nil, false
 		}
 	}
 	var topo *index.Topology
-	dense := cl.g.dense
 	for _, h := range rc.soft {
 		k := s.rel.counters[h.ctr]
 		if k.total != 0 {

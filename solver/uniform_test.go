@@ -18,9 +18,11 @@ import (
 // PreferNoSchedule taints, preferred node affinity, nodes of two sizes and
 // strategies), pods that find no room (and preempt), workloads with
 // running replicas or several pending ones, a preferred pod affinity term
-// that scores once its target runs, workloads with soft constraints of
-// their own, and in some clusters nodes without a zone (then a group
-// holding one is not uniform) or without a hostname.
+// that scores once its target runs, workloads with spread constraints of
+// their own (soft, or hard beside soft), required pod anti-affinity or
+// affinity (to their own pods, another workload's or a tier's), and in some
+// clusters nodes without a zone (then a group holding one is not
+// uniform) or without a hostname.
 func TestUniformMatchesFill(t *testing.T) {
 	t.Parallel()
 	uniform, others := 0, 0
@@ -119,13 +121,52 @@ func freshWorkloads(seed uint64, big bool) *index.Input {
 		}
 		tolerates, prefers, img := r.IntN(3) == 0, r.IntN(3) == 0, r.IntN(4)
 		affine := w > 0 && r.IntN(10) == 0
+		tier := "" // one workload in four has a tier
+		if r.IntN(4) == 0 {
+			tier = []string{"web", "db", "batch"}[r.IntN(3)]
+		}
 		var own []index.SpreadConstraint
-		if r.IntN(8) == 0 {
+		var anti, aff []index.PodAffinityTerm
+		switch r.IntN(10) {
+		case 0:
 			// Its own soft constraints: nodes lacking a key are ignored.
 			own = []index.SpreadConstraint{spread("topology.kubernetes.io/zone", int32(1+r.IntN(3)), SA, sel("app", app)), spread(labelHostname, 1, SA, sel("app", app))}
+		case 1:
+			// A DoNotSchedule constraint beside a soft one: it passes
+			// every node with its key while no pod counts.
+			hard := sel("app", app)
+			if tier != "" {
+				hard = sel("tier", tier) // counts other workloads' pods
+			}
+			own = []index.SpreadConstraint{spread("topology.kubernetes.io/zone", 1, DNS, hard), spread(labelHostname, 1, SA, sel("app", app))}
+		case 2:
+			anti = []index.PodAffinityTerm{term(labelHostname, sel("app", app), "default")}
+		case 3:
+			// Affinity to its own pods passes anywhere for the first;
+			// to another workload's, only where one runs.
+			target := app
+			if w > 0 && r.IntN(2) == 0 {
+				target = fmt.Sprintf("app%d", r.IntN(w))
+			}
+			aff = []index.PodAffinityTerm{term("topology.kubernetes.io/zone", sel("app", target), "default")}
+		case 4:
+			// Terms over a tier: they match the pod itself and count
+			// other workloads' pods, which default spreading does not.
+			if tier == "" {
+				break
+			}
+			if r.IntN(2) == 0 {
+				aff = []index.PodAffinityTerm{term(labelHostname, sel("tier", tier), "default")}
+			} else {
+				anti = []index.PodAffinityTerm{term(labelHostname, sel("tier", tier), "default")}
+			}
 		}
 		for i := range pending + running {
-			b := makePod(fmt.Sprintf("%s-%d", app, i)).label("app", app).priority(prio).created(int64(w*10+i)).req("cpu", cpu).req("memory", mem)
+			b := makePod(fmt.Sprintf("%s-%d", app, i)).label("app", app).priority(prio)
+			if tier != "" {
+				b.label("tier", tier)
+			}
+			b.created(int64(w*10+i)).req("cpu", cpu).req("memory", mem)
 			if tolerates {
 				b.tol("spot", "Exists", "", index.EffectPreferNoSchedule)
 			}
@@ -144,7 +185,7 @@ func freshWorkloads(seed uint64, big bool) *index.Input {
 				p.PreferredAffinity = []index.WeightedPodAffinityTerm{{Weight: 20, Term: term("topology.kubernetes.io/zone", sel("app", fmt.Sprintf("app%d", r.IntN(w))), "default")}}
 			}
 			p.Owner = owner
-			p.Spread = own
+			p.Spread, p.AntiAffinity, p.Affinity = own, anti, aff
 			in.Pods = append(in.Pods, p)
 		}
 	}
