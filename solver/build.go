@@ -17,7 +17,10 @@ import (
 // to max(k, 16) entries and the best entry cut off is remembered. Node
 // ranges are scanned in parallel, each worker keeping its own best entries;
 // the result is the same for any number of workers because entries are
-// totally ordered (score, tie-break, node id).
+// totally ordered (score, tie-break, node id). A class without a
+// pod-relative part builds over the lean scans' run order where there is
+// one (topInRuns): its bounds pass over most nodes unscored, with the same
+// entries kept.
 
 // minParallelNodes is the feasible-set size below which a build runs on one
 // goroutine.

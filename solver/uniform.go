@@ -19,10 +19,13 @@ import (
 // multiplies the count, 0), so where every feasible node has every key
 // (and none is ignored) every candidate has the same raw score and the
 // normalised PodTopologySpread score is the plugin's full weight on each.
-// The pod then goes to its best node by the other scores alone: one best
-// entry, found over the lean scans' run order, whose bounds pass over
-// most runs whole (runs.go). A class whose pods are not all placed this
-// way (more than one pod left, or any pod counted) fills as before.
+// Its scoring terms score nothing, and its filters (DoNotSchedule
+// constraints, required anti-affinity, affinity to its own pods) pass on
+// every node with their keys. The pod then goes to its best node by the
+// other scores alone: one best entry, found over the lean scans' run
+// order, whose bounds pass over most runs whole (runs.go). A class whose
+// pods are not all placed this way (more than one pod left, or any pod
+// counted) fills as before.
 
 // uniformSpread reports whether the next pod of cl, a scoring class on
 // buckets, scores the same PodTopologySpread score on every candidate,
@@ -139,8 +142,9 @@ func (s *Solver) placeUniform(cl *class, pid index.PodID, t *index.Topology) (in
 
 // topInRuns returns the best keep entries (score, tie-break, node) of the
 // nodes of cl's group that fit it, and the cut, over the runs of the
-// order for topology t in every domain, on every worker (scanRuns, testing the fit of the nodes
-// that may enter). The result is the first scanner's; reset it once read.
+// order for topology t in every domain, on every worker (scanRuns, testing
+// the fit of the nodes that may enter). The result is the first
+// scanner's; reset it once read.
 func (s *Solver) topInRuns(cl *class, t *index.Topology, keep int) *topK {
 	shares := s.shapeShares(cl)
 	o := s.orderFor(t)
