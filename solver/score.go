@@ -209,6 +209,13 @@ func (cl *class) fitsFree(f *nodeFree) bool {
 // BalancedAllocation can give, 50 + (150 - balance now) / 2; a build adds the
 // class's TaintToleration and NodeAffinity table values.
 func (s *Solver) refreshNode(n index.NodeID) {
+	s.portMasks[n] = portMask(s.c.Ports[n])
+	s.refreshUse(n)
+}
+
+// refreshUse is refreshNode but for the node's port mask, which a bind
+// only adds its pod's ports to (bindPod).
+func (s *Solver) refreshUse(n index.NodeID) {
 	c := s.c
 	h := &s.hot[n]
 	h.capCPU, h.capMem = c.Alloc[index.ResCPU][n], c.Alloc[index.ResMemory][n]
@@ -217,7 +224,6 @@ func (s *Solver) refreshNode(n index.NodeID) {
 	h.capPods, h.usePods = c.Alloc[index.ResPods][n], c.Req[index.ResPods][n]
 	h.invCPU, h.invMem = reciprocal(h.capCPU), reciprocal(h.capMem)
 	h.bal = rules.Balance(h.useCPU, h.capCPU, h.useMem, h.capMem)
-	s.portMasks[n] = portMask(c.Ports[n])
 	fit := maxNodeScore
 	if s.cfg.Strategy == LeastAllocated {
 		fit = fitScoreFast(LeastAllocated, h.nzCPU, h.capCPU, h.invCPU, h.nzMem, h.capMem, h.invMem)

@@ -115,7 +115,8 @@ func (s *Solver) bindPod(p index.PodID, n index.NodeID, d *index.Demand) {
 			l.ents, l.gen = insertEnt(l.ents, s.entOf(p)), c.Gen[n]
 		}
 	}
-	s.refreshNode(n)
+	s.portMasks[n] |= portMask(d.Ports) // the mask of the node's ports, with the pod's
+	s.refreshUse(n)
 }
 
 // listGone takes pod p, just unbound from node n, out of the node's pod
