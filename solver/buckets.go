@@ -348,8 +348,9 @@ func (s *Solver) placeBuckets(cl *class, pid index.PodID) (index.NodeID, int64, 
 	r := s.rel
 	s.bucketed++
 	if cl.buckets == nil {
-		t, uniform := s.uniformSpread(cl)
-		if _, lean := s.leanTopo(cl); uniform || !lean {
+		t, lean := s.leanTopo(cl)
+		uniform := s.uniformSpread(cl)
+		if uniform || !lean {
 			s.prepareStatic(cl) // a lean fill takes the maxima from its counts (leanMaxima)
 		}
 		if uniform {

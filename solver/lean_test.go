@@ -39,14 +39,7 @@ func TestLeanBucketsMatchFull(t *testing.T) {
 			cfg.sw.minBareBits = 1 // every sync reads which nodes are bare from nonBare's bitset
 		}
 		cfg.sw.bucketsFrom = 1 // every scoring class on buckets (TestFewNodeClassesMatchBuckets tests the others)
-		solveIn := func(cfg Config) *Result { return solveCopy(t, in, cfg) }
-		lean := solveIn(cfg)
-		full := cfg
-		full.noLean = true
-		sameResult(t, seed, lean, solveIn(full))
-		plain := cfg
-		plain.oneHeap = true
-		sameResult(t, seed, lean, solveIn(plain))
+		lean, _ := threeWays(t, seed, in, cfg, func(c *Config) { c.noLean = true })
 		fills += lean.leanFills
 		refills += lean.bareRefills
 		syncs += lean.parallelSyncs

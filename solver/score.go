@@ -203,18 +203,19 @@ func (cl *class) fitsFree(f *nodeFree) bool {
 	return rules.FitsFree(cl.needCPU, f.cpu) && rules.FitsFree(cl.needMem, f.mem)
 }
 
-// refreshNode recomputes node n's hot record from the cluster. Its bound is
-// NodeResourcesFit with no extra request (LeastAllocated only falls as the
-// pod's request is added; MostAllocated is at most 100) plus the most
-// BalancedAllocation can give, 50 + (150 - balance now) / 2; a build adds the
-// class's TaintToleration and NodeAffinity table values.
+// refreshNode recomputes node n's port mask and hot record from the
+// cluster.
 func (s *Solver) refreshNode(n index.NodeID) {
 	s.portMasks[n] = portMask(s.c.Ports[n])
 	s.refreshUse(n)
 }
 
-// refreshUse is refreshNode but for the node's port mask, which a bind
-// only adds its pod's ports to (bindPod).
+// refreshUse is refreshNode but for the port mask, which a bind only adds
+// its pod's ports to (bindPod). The record's bound is NodeResourcesFit with
+// no extra request (LeastAllocated only falls as the pod's request is
+// added; MostAllocated is at most 100) plus the most BalancedAllocation can
+// give, 50 + (150 - balance now) / 2; a build adds the class's
+// TaintToleration and NodeAffinity table values.
 func (s *Solver) refreshUse(n index.NodeID) {
 	c := s.c
 	h := &s.hot[n]

@@ -29,18 +29,16 @@ import (
 
 // uniformSpread reports whether the next pod of cl, a scoring class on
 // buckets, scores the same PodTopologySpread score on every candidate,
-// nothing else pod-relative, and passes the pod-relative filters on
-// every feasible node, and returns the topology of the run order to
-// search (nil: every node one domain): cl has one pod left, and no
-// counter it reads counts a pod; then every spread key is on every
-// feasible node (no node is ignored), and so is every key of its
-// DoNotSchedule constraints and required affinity terms, which pass at
-// counts of 0 (the skew is the pod's own; when the pod matches its own
-// affinity terms), as required anti-affinity does.
-func (s *Solver) uniformSpread(cl *class) (*index.Topology, bool) {
+// nothing else pod-relative, and passes the pod-relative filters on every
+// feasible node: cl has one pod left, no counter it reads counts a pod,
+// and every feasible node has every spread key (none is ignored) and every
+// key of its DoNotSchedule constraints and required affinity terms, which
+// pass at counts of 0 (the skew is the pod's own; the pod must match its
+// own affinity terms), as required anti-affinity does.
+func (s *Solver) uniformSpread(cl *class) bool {
 	rc := cl.rel
 	if cl.pods != 1 || cl.failures != 0 || cl.buckets != nil || s.cfg.noLean || s.cfg.sw.noUniform || len(rc.soft) == 0 {
-		return nil, false
+		return false
 	}
 	counted := func(ids []int32) bool {
 		for _, id := range ids {
@@ -53,52 +51,42 @@ func (s *Solver) uniformSpread(cl *class) (*index.Topology, bool) {
 	// Scoring terms score nothing at 0 (see placeBuckets); anti-affinity
 	// and the running pods' terms reject nothing.
 	if counted(rc.aff) || counted(rc.anti) || counted(rc.repel) {
-		return nil, false
+		return false
 	}
 	for _, pr := range rc.pref {
 		if s.rel.counters[pr.ctr].total != 0 {
-			return nil, false
+			return false
 		}
 	}
 	dense := cl.g.dense
 	for _, h := range rc.hard {
 		// At counts of 0 the skew is the pod's own, 1: within any maxSkew.
 		if k := s.rel.counters[h.ctr]; k.total != 0 || !within(dense, s.keyNodes(k.topo.Key)) {
-			return nil, false
+			return false
 		}
 	}
 	if len(rc.aff) > 0 && !rules.AffinityOK(true, false, true, rc.affSelf) {
-		return nil, false
+		return false
 	}
 	for _, id := range rc.aff {
 		if !within(dense, s.keyNodes(s.rel.counters[id].topo.Key)) {
-			return nil, false
+			return false
 		}
 	}
-	var topo *index.Topology
 	for _, h := range rc.soft {
 		k := s.rel.counters[h.ctr]
-		if k.total != 0 {
-			return nil, false
-		}
 		var has []uint64
 		if h.hostname {
 			has = s.hostnameNodes()
 		} else {
-			switch {
-			case topo == nil:
-				topo = k.topo
-			case topo.Key != k.topo.Key:
-				return nil, false // not a lean class
-			}
 			has = s.keyNodes(k.topo.Key)
 		}
-		if !within(dense, has) {
-			return nil, false
+		if k.total != 0 || !within(dense, has) {
+			return false
 		}
 	}
 	// A node is ignored for lacking a soft key (eligibleOf): none is.
-	return topo, true
+	return true
 }
 
 // within reports whether every node of a is in b.
@@ -124,8 +112,8 @@ func uniformAdd(rc *relClass) int64 {
 	return rules.SpreadScore(x, x, x, false)
 }
 
-// placeUniform binds the pod pid of class cl, which uniformSpread accepts
-// with topology t, on its best fitting node and returns the node and its
+// placeUniform binds the pod pid of class cl, which uniformSpread accepts,
+// on its best fitting node (searched over the run order for topology t) and returns the node and its
 // score; false, binding nothing, when no feasible node fits. The static
 // scores must be prepared (prepareStatic).
 func (s *Solver) placeUniform(cl *class, pid index.PodID, t *index.Topology) (index.NodeID, int64, bool) {

@@ -33,17 +33,10 @@ func TestUniformMatchesFill(t *testing.T) {
 			cfg.Strategy = MostAllocated
 		}
 		cfg.sw.bucketsFrom = 1
-		res := solveCopy(t, in, cfg)
-		off := cfg
-		off.sw.noUniform = true
-		fill := solveCopy(t, in, off)
+		res, fill := threeWays(t, seed, in, cfg, func(c *Config) { c.sw.noUniform = true })
 		if fill.uniformPlaced != 0 {
 			t.Fatalf("seed %d: %d pods placed uniformly with placeUniform off", seed, fill.uniformPlaced)
 		}
-		sameResult(t, seed, res, fill)
-		plain := cfg
-		plain.oneHeap = true
-		sameResult(t, seed, res, solveCopy(t, in, plain))
 		uniform += res.uniformPlaced
 		others += res.bucketed - res.uniformPlaced
 	}
@@ -233,17 +226,10 @@ func TestRunBuildsMatchScan(t *testing.T) {
 		if seed%4 == 3 {
 			cfg.Strategy = MostAllocated
 		}
-		res := solveCopy(t, in, cfg)
-		scan := cfg
-		scan.sw.noRunBuilds = true
-		other := solveCopy(t, in, scan)
+		res, other := threeWays(t, seed, in, cfg, func(c *Config) { c.sw.noRunBuilds = true })
 		if other.runBuilds != 0 {
 			t.Fatalf("seed %d: %d run builds with them off", seed, other.runBuilds)
 		}
-		sameResult(t, seed, res, other)
-		plain := cfg
-		plain.oneHeap = true
-		sameResult(t, seed, res, solveCopy(t, in, plain))
 		builds += res.runBuilds
 		rebuilds += res.Rebuilds
 	}
@@ -251,4 +237,21 @@ func TestRunBuildsMatchScan(t *testing.T) {
 		t.Fatalf("%d run builds, %d rebuilds: the test no longer exercises them", builds, rebuilds)
 	}
 	t.Logf("%d run builds, %d rebuilds", builds, rebuilds)
+}
+
+// threeWays solves in under cfg, under cfg changed by off, and with
+// placeScored's scan of every node for every pod (Config.oneHeap), fails
+// unless all three give the same commits and pending reasons, and returns
+// the first two results.
+func threeWays(t *testing.T, seed uint64, in *index.Input, cfg Config, off func(*Config)) (res, other *Result) {
+	t.Helper()
+	res = solveCopy(t, in, cfg)
+	alt := cfg
+	off(&alt)
+	other = solveCopy(t, in, alt)
+	sameResult(t, seed, res, other)
+	plain := cfg
+	plain.oneHeap = true
+	sameResult(t, seed, res, solveCopy(t, in, plain))
+	return res, other
 }
