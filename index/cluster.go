@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2"
 )
@@ -274,10 +276,12 @@ func BuildOn(in *Input, nodes *Cluster) (*Cluster, error) {
 	}
 	c.initLow()
 	c.MinPriority = math.MaxInt32
+	c.boundNodes(in.Pods)
 	var scratch Demand
 	for i := range in.Pods {
 		p := &in.Pods[i]
 		pid := PodID(i)
+		nid := c.PodNode[i]
 		c.PodNode[i] = NoNode
 		c.MinPriority = min(c.MinPriority, p.Priority)
 		if len(p.Spread) > 0 || len(p.Affinity) > 0 || len(p.PreferredAffinity) > 0 || len(p.AntiAffinity) > 0 || len(p.PreferredAntiAffinity) > 0 {
@@ -285,13 +289,12 @@ func BuildOn(in *Input, nodes *Cluster) (*Cluster, error) {
 		}
 		switch {
 		case p.NodeName != "":
-			nid, ok := c.NodeByName[p.NodeName]
-			if !ok {
+			if nid == NoNode {
 				c.Warnings = append(c.Warnings, fmt.Sprintf("pod %s/%s is bound to unknown node %q: ignored", p.Namespace, p.Name, p.NodeName))
 				continue
 			}
 			c.demandInto(&scratch, p)
-			c.Bind(pid, nid, &scratch)
+			c.Bind(pid, NodeID(nid), &scratch)
 		case p.Rejected != "":
 			c.Rejected = append(c.Rejected, pid)
 		default:
@@ -303,6 +306,35 @@ func BuildOn(in *Input, nodes *Cluster) (*Cluster, error) {
 		c.Gen[i] = 0
 	}
 	return c, nil
+}
+
+// boundNodes sets PodNode to the node each of pods names (NoNode: none, or
+// one unknown), on every processor: an export holds about as many running
+// pods as pending ones, a million lookups by name at 100,000 nodes (0.3 s).
+func (c *Cluster) boundNodes(pods []Pod) {
+	const chunk = 16384
+	chunks := (len(pods) + chunk - 1) / chunk
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), chunks)) {
+		wg.Go(func() {
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= chunks {
+					return
+				}
+				for i := k * chunk; i < min((k+1)*chunk, len(pods)); i++ {
+					c.PodNode[i] = NoNode
+					if name := pods[i].NodeName; name != "" {
+						if nid, ok := c.NodeByName[name]; ok {
+							c.PodNode[i] = int32(nid)
+						}
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // NodeIndex indexes nodes alone: a Cluster whose node names, labels,

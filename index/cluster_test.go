@@ -1,6 +1,8 @@
 package index
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"testing"
@@ -200,5 +202,53 @@ func TestBuildOnNodeIndex(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("BuildOn with another index: the cluster differs from Build's")
+	}
+}
+
+// TestBuildBindsManyPods binds pods by name over more ranges than one
+// processor takes (boundNodes): each pod on the node it names, in input
+// order on each node, and each pod on an unknown node left out with a
+// warning.
+func TestBuildBindsManyPods(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	in := &Input{Nodes: make([]Node, 300)}
+	for i := range in.Nodes {
+		in.Nodes[i] = Node{Name: fmt.Sprintf("n%d", i), Allocatable: ResourceList{{Name: "pods", Value: 1000}}}
+	}
+	in.Pods = make([]Pod, 70000)
+	want := make([]int32, len(in.Pods))
+	unknown := 0
+	for i := range in.Pods {
+		p := &in.Pods[i]
+		p.Namespace, p.Name = "ns", fmt.Sprintf("p%d", i)
+		want[i] = NoNode
+		switch k := r.IntN(330); {
+		case k < 300:
+			p.NodeName, want[i] = in.Nodes[k].Name, int32(k)
+		case k < 310:
+			p.NodeName = fmt.Sprintf("gone-%d", k)
+			unknown++
+		}
+	}
+	c, err := Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.PodNode, want) {
+		t.Fatal("pods bound to other nodes than they name")
+	}
+	for n := range in.Nodes {
+		var on []PodID
+		for i, w := range want {
+			if w == int32(n) {
+				on = append(on, PodID(i))
+			}
+		}
+		if !slices.Equal(c.PodsOn[n], on) || c.Req[ResPods][n] != int64(len(on)) {
+			t.Fatalf("node %d holds %d pods, want %d in input order", n, len(c.PodsOn[n]), len(on))
+		}
+	}
+	if len(c.Warnings) != unknown || unknown == 0 {
+		t.Errorf("%d warnings, want %d (pods on unknown nodes)", len(c.Warnings), unknown)
 	}
 }
