@@ -468,21 +468,29 @@ func (l *loader) lookup(ref int32) seenObj {
 	return l.others[-ref-1]
 }
 
-// checkDup fails when the object was seen before; it returns the key hash
-// for record.
-func (l *loader) checkDup(c *objCtx) (uint64, error) {
+// seenKey is an object's key hash and whether another object's key had
+// it, as checkDup found them for record (one lookup of the hash: an
+// export holds millions of objects).
+type seenKey struct {
+	h     uint64
+	taken bool
+}
+
+// checkDup fails when the object was seen before.
+func (l *loader) checkDup(c *objCtx) (seenKey, error) {
 	h := l.hashKey(c.kind, c.ns, c.name)
 	ref, ok := l.seen[h]
 	if !ok {
-		return h, nil
+		return seenKey{h: h}, nil
 	}
+	k := seenKey{h: h, taken: true}
 	if s := l.lookup(ref); s.kind == c.kind && s.ns == c.ns && s.name == c.name {
-		return h, dupErr(c, s.src)
+		return k, dupErr(c, s.src)
 	}
 	if ref, ok := l.collide[c.kind+"\x00"+c.ns+"\x00"+c.name]; ok {
-		return h, dupErr(c, l.lookup(ref).src)
+		return k, dupErr(c, l.lookup(ref).src)
 	}
-	return h, nil
+	return k, nil
 }
 
 // checkGlobalDefault fails on a second globalDefault PriorityClass (the
@@ -508,17 +516,17 @@ func dupErr(c *objCtx, first index.Source) error {
 
 // record remembers an object for duplicate detection; podIdx >= 0 refers
 // to a pod.
-func (l *loader) record(h uint64, c *objCtx, podIdx int32) {
+func (l *loader) record(k seenKey, c *objCtx, podIdx int32) {
 	ref := podIdx
 	if ref < 0 {
 		l.others = append(l.others, seenObj{c.kind, c.ns, c.name, c.src})
 		ref = -int32(len(l.others))
 	}
-	if _, ok := l.seen[h]; ok {
+	if k.taken {
 		l.collide[c.kind+"\x00"+c.ns+"\x00"+c.name] = ref
 		return
 	}
-	l.seen[h] = ref
+	l.seen[k.h] = ref
 }
 
 // uuidText writes u as a UUID of the given version (RFC 4122 variant).
