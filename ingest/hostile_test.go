@@ -193,6 +193,19 @@ func TestSnapshotValidation(t *testing.T) {
 		{"duplicate pod", func(in *index.Input, p *index.Pod, _ *index.Node) {
 			in.Pods = append(in.Pods, *p)
 		}, fmt.Sprintf("cluster.arrow: Pod %s/%s (from testdata/list.json:%d): duplicate object: first defined at testdata/list.json:%[3]d", pod.Namespace, pod.Name, pod.Src.Line)},
+		{"duplicate node", func(in *index.Input, _ *index.Pod, n *index.Node) {
+			in.Nodes = append(in.Nodes, *n)
+		}, nodeAt + "duplicate object: first defined at cluster.arrow"},
+		{"duplicate pod after a bad one", func(in *index.Input, p *index.Pod, _ *index.Node) {
+			p.HostPorts = []index.HostPort{{Protocol: "TCP", Port: -1}}
+			in.Pods = append(in.Pods, *p)
+		}, podAt + "spec (host ports): hostPort -1: must be in the range 1-65535"},
+		{"bad pod after a duplicate", func(in *index.Input, p *index.Pod, _ *index.Node) {
+			dup := *p
+			in.Pods = append(in.Pods, dup, dup)
+			in.Pods[len(in.Pods)-1].Name += "-bad"
+			in.Pods[len(in.Pods)-1].HostPorts = []index.HostPort{{Protocol: "TCP", Port: -1}}
+		}, podAt + "duplicate object: first defined at testdata/list.json:" + fmt.Sprint(pod.Src.Line)},
 		{"two global defaults", func(in *index.Input, _ *index.Pod, _ *index.Node) {
 			in.PriorityClasses = append(in.PriorityClasses, index.PriorityClass{Name: "d1", Value: 1, GlobalDefault: true})
 		}, "cluster.arrow: PriorityClass d1: globalDefault: PriorityClass default-low is the global default already"},

@@ -282,45 +282,66 @@ func (l *loader) admitSnapshot(file string) error {
 	// apply would report it.
 	pods := validPodsAsync(file, in.Pods, l.workers())
 	defer pods.stop()
-	n := len(in.Nodes) + len(in.Pods) + len(in.PriorityClasses) + len(in.PDBs) + len(in.Namespaces) + len(in.Workloads)
-	l.seen = make(map[uint64]int32, n)
+	// Duplicates first, on every processor beside the validation: the
+	// first object whose key repeats an earlier one's, by position in the
+	// order below (nodes, pods, PriorityClasses, PDBs, Namespaces,
+	// workloads).
+	nn, np := len(in.Nodes), len(in.Pods)
+	npc, npdb, nns := len(in.PriorityClasses), len(in.PDBs), len(in.Namespaces)
+	key := func(pos int) (string, string, string) {
+		switch {
+		case pos < nn:
+			return kindNode, "", in.Nodes[pos].Name
+		case pos < nn+np:
+			p := &in.Pods[pos-nn]
+			return kindPod, p.Namespace, p.Name
+		case pos < nn+np+npc:
+			return kindPriorityClass, "", in.PriorityClasses[pos-nn-np].Name
+		case pos < nn+np+npc+npdb:
+			b := &in.PDBs[pos-nn-np-npc]
+			return kindPDB, b.Namespace, b.Name
+		case pos < nn+np+npc+npdb+nns:
+			return kindNamespace, "", in.Namespaces[pos-nn-np-npc-npdb].Name
+		}
+		w := &in.Workloads[pos-nn-np-npc-npdb-nns]
+		return w.Kind, w.Namespace, w.Name
+	}
+	dup, first := firstDuplicate(nn+np+npc+npdb+nns+len(in.Workloads), key, l.hashKey, l.workers())
+	dupAt := func(c *objCtx) error {
+		src := index.Source{File: file} // where apply records a snapshot's objects
+		if first >= nn && first < nn+np {
+			src = in.Pods[first-nn].Src
+		}
+		return dupErr(c, src)
+	}
 	c := &objCtx{src: index.Source{File: file}}
-	// check runs the per-object checks in apply's order; podIdx >= 0 is
-	// the index of a pod, whose validation is the workers'.
-	check := func(kind, ns, name string, origin index.Source, valid func() error, podIdx int32) error {
+	// check runs the per-object checks in apply's order: a duplicate, then
+	// a bad value.
+	pos := 0
+	check := func(kind, ns, name string, origin index.Source, valid func() error) error {
 		c.kind, c.ns, c.name, c.origin = kind, ns, name, origin
-		h, err := l.checkDup(c)
-		if err != nil {
-			return err
+		if pos++; pos-1 == dup {
+			return dupAt(c)
 		}
-		if err := valid(); err != nil {
-			return err
-		}
-		l.record(h, c, podIdx)
-		return nil
+		return valid()
 	}
 	for i := range in.Nodes {
 		n := &in.Nodes[i]
-		if err := check(kindNode, "", n.Name, n.Src, func() error { return c.validNode(n) }, -1); err != nil {
+		if err := check(kindNode, "", n.Name, n.Src, func() error { return c.validNode(n) }); err != nil {
 			return err
 		}
 	}
-	// The pods, one chunk, for the lookups of checkDup.
-	l.pods, l.podStart = [][]index.Pod{in.Pods}, []int32{0}
-	defer func() { l.pods, l.podStart, l.npods = nil, nil, len(in.Pods) }()
-	for i := range in.Pods {
+	l.npods = len(in.Pods)
+	if i := dup - nn; i >= 0 && i < np {
+		// The pods are the workers': the first invalid one, if before.
+		if bad, berr := pods.wait(); bad >= 0 && bad < i {
+			return berr
+		}
 		p := &in.Pods[i]
-		l.npods = i
 		c.kind, c.ns, c.name, c.origin = kindPod, p.Namespace, p.Name, p.Src
-		h, err := l.checkDup(c)
-		if err != nil {
-			if bad, berr := pods.wait(); bad >= 0 && bad < i {
-				return berr
-			}
-			return err
-		}
-		l.record(h, c, int32(i))
+		return dupAt(c)
 	}
+	pos += np
 	if _, err := pods.wait(); err != nil {
 		return err
 	}
@@ -331,26 +352,26 @@ func (l *loader) admitSnapshot(file string) error {
 				return err
 			}
 			return l.checkGlobalDefault(c, pc)
-		}, -1)
+		})
 		if err != nil {
 			return err
 		}
 	}
 	for i := range in.PDBs {
 		b := &in.PDBs[i]
-		if err := check(kindPDB, b.Namespace, b.Name, index.Source{}, func() error { return c.validPDB(b) }, -1); err != nil {
+		if err := check(kindPDB, b.Namespace, b.Name, index.Source{}, func() error { return c.validPDB(b) }); err != nil {
 			return err
 		}
 	}
 	for i := range in.Namespaces {
 		ns := &in.Namespaces[i]
-		if err := check(kindNamespace, "", ns.Name, index.Source{}, func() error { return c.validNamespace(ns) }, -1); err != nil {
+		if err := check(kindNamespace, "", ns.Name, index.Source{}, func() error { return c.validNamespace(ns) }); err != nil {
 			return err
 		}
 	}
 	for i := range in.Workloads {
 		w := &in.Workloads[i]
-		if err := check(w.Kind, w.Namespace, w.Name, index.Source{}, func() error { return c.validWorkload(w) }, -1); err != nil {
+		if err := check(w.Kind, w.Namespace, w.Name, index.Source{}, func() error { return c.validWorkload(w) }); err != nil {
 			return err
 		}
 	}
