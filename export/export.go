@@ -102,36 +102,74 @@ func writeCommits(w io.Writer, c *index.Cluster, res *solver.Result, f Format, k
 	if f == FormatYAML {
 		return writeCommitsYAML(w, c, res, keep)
 	}
-	bw := bufio.NewWriterSize(w, 1<<20)
+	cw := NewCommitWriter(w, c, f)
+	inOrder(res.Commits, commitChunk, func(cms []solver.Commit, b []byte) []byte {
+		return formatCommits(b, c, f, cms, keep)
+	}, cw.put)
+	return cw.Close()
+}
+
+// CommitWriter writes commits as they come in format f (list or jsonl),
+// the bytes WriteCommits writes for them all: a solve hands them over
+// while it runs (solver.Config.Commits), and the file is done soon after.
+type CommitWriter struct {
+	bw    *bufio.Writer
+	c     *index.Cluster
+	f     Format
+	first bool // no item written yet
+	buf   []byte
+}
+
+// NewCommitWriter starts writing commits over c to w in format f (list or
+// jsonl).
+func NewCommitWriter(w io.Writer, c *index.Cluster, f Format) *CommitWriter {
+	cw := &CommitWriter{bw: bufio.NewWriterSize(w, 1<<20), c: c, f: f, first: true}
 	if f == FormatList {
-		bw.WriteString(`{"apiVersion":"v1","kind":"List","metadata":{},"items":[`)
+		cw.bw.WriteString(`{"apiVersion":"v1","kind":"List","metadata":{},"items":[`)
 	}
-	first := true
-	format := func(cms []solver.Commit, b []byte) []byte {
-		for i := range cms {
-			if !keep(cms[i].Action) {
-				continue
-			}
-			if f == FormatList {
-				b = append(b, ",\n"...) // the first item's comma is cut when written
-			}
-			b = appendCommit(b, c, &cms[i])
-			if f == FormatJSONL {
-				b = append(b, '\n')
-			}
+	return cw
+}
+
+// Write writes cms, the commits after those written before. An error of
+// the writer is kept for Close.
+func (cw *CommitWriter) Write(cms []solver.Commit) {
+	cw.buf = formatCommits(cw.buf[:0], cw.c, cw.f, cms, func(solver.Action) bool { return true })
+	cw.put(cw.buf)
+}
+
+// put writes formatted commits (each item after ",\n" in a list: the
+// first one's comma is cut).
+func (cw *CommitWriter) put(b []byte) {
+	if cw.f == FormatList && cw.first && len(b) > 0 {
+		b, cw.first = b[1:], false
+	}
+	cw.bw.Write(b)
+}
+
+// Close ends the list and flushes; it returns the writer's first error.
+func (cw *CommitWriter) Close() error {
+	if cw.f == FormatList {
+		cw.bw.WriteString("\n]}\n")
+	}
+	return cw.bw.Flush()
+}
+
+// formatCommits appends the commits of cms whose action keep accepts in
+// format f.
+func formatCommits(b []byte, c *index.Cluster, f Format, cms []solver.Commit, keep func(solver.Action) bool) []byte {
+	for i := range cms {
+		if !keep(cms[i].Action) {
+			continue
 		}
-		return b
-	}
-	inOrder(res.Commits, commitChunk, format, func(b []byte) {
-		if f == FormatList && first && len(b) > 0 {
-			b, first = b[1:], false
+		if f == FormatList {
+			b = append(b, ",\n"...) // the first item's comma is cut when written
 		}
-		bw.Write(b)
-	})
-	if f == FormatList {
-		bw.WriteString("\n]}\n")
+		b = appendCommit(b, c, &cms[i])
+		if f == FormatJSONL {
+			b = append(b, '\n')
+		}
 	}
-	return bw.Flush()
+	return b
 }
 
 // commitChunk is how many commits one formatting job takes (a variable

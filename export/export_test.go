@@ -3,6 +3,7 @@ package export
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"reflect"
 	"runtime"
 	"strings"
@@ -288,5 +289,50 @@ func TestWriteCommitsInChunks(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestCommitWriterBatches: commits written as they come, in batches of
+// any size (empty ones among them), are byte for byte what WriteCommits
+// writes for them all, in both streamed formats.
+func TestCommitWriterBatches(t *testing.T) {
+	c, res, _ := tableFixture(t)
+	big := &solver.Result{}
+	for range 20 {
+		big.Commits = append(big.Commits, res.Commits...)
+	}
+	r := rand.New(rand.NewPCG(3, 5))
+	for _, f := range []Format{FormatList, FormatJSONL} {
+		var want bytes.Buffer
+		if err := WriteCommits(&want, c, big, f); err != nil {
+			t.Fatal(err)
+		}
+		for range 20 {
+			var got bytes.Buffer
+			cw := NewCommitWriter(&got, c, f)
+			for rest := big.Commits; ; {
+				k := min(r.IntN(5), len(rest)) // 0: an empty batch
+				cw.Write(rest[:k])
+				if rest = rest[k:]; len(rest) == 0 {
+					break
+				}
+			}
+			if err := cw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != want.String() {
+				t.Fatalf("%s: streamed\n%s\nwant\n%s", f, got.String(), want.String())
+			}
+		}
+	}
+	// No commits: an empty list.
+	var got, want bytes.Buffer
+	cw := NewCommitWriter(&got, c, FormatList)
+	cw.Write(nil)
+	if err := cw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCommits(&want, c, &solver.Result{}, FormatList); err != nil || got.String() != want.String() {
+		t.Fatalf("no commits: %q, want %q (%v)", got.String(), want.String(), err)
 	}
 }

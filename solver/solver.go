@@ -24,6 +24,11 @@ type Config struct {
 	// Progress, when set, is called now and then with the number of queued
 	// pods processed so far and the total.
 	Progress func(done, total int)
+	// Commits, when set, is handed the batch's commits as they are made,
+	// in order, in slices of about commitBatch (the last one shorter)
+	// before Solve returns: a writer may write them while the solve goes
+	// on. The commits handed over are final, and their slices stay valid.
+	Commits func([]Commit)
 	// NoPreemption turns preemption off: a pod that fits nowhere stays
 	// pending (as with kube-scheduler's DefaultPreemption disabled).
 	NoPreemption bool
@@ -351,6 +356,7 @@ func (s *Solver) solve() *Result {
 	// The queue, merged with the evicted pods put back in it (requeue).
 	var rq requeueHeap
 	qi := 0
+	handed := 0 // commits handed to cfg.Commits
 	keptLow := int32(math.MaxInt32)
 	if cfg.NoPreemption {
 		keptLow = math.MinInt32
@@ -374,6 +380,10 @@ queue:
 			qi++
 		default:
 			break queue
+		}
+		if cfg.Commits != nil && len(res.Commits)-handed >= commitBatch {
+			cfg.Commits(res.Commits[handed:len(res.Commits):len(res.Commits)])
+			handed = len(res.Commits)
 		}
 		p := &c.Pods[pid]
 		if p.Priority < keptLow && !s.session {
@@ -444,6 +454,9 @@ queue:
 				res.Replaced++
 			}
 		}
+	}
+	if cfg.Commits != nil && len(res.Commits) > handed {
+		cfg.Commits(res.Commits[handed:len(res.Commits):len(res.Commits)])
 	}
 	s.awaitGroups() // groups of classes that never reached place, if any
 	if cfg.Progress != nil {
@@ -718,6 +731,9 @@ func (s *Solver) encodeAll(queue []index.PodID) (parts []keyRange, spreads []map
 	wg.Wait()
 	return parts, spreads
 }
+
+// commitBatch is about how many commits Config.Commits takes at a time.
+const commitBatch = 8192
 
 // keyChunk is the most pods of a range of encodeAll.
 const keyChunk = 8192

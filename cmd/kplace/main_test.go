@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/kplace/kplace/bench"
 	"github.com/kplace/kplace/export"
 )
@@ -586,5 +587,48 @@ func TestBenchKubectlInput(t *testing.T) {
 	}
 	if !bytes.Equal(placed[0], placed[1]) {
 		t.Error("the two layouts place differently")
+	}
+}
+
+// TestPlaceStreamsResult: a result file is written while the solve runs
+// (more commits than one batch, evictions among them); it must hold the
+// bytes the result written after the solve holds (to standard output), as
+// a list, as JSON lines and compressed.
+func TestPlaceStreamsResult(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.json")
+	if code, stderr := runCapture(t, "gen", "--profile", "preemption", "--nodes", "300", "--pods", "12000", "-o", in); code != 0 {
+		t.Fatalf("gen: exit %d: %s", code, stderr)
+	}
+	for _, tc := range []struct{ file, format string }{{"r.json", "list"}, {"r.jsonl", "jsonl"}, {"r.json.zst", "list"}} {
+		out := filepath.Join(dir, tc.file)
+		if code, stderr := runCapture(t, "place", "-f", in, "-o", out, "-q"); code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.file, code, stderr)
+		}
+		got, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(tc.file, ".zst") {
+			zr, err := zstd.NewReader(bytes.NewReader(got))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err = io.ReadAll(zr); err != nil {
+				t.Fatal(err)
+			}
+			zr.Close()
+		}
+		code, stdout, stderr := runStdout(t, "place", "-f", in, "-o", "-", "--format", tc.format, "-q")
+		if code != 0 {
+			t.Fatalf("-o -: exit %d: %s", code, stderr)
+		}
+		want := []byte(stdout)
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: %d bytes written during the solve, %d after it: they differ", tc.file, len(got), len(want))
+		}
+		if b, e := bytes.Count(want, []byte(`"kind":"Binding"`)), bytes.Count(want, []byte(`"kind":"Eviction"`)); b+e <= 8192 || e == 0 {
+			t.Errorf("%s: %d bindings, %d evictions: want more commits than one batch, and evictions", tc.file, b, e)
+		}
 	}
 }
