@@ -277,24 +277,19 @@ func BuildOn(in *Input, nodes *Cluster) (*Cluster, error) {
 	c.initLow()
 	c.MinPriority = math.MaxInt32
 	c.boundNodes(in.Pods)
-	var scratch Demand
+	c.bindAll(in.Pods)
 	for i := range in.Pods {
 		p := &in.Pods[i]
 		pid := PodID(i)
-		nid := c.PodNode[i]
-		c.PodNode[i] = NoNode
 		c.MinPriority = min(c.MinPriority, p.Priority)
 		if len(p.Spread) > 0 || len(p.Affinity) > 0 || len(p.PreferredAffinity) > 0 || len(p.AntiAffinity) > 0 || len(p.PreferredAntiAffinity) > 0 {
 			c.RelPods = append(c.RelPods, pid)
 		}
 		switch {
 		case p.NodeName != "":
-			if nid == NoNode {
+			if c.PodNode[i] == NoNode {
 				c.Warnings = append(c.Warnings, fmt.Sprintf("pod %s/%s is bound to unknown node %q: ignored", p.Namespace, p.Name, p.NodeName))
-				continue
 			}
-			c.demandInto(&scratch, p)
-			c.Bind(pid, NodeID(nid), &scratch)
 		case p.Rejected != "":
 			c.Rejected = append(c.Rejected, pid)
 		default:
@@ -336,6 +331,58 @@ func (c *Cluster) boundNodes(pods []Pod) {
 	}
 	wg.Wait()
 }
+
+// bindAll binds each pod of pods to the node boundNodes found for it, as
+// Bind does but for the change log (the state Build returns is generation
+// 0 everywhere). The nodes are split among the processors, each binding
+// the pods of its nodes in input order (a million running pods at 100,000
+// nodes: 0.7 s on one); each records the pods' requests in a list of its
+// own, the lists joined after.
+func (c *Cluster) bindAll(pods []Pod) {
+	workers := 1
+	if len(c.Nodes) >= minParallelBind {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	vals := make([][]ResVal, workers)
+	part := func(n int32) int { return int(n) * workers / len(c.Nodes) }
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			var d Demand
+			for i := range pods {
+				if n := c.PodNode[i]; n != NoNode && part(n) == w {
+					c.demandInto(&d, &pods[i])
+					if c.Low != nil {
+						vals[w] = c.bound.recordIn(vals[w], PodID(i), d.Req, workers)
+					}
+					c.addTo(PodID(i), NodeID(n), &d)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if c.Low == nil || workers == 1 {
+		if c.Low != nil {
+			c.bound.vals = vals[0]
+		}
+		return
+	}
+	// Each worker's offsets count from the start of its own list.
+	base := make([]int32, workers)
+	c.bound.vals = c.bound.vals[:0]
+	for w := range workers {
+		base[w] = int32(len(c.bound.vals))
+		c.bound.vals = append(c.bound.vals, vals[w]...)
+	}
+	for i := range pods {
+		if n := c.PodNode[i]; n != NoNode && c.bound.off[i] != 0 {
+			c.bound.off[i] += base[part(n)]
+		}
+	}
+}
+
+// minParallelBind is the nodes from which Build binds on every processor.
+const minParallelBind = 4096
 
 // NodeIndex indexes nodes alone: a Cluster whose node names, labels,
 // taints and unschedulable nodes are indexed (what the node filters read:
@@ -465,6 +512,17 @@ func (c *Cluster) demandInto(d *Demand, p *Pod) {
 
 // Bind places pod p on node n with demand d.
 func (c *Cluster) Bind(p PodID, n NodeID, d *Demand) {
+	if c.Low != nil {
+		c.bound.record(p, d.Req)
+	}
+	c.addTo(p, n, d)
+	c.PodNode[p] = int32(n)
+	c.touch(n)
+}
+
+// addTo adds pod p, of demand d, to node n's state: what Bind changes but
+// the pod's node, its recorded requests and the change log.
+func (c *Cluster) addTo(p PodID, n NodeID, d *Demand) {
 	c.Req[ResPods][n]++
 	for _, rv := range d.Req {
 		c.Req[rv.Res][n] += rv.Val
@@ -474,10 +532,8 @@ func (c *Cluster) Bind(p PodID, n NodeID, d *Demand) {
 	if len(d.Ports) > 0 {
 		c.Ports[n] = append(c.Ports[n], d.Ports...)
 	}
-	c.addLow(p, n, d, 1)
-	c.PodNode[p] = int32(n)
+	c.addLowSums(p, n, d, 1)
 	c.PodsOn[n] = append(c.PodsOn[n], p)
-	c.touch(n)
 }
 
 // Unbind removes pod p, bound with demand d, from its node.

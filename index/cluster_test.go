@@ -252,3 +252,70 @@ func TestBuildBindsManyPods(t *testing.T) {
 		t.Errorf("%d warnings, want %d (pods on unknown nodes)", len(c.Warnings), unknown)
 	}
 }
+
+// TestBuildBindsLikeBind: Build binds the running pods of a large cluster
+// on every processor (bindAll); the nodes' requests, ports, pod lists,
+// lower-priority sums and latest starts, and each pod's recorded
+// requests, must be what binding the pods one by one gives.
+func TestBuildBindsLikeBind(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	in := &Input{Nodes: make([]Node, minParallelBind+700)}
+	for i := range in.Nodes {
+		in.Nodes[i] = Node{Name: fmt.Sprintf("n%d", i), Allocatable: ResourceList{{Name: "cpu", Value: 64000}, {Name: "memory", Value: 256 << 30}, {Name: "pods", Value: 500}, {Name: "example.com/gpu", Value: 8}}}
+	}
+	in.Pods = make([]Pod, 30000)
+	for i := range in.Pods {
+		p := &in.Pods[i]
+		p.Namespace, p.Name = "ns", fmt.Sprintf("p%d", i)
+		p.Priority = int32(r.IntN(4) * 100)
+		p.Requests = ResourceList{{Name: "cpu", Value: int64(1 + r.IntN(2000))}, {Name: "memory", Value: int64(1+r.IntN(4096)) << 20}}
+		if r.IntN(10) == 0 {
+			p.Requests = append(p.Requests, ResourceList{{Name: "example.com/gpu", Value: int64(1 + r.IntN(2))}}...)
+		}
+		if r.IntN(20) == 0 {
+			p.HostPorts = []HostPort{{Protocol: "TCP", Port: int32(1 + r.IntN(3))}}
+		}
+		p.NonZeroCPU, p.NonZeroMemory = p.Requests[0].Value, p.Requests[1].Value
+		p.StartUnix = int64(r.IntN(1000))
+		if i%5 != 0 { // the others pending, preemptors among them
+			p.NodeName = in.Nodes[r.IntN(len(in.Nodes))].Name
+		}
+	}
+	c, err := Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Low == nil {
+		t.Fatal("no lower-priority sums: the case needs preemptors")
+	}
+	// The reference: every pod pending, then bound one by one.
+	ref := &Input{Nodes: in.Nodes, Pods: slices.Clone(in.Pods)}
+	for i := range ref.Pods {
+		ref.Pods[i].NodeName = ""
+	}
+	want, err := Build(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range in.Pods {
+		if in.Pods[i].NodeName != "" {
+			d := want.DemandOf(&want.Pods[i])
+			want.Bind(PodID(i), NodeID(c.PodNode[i]), &d)
+		}
+	}
+	for _, cols := range [][2][][]int64{{c.Req, want.Req}, {c.ScoreReq[:], want.ScoreReq[:]}, {c.Low, want.Low}, {c.MaxOne, want.MaxOne}, {c.latest, want.latest}} {
+		if !reflect.DeepEqual(cols[0], cols[1]) {
+			t.Fatal("node sums differ from binding one by one")
+		}
+	}
+	if !reflect.DeepEqual(c.Ports, want.Ports) || !reflect.DeepEqual(c.PodsOn, want.PodsOn) || !slices.Equal(c.PodNode, want.PodNode) {
+		t.Fatal("ports, pod lists or pods' nodes differ from binding one by one")
+	}
+	for i := range in.Pods {
+		got, ok := c.BoundRequests(PodID(i))
+		exp, wok := want.BoundRequests(PodID(i))
+		if ok != wok || !slices.Equal(got, exp) {
+			t.Fatalf("pod %d: recorded requests %v (%v), want %v (%v)", i, got, ok, exp, wok)
+		}
+	}
+}

@@ -93,6 +93,14 @@ func (c *Cluster) addLow(p PodID, n NodeID, d *Demand, sign int64) {
 	if sign > 0 {
 		c.bound.record(p, d.Req)
 	}
+	c.addLowSums(p, n, d, sign)
+}
+
+// addLowSums is addLow but for the recorded requests.
+func (c *Cluster) addLowSums(p PodID, n NodeID, d *Demand, sign int64) {
+	if c.Low == nil {
+		return
+	}
 	nres := len(c.ResNames)
 	for j := int(c.lowFrom[p]); j < c.lowLive; j++ {
 		col := c.Low[j*nres:]
@@ -208,12 +216,18 @@ type boundReqs struct {
 }
 
 func (b *boundReqs) record(p PodID, req []ResVal) {
-	if len(req) > 255 || len(b.vals)+len(req) >= 1<<31-1 {
+	b.vals = b.recordIn(b.vals, p, req, 1)
+}
+
+// recordIn records p's requests req at the end of vals, one of parts lists
+// joined later (offsets count from vals' start), and returns vals.
+func (b *boundReqs) recordIn(vals []ResVal, p PodID, req []ResVal, parts int) []ResVal {
+	if len(req) > 255 || len(vals)+len(req) >= (1<<31-1)/parts {
 		b.off[p] = 0
-		return
+		return vals
 	}
-	b.off[p], b.n[p] = int32(len(b.vals)+1), uint8(len(req))
-	b.vals = append(b.vals, req...)
+	b.off[p], b.n[p] = int32(len(vals)+1), uint8(len(req))
+	return append(vals, req...)
 }
 
 // BoundRequests returns the requests, by column, that pod p was last bound
