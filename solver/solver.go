@@ -561,7 +561,7 @@ func Queue(c *index.Cluster) []index.PodID {
 // classify assigns every queued pod to an equivalence class (-1 for pods that
 // are never placed); classes with the same static part share a group.
 func (s *Solver) classify(queue []index.PodID) []int32 {
-	parts, spreads := s.encodeAll(queue)
+	parts, encs := s.encodeAll(queue)
 	classOf := make([]int32, len(queue))
 	classes := &s.classIdx
 	if s.groupOf == nil {
@@ -595,14 +595,12 @@ func (s *Solver) classify(queue []index.PodID) []int32 {
 	}
 	if s.rel != nil {
 		// setupClass asks again for the default constraints of each
-		// class's first pod: the encoders found them all.
+		// class's first pod, and for their selectors: the encoders found
+		// and parsed them all.
 		setup := &s.rel.setup
-		for _, m := range spreads {
-			if setup.spreads == nil {
-				setup.spreads = m
-				continue
-			}
-			maps.Copy(setup.spreads, m)
+		for _, ke := range encs {
+			setup.spreads = mergeInto(setup.spreads, ke.enc.spreads)
+			setup.sels = mergeInto(setup.sels, ke.enc.sels)
 		}
 	}
 	s.groups = len(groups)
@@ -706,10 +704,10 @@ type rangeKey struct {
 // finding a known one: with the queue cut in one range per processor, the
 // realistic 100,000-node export's first half held 117,637 distinct keys
 // and its second 15,161, and one processor worked alone most of the time.
-func (s *Solver) encodeAll(queue []index.PodID) (parts []keyRange, spreads []map[spreadKey][]index.SpreadConstraint) {
+func (s *Solver) encodeAll(queue []index.PodID) (parts []keyRange, encs []*keyEncoding) {
 	parts = make([]keyRange, (len(queue)+keyChunk-1)/keyChunk)
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(parts)))
-	spreads = make([]map[spreadKey][]index.SpreadConstraint, workers)
+	encs = make([]*keyEncoding, workers)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -725,11 +723,20 @@ func (s *Solver) encodeAll(queue []index.PodID) (parts []keyRange, spreads []map
 				lo, hi := r*keyChunk, min((r+1)*keyChunk, len(queue))
 				parts[r] = ke.distinctKeys(s, queue[lo:hi], lo)
 			}
-			spreads[w] = ke.enc.spreads
+			encs[w] = ke
 		}()
 	}
 	wg.Wait()
-	return parts, spreads
+	return parts, encs
+}
+
+// mergeInto adds src's entries to dst, or returns src when dst is nil.
+func mergeInto[K comparable, V any](dst, src map[K]V) map[K]V {
+	if dst == nil {
+		return src
+	}
+	maps.Copy(dst, src)
+	return dst
 }
 
 // commitBatch is about how many commits Config.Commits takes at a time.
