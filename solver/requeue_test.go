@@ -1,10 +1,13 @@
 package solver
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
 )
 
 // solveCfg builds and solves with cfg (seed 1).
@@ -125,5 +128,32 @@ func TestRequeueDeterministic(t *testing.T) {
 		if !slices.Equal(trace(c, a), trace(c, b)) || !slices.Equal(pendingNames(c, a), pendingNames(c, b)) {
 			t.Fatalf("seed %d: two runs differ", seed)
 		}
+	}
+}
+
+// TestQueueOrder: a queue long enough to be sorted in halves on two
+// processors and merged is the scheduling order itself: priority
+// descending, then creation time, then input order (ties are many).
+func TestQueueOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	in := &index.Input{Nodes: []index.Node{{Name: "n", Allocatable: index.ResourceList{{Name: "pods", Value: 10}}}}}
+	in.Pods = make([]index.Pod, 90000)
+	for i := range in.Pods {
+		in.Pods[i] = index.Pod{Namespace: "ns", Name: fmt.Sprintf("p%d", i), Priority: int32(r.IntN(5) * 1000), CreationUnix: int64(r.IntN(50))}
+		if i%7 == 0 {
+			in.Pods[i].NodeName = "n"
+		}
+	}
+	c, err := index.Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := slices.Clone(c.Pending)
+	slices.SortStableFunc(want, func(a, b index.PodID) int {
+		pa, pb := &c.Pods[a], &c.Pods[b]
+		return rules.QueueCompare(pa.Priority, pa.CreationUnix, pb.Priority, pb.CreationUnix)
+	})
+	if got := Queue(c); !slices.Equal(got, want) {
+		t.Fatal("the queue is not in priority, creation, input order")
 	}
 }

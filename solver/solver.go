@@ -545,15 +545,33 @@ func Queue(c *index.Cluster) []index.PodID {
 		p := &c.Pods[pid]
 		keys[i] = key{prio: p.Priority, pos: int32(i), creation: p.CreationUnix}
 	}
-	slices.SortFunc(keys, func(a, b key) int {
+	order := func(a, b key) int {
 		if c := rules.QueueCompare(a.prio, a.creation, b.prio, b.creation); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.pos, b.pos) // input order: the sort is stable
-	})
+	}
 	q := make([]index.PodID, len(keys))
-	for i, k := range keys {
-		q[i] = c.Pending[k.pos]
+	if len(keys) < 1<<16 || runtime.GOMAXPROCS(0) < 2 {
+		slices.SortFunc(keys, order)
+		for i, k := range keys {
+			q[i] = c.Pending[k.pos]
+		}
+		return q
+	}
+	// A million pending pods: the halves sorted on two processors, then
+	// merged (the order is total: equal keys cannot be).
+	lo, hi := keys[:len(keys)/2], keys[len(keys)/2:]
+	var wg sync.WaitGroup
+	wg.Go(func() { slices.SortFunc(lo, order) })
+	slices.SortFunc(hi, order)
+	wg.Wait()
+	for i := range q {
+		if len(hi) == 0 || len(lo) > 0 && order(lo[0], hi[0]) < 0 {
+			q[i], lo = c.Pending[lo[0].pos], lo[1:]
+		} else {
+			q[i], hi = c.Pending[hi[0].pos], hi[1:]
+		}
 	}
 	return q
 }
