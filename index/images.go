@@ -55,8 +55,8 @@ func (c *Cluster) indexImages() {
 			if len(im.Names) == 0 {
 				continue
 			}
-			// A list's address and length name its contents: strings
-			// do not change.
+			// A list's address and length name its contents: nothing
+			// changes the nodes' lists while the table is made.
 			k := listKey{&im.Names[0], len(im.Names)}
 			var ids []int32
 			ok := false
