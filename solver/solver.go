@@ -559,8 +559,9 @@ func Queue(c *index.Cluster) []index.PodID {
 		}
 		return q
 	}
-	// A million pending pods: the halves sorted on two processors, then
-	// merged (the order is total: equal keys cannot be).
+	// A long queue (a million pods at 100,000 nodes: 150 ms on one): the
+	// halves sorted on two processors, then merged (the order is total:
+	// no two keys are equal).
 	lo, hi := keys[:len(keys)/2], keys[len(keys)/2:]
 	var wg sync.WaitGroup
 	wg.Go(func() { slices.SortFunc(lo, order) })
