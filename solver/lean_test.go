@@ -69,10 +69,7 @@ func TestBareBucketsKeepTheBest(t *testing.T) {
 	checked, truncated, runs, sparse, dense := 0, 0, 0, 0, 0
 	for seed := range uint64(20) {
 		in := defaultSpreadInput(seed, seed >= 16)
-		cfg := Config{Seed: seed, DefaultSpread: BuiltinDefaultSpread(), SystemDefaultSpread: true}
-		if seed%4 == 3 {
-			cfg.Strategy = MostAllocated
-		}
+		cfg := spreadConfig(seed)
 		cfg.sw.checkBare = func(s *Solver, cl *class, b *buckets, id int32, keep int) {
 			bk := &b.list[id]
 			var want []entry
@@ -210,10 +207,20 @@ func randomDefaultSpreadInput(seed uint64) *index.Input {
 	return defaultSpreadInput(seed, false)
 }
 
+// spreadConfig is the configuration of the default-spreading tests:
+// kube-scheduler's default constraints, and MostAllocated for one seed in
+// four.
+func spreadConfig(seed uint64) Config {
+	cfg := Config{Seed: seed, DefaultSpread: BuiltinDefaultSpread(), SystemDefaultSpread: true}
+	if seed%4 == 3 {
+		cfg.Strategy = MostAllocated
+	}
+	return cfg
+}
+
 // defaultSpreadInput makes randomDefaultSpreadInput's cluster, or with
-// big one of 1,500 to 2,500 nodes of six shapes and four times the
-// pods, whose runs (runs.go) are
-// full.
+// big one of 1,500 to 2,500 nodes of six shapes and four times the pods,
+// whose runs (runs.go) are full.
 func defaultSpreadInput(seed uint64, big bool) *index.Input {
 	r := rand.New(rand.NewPCG(seed, 23))
 	zones := []string{"a", "b", "c", "d", "e"}[:2+r.IntN(4)]

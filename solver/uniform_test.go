@@ -28,10 +28,7 @@ func TestUniformMatchesFill(t *testing.T) {
 	uniform, others := 0, 0
 	for seed := range uint64(24) {
 		in := freshWorkloads(seed, false)
-		cfg := Config{Seed: seed, DefaultSpread: BuiltinDefaultSpread(), SystemDefaultSpread: true}
-		if seed%4 == 3 {
-			cfg.Strategy = MostAllocated
-		}
+		cfg := spreadConfig(seed)
 		cfg.sw.bucketsFrom = 1
 		res, fill := threeWays(t, seed, in, cfg, func(c *Config) { c.sw.noUniform = true })
 		if fill.uniformPlaced != 0 {
@@ -222,10 +219,7 @@ func TestRunBuildsMatchScan(t *testing.T) {
 	builds, rebuilds := 0, 0
 	for seed := range uint64(8) {
 		in := freshWorkloads(seed, true)
-		cfg := Config{Seed: seed, DefaultSpread: BuiltinDefaultSpread(), SystemDefaultSpread: true}
-		if seed%4 == 3 {
-			cfg.Strategy = MostAllocated
-		}
+		cfg := spreadConfig(seed)
 		res, other := threeWays(t, seed, in, cfg, func(c *Config) { c.sw.noRunBuilds = true })
 		if other.runBuilds != 0 {
 			t.Fatalf("seed %d: %d run builds with them off", seed, other.runBuilds)
