@@ -286,21 +286,28 @@ func (x *expander) create() error {
 // parallel runs f(i) for i in [0, n) on every processor, each goroutine
 // with a converter of its own.
 func parallel(n int, f func(i int, cv *converter)) {
+	forEach(n, runtime.GOMAXPROCS(0), func() func(int) {
+		cv := &converter{}
+		return func(i int) { f(i, cv) }
+	})
+}
+
+// forEach runs, for i in [0, n), the function worker made for one of
+// workers goroutines, each goroutine taking the next i in turn.
+func forEach(n, workers int, worker func() func(i int)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cv := &converter{}
+	for range min(workers, n) {
+		wg.Go(func() {
+			f := worker()
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= n {
 					return
 				}
-				f(i, cv)
+				f(i)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 }

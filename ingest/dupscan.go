@@ -3,7 +3,6 @@ package ingest
 import (
 	"math/bits"
 	"sync"
-	"sync/atomic"
 )
 
 // The duplicate scan of a snapshot: a snapshot holds millions of objects
@@ -64,6 +63,13 @@ func firstDuplicate(n int, key objKeys, hash func(kind, ns, name string) uint64,
 	// Each group's first repeat is its earliest: positions rise within it.
 	var mu sync.Mutex
 	dup, first = -1, -1
+	found := func(p, f int32) {
+		mu.Lock()
+		if dup < 0 || int(p) < dup {
+			dup, first = int(p), int(f)
+		}
+		mu.Unlock()
+	}
 	eachChunk(groups, 1, workers, func(lo, hi int) {
 		seen := map[uint64]int32{}
 		for g := lo; g < hi; g++ {
@@ -78,20 +84,12 @@ func firstDuplicate(n int, key objKeys, hash func(kind, ns, name string) uint64,
 				}
 				kind, ns, name := key(int(p))
 				if fk, fns, fname := key(int(f)); fk == kind && fns == ns && fname == name {
-					mu.Lock()
-					if dup < 0 || int(p) < dup {
-						dup, first = int(p), int(f)
-					}
-					mu.Unlock()
+					found(p, f)
 					break
 				}
 				full := kind + "\x00" + ns + "\x00" + name
 				if f, ok := byKey[full]; ok {
-					mu.Lock()
-					if dup < 0 || int(p) < dup {
-						dup, first = int(p), int(f)
-					}
-					mu.Unlock()
+					found(p, f)
 					break
 				}
 				if byKey == nil {
@@ -107,19 +105,7 @@ func firstDuplicate(n int, key objKeys, hash func(kind, ns, name string) uint64,
 // eachChunk runs f over [0, n) in ranges of size, on workers goroutines
 // each taking the next range.
 func eachChunk(n, size, workers int, f func(lo, hi int)) {
-	chunks := (n + size - 1) / size
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(workers, chunks) {
-		wg.Go(func() {
-			for {
-				k := int(next.Add(1)) - 1
-				if k >= chunks {
-					return
-				}
-				f(k*size, min((k+1)*size, n))
-			}
-		})
-	}
-	wg.Wait()
+	forEach((n+size-1)/size, workers, func() func(int) {
+		return func(k int) { f(k*size, min((k+1)*size, n)) }
+	})
 }
