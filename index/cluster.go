@@ -344,6 +344,7 @@ func (c *Cluster) bindAll(pods []Pod) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	vals := make([][]ResVal, workers)
+	vals[0] = c.bound.vals[:0] // the first worker's list starts the joined one
 	part := func(n int32) int { return int(n) * workers / len(c.Nodes) }
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -361,18 +362,18 @@ func (c *Cluster) bindAll(pods []Pod) {
 		})
 	}
 	wg.Wait()
-	if c.Low == nil || workers == 1 {
-		if c.Low != nil {
-			c.bound.vals = vals[0]
-		}
+	if c.Low == nil {
 		return
 	}
-	// Each worker's offsets count from the start of its own list.
+	// The other workers' offsets count from the start of their own lists.
+	c.bound.vals = vals[0]
 	base := make([]int32, workers)
-	c.bound.vals = c.bound.vals[:0]
-	for w := range workers {
+	for w := 1; w < workers; w++ {
 		base[w] = int32(len(c.bound.vals))
 		c.bound.vals = append(c.bound.vals, vals[w]...)
+	}
+	if workers == 1 {
+		return
 	}
 	for i := range pods {
 		if n := c.PodNode[i]; n != NoNode && c.bound.off[i] != 0 {
