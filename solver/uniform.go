@@ -113,9 +113,9 @@ func uniformAdd(rc *relClass) int64 {
 }
 
 // placeUniform binds the pod pid of class cl, which uniformSpread accepts,
-// on its best fitting node (searched over the run order for topology t) and returns the node and its
-// score; false, binding nothing, when no feasible node fits. The static
-// scores must be prepared (prepareStatic).
+// on its best fitting node (searched over the run order for topology t)
+// and returns the node and its score; false, binding nothing, when no
+// feasible node fits. The static scores must be prepared (prepareStatic).
 func (s *Solver) placeUniform(cl *class, pid index.PodID, t *index.Topology) (index.NodeID, int64, bool) {
 	top := s.topInRuns(cl, t, 1)
 	if len(top.heap) == 0 {
