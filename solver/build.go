@@ -151,12 +151,21 @@ func (s *Solver) parkAll(cl *class, workers []scanner) {
 	}
 }
 
+// procCount returns GOMAXPROCS as the solve started (or now, outside a
+// solve).
+func (s *Solver) procCount() int {
+	if s.procs == 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return s.procs
+}
+
 // scanners returns the worker states for a feasible set of size n: one per
 // processor for big sets, else one.
 func (s *Solver) scanners(n int) []scanner {
 	k := 1
 	if n >= minParallelNodes {
-		k = min(runtime.GOMAXPROCS(0), n/(minParallelNodes/2))
+		k = min(s.procCount(), n/(minParallelNodes/2))
 	}
 	for len(s.scan) < k {
 		s.scan = append(s.scan, scanner{})

@@ -3,7 +3,6 @@ package solver
 import (
 	"math"
 	"math/bits"
-	"runtime"
 	"slices"
 	"sync/atomic"
 
@@ -298,85 +297,107 @@ func (s *Solver) scanRuns(cl *class, sc *runScan, o *nodeOrder, segs []shapeSeg,
 	ttNZ, naNZ, imgNZ := cl.g.ttNZ, cl.g.naNZ, cl.imgNZ
 	recs, ties, scores, gen, feas := o.recs, o.ties, o.scores, s.c.Gen, cl.g.runs
 	for _, sg := range segs {
-		for j := sg.lo + int32((w-int(sg.lo)%k+k)%k); j < sg.hi; j += int32(k) {
-			if feas[j>>6]&(1<<(j&63)) == 0 {
-				continue
+		// The segment's feasible runs, taken in turn by the workers:
+		// the i-th by worker i mod k.
+		turn := k - 1 - w
+	runs:
+		for fw := sg.lo >> 6; fw<<6 < sg.hi; fw++ {
+			word := feas[fw]
+			if fw<<6 < sg.lo {
+				word &= ^uint64(0) << (sg.lo & 63)
 			}
-			r := &o.runs[j]
-			bar := peersBar(ws, slot, w)
-			thr, full := t.limit(keep, bar)
-			var rb int64 // the run's bound
-			if full {
-				var pass bool
-				if rb, pass = s.passOver(o, r, shares, stMax, t, thr.score); pass {
-					continue
-				}
-			} else {
-				rb = runUpper(r, shares) + stMax
+			if (fw+1)<<6 > sg.hi {
+				word &= 1<<(sg.hi&63) - 1
 			}
-			// A run's nodes are in tie order (runs.go) and score at most
-			// rb: from the first whose tie is below leave, none can enter.
-			leave := leaveBelow(rb, full, &thr)
-			for p := r.start; p < r.start+int32(r.n); p++ {
-				if uint64(ties[p]) < leave {
-					t.drop(entry{score: rb, tie: ties[p]})
-					break
-				}
-				n := o.nodes[p]
-				wi, bit := n>>6, uint64(1)<<(n&63)
-				if fit[wi]&^np[wi]&bit == 0 || elig != nil && (elig[wi]&bit == 0) != ig {
+			for ; word != 0; word &= word - 1 {
+				if turn++; turn < k {
 					continue
 				}
-				rec := recs[p]
-				k := &shares[rec.shape]
-				ub := k.fitBound(rec) + k.balBound(rec) // shapeUpper
-				// First with the most the static scores can be: most
-				// nodes go without reading their columns (a cache miss).
-				if full && ub+stMax < thr.score {
-					if !t.truncated || ub+stMax >= t.cut.score {
-						t.drop(entry{score: ub + stMax, tie: ties[p], node: n})
+				turn = 0
+				j := fw<<6 + int32(bits.TrailingZeros64(word))
+				r := &o.runs[j]
+				bar := peersBar(ws, slot, w)
+				thr, full := t.limit(keep, bar)
+				var rb int64 // the run's bound
+				if full {
+					// No run left in the segment can enter: leave it.
+					if tb := runUpper(&o.tail[j], shares) + stMax; tb < thr.score {
+						if !t.truncated || tb >= t.cut.score {
+							t.drop(entry{score: tb, tie: math.MaxUint32})
+						}
+						break runs
 					}
-					continue
+					var pass bool
+					if rb, pass = s.passOver(o, r, shares, stMax, t, thr.score); pass {
+						continue
+					}
+				} else {
+					rb = runUpper(r, shares) + stMax
 				}
-				sn := st
-				switch {
-				case stConst:
-				case ttOnly:
-					if ttNZ[wi]&bit != 0 {
-						sn = ttTab[rawTT[n]] + na0
+				// A run's nodes are in tie order (runs.go) and score at most
+				// rb: from the first whose tie is below leave, none can enter.
+				leave := leaveBelow(rb, full, &thr)
+				for p := r.start; p < r.start+int32(r.n); p++ {
+					if uint64(ties[p]) < leave {
+						t.drop(entry{score: rb, tie: ties[p]})
+						break
 					}
-				default:
-					if staticNZ(ttNZ, naNZ, imgNZ, wi)&bit != 0 {
-						sn = cl.staticScore(n)
+					n := o.nodes[p]
+					wi, bit := n>>6, uint64(1)<<(n&63)
+					if fit[wi]&^np[wi]&bit == 0 || elig != nil && (elig[wi]&bit == 0) != ig {
+						continue
 					}
-				}
-				if ub += sn; full && ub <= thr.score {
-					// Out unless a bound equal to the worst kept entry
-					// wins its tie-break. A pruned node only raises t's
-					// cut when it may beat it.
-					if ub < thr.score {
-						if !t.truncated || ub >= t.cut.score {
-							t.drop(entry{score: ub, tie: ties[p], node: n})
+					rec := recs[p]
+					k := &shares[rec.shape]
+					ub := k.fitBound(rec) + k.balBound(rec) // shapeUpper
+					// First with the most the static scores can be: most
+					// nodes go without reading their columns (a cache miss).
+					if full && ub+stMax < thr.score {
+						if !t.truncated || ub+stMax >= t.cut.score {
+							t.drop(entry{score: ub + stMax, tie: ties[p], node: n})
 						}
 						continue
 					}
-					if e := (entry{score: ub, tie: ties[p], node: n}); !better(&e, &thr) {
+					sn := st
+					switch {
+					case stConst:
+					case ttOnly:
+						if ttNZ[wi]&bit != 0 {
+							sn = ttTab[rawTT[n]] + na0
+						}
+					default:
+						if staticNZ(ttNZ, naNZ, imgNZ, wi)&bit != 0 {
+							sn = cl.staticScore(n)
+						}
+					}
+					if ub += sn; full && ub <= thr.score {
+						// Out unless a bound equal to the worst kept entry
+						// wins its tie-break. A pruned node only raises t's
+						// cut when it may beat it.
+						if ub < thr.score {
+							if !t.truncated || ub >= t.cut.score {
+								t.drop(entry{score: ub, tie: ties[p], node: n})
+							}
+							continue
+						}
+						if e := (entry{score: ub, tie: ties[p], node: n}); !better(&e, &thr) {
+							t.drop(e)
+							continue
+						}
+					}
+					if lazy && !s.fits(n, cl) {
+						continue
+					}
+					e := entry{score: s.recDynamic(cl, &scores[p]) + sn, tie: ties[p], node: n, gen: gen[n]}
+					if full && !better(&e, &thr) {
 						t.drop(e)
 						continue
 					}
+					t.offer(e, keep)
+					t.publish(keep, &ws[w].pubs[slot])
+					thr, full = t.limit(keep, bar)
+					leave = leaveBelow(rb, full, &thr)
 				}
-				if lazy && !s.fits(n, cl) {
-					continue
-				}
-				e := entry{score: s.recDynamic(cl, &scores[p]) + sn, tie: ties[p], node: n, gen: gen[n]}
-				if full && !better(&e, &thr) {
-					t.drop(e)
-					continue
-				}
-				t.offer(e, keep)
-				t.publish(keep, &ws[w].pubs[slot])
-				thr, full = t.limit(keep, bar)
-				leave = leaveBelow(rb, full, &thr)
 			}
 		}
 	}
@@ -902,7 +923,7 @@ func (s *Solver) syncState(cl *class, b *buckets, nodes []index.NodeID) []uint8 
 	if nz, ok := s.nonzeroListed(b); ok && len(nodes) >= s.minBareBits()+2*nz {
 		np = s.nonBare(b, len(b.ln.fit))
 	}
-	if k := runtime.GOMAXPROCS(0); k > 1 && len(nodes) >= s.minParallelSync() {
+	if k := s.procCount(); k > 1 && len(nodes) >= s.minParallelSync() {
 		s.parallelSyncs++
 		s.eachWorker(k, func(w int) { s.syncTest(cl, b, nodes, st, np, len(nodes)*w/k, len(nodes)*(w+1)/k) })
 	} else {

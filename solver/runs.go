@@ -28,6 +28,16 @@ import (
 // visited shape by shape, the shape whose first run bounds highest
 // first, so that the bucket holds good nodes early.
 //
+// Most runs of a segment (a domain's runs of one shape) come after the
+// bucket is full and cannot enter: on the realistic 100,000-node export,
+// 48 million of the 57 million feasible runs scanned were passed over one
+// by one. So each run also keeps the maxima of the runs from it to the
+// end of its segment (its tail, merged as the runs are), and a scan
+// leaves the segment at the first run whose tail cannot enter. The order
+// is sorted by free room, so the tails fall along a segment much as the
+// runs do; runs of 16 nodes rather than 32 then pay (on that export, 11%
+// fewer node tests, the solve about 10% faster).
+//
 // Classes of a group keep skipping the same runs, those without a node
 // the group finds feasible (another node pool, tainted nodes): the group
 // keeps which runs hold one (feasibleRuns), made again with the order.
@@ -41,14 +51,15 @@ import (
 // after it can enter.
 //
 // Records change with every placement. A rise lifts the run's maxima at
-// once, keeping them bounds; a fall marks the run stale, and its maxima
-// are taken again when a scan next cannot pass it over. Falls leave the
+// once, and the tails that no longer cover it, keeping them bounds; a
+// fall marks the run stale, and its maxima are taken again when a scan
+// next cannot pass it over (the tails stay as they are: bounds still). Falls leave the
 // order less sorted and the runs looser, so the order is made again once
 // they reach an eighth of the nodes: from the previous sorted keys, the
 // nodes whose records moved sorted apart and merged in.
 
 // runLen is the most nodes a run holds.
-const runLen = 32
+const runLen = 16
 
 // nodeRun is a run of nodes of one shape: order.nodes[start:start+n].
 type nodeRun struct {
@@ -82,6 +93,12 @@ type nodeOrder struct {
 	pos    []int32 // each node's position
 	runOf  []int32 // and its run
 	runs   []nodeRun
+	// tail[j] holds the maxima of runs j to the end of run j's shape
+	// segment (scanRuns leaves a segment at the first run whose tail
+	// cannot enter), and segLo[j] that segment's first run. Rises lift
+	// them with the runs'; falls leave them bounds.
+	tail  []nodeRun
+	segLo []int32
 	// segs[pd] lists the shape segments of domain pd - 1 (0: the nodes
 	// lacking the key), as bareBucket numbers domains.
 	segs [][]shapeSeg
@@ -177,6 +194,7 @@ func (s *Solver) makeOrder(o *nodeOrder) {
 	o.pos = slices.Grow(o.pos[:0], len(recs))[:len(recs)]
 	o.runOf = slices.Grow(o.runOf[:0], len(recs))[:len(recs)]
 	o.runs = o.runs[:0]
+	o.tail, o.segLo = o.tail[:0], o.segLo[:0]
 	if len(o.segs) != domains {
 		o.segs = make([][]shapeSeg, domains)
 	}
@@ -219,6 +237,7 @@ func (s *Solver) makeOrder(o *nodeOrder) {
 			}
 			sg.hi = int32(len(o.runs))
 			segs = append(segs, sg)
+			o.takeTails(sg)
 		}
 		o.segs[pd] = segs
 	}
@@ -267,6 +286,28 @@ func (r *nodeRun) takeMaxima(o *nodeOrder) {
 	}
 }
 
+// takeTails sets the tail maxima of segment sg's runs.
+func (o *nodeOrder) takeTails(sg shapeSeg) {
+	o.tail = append(o.tail, o.runs[sg.lo:sg.hi]...)
+	for j := sg.lo; j < sg.hi; j++ {
+		o.segLo = append(o.segLo, sg.lo)
+	}
+	for j := sg.hi - 2; j >= sg.lo; j-- {
+		o.tail[j].merge(&o.tail[j+1])
+	}
+}
+
+// merge lifts r's maxima to q's.
+func (r *nodeRun) merge(q *nodeRun) {
+	r.cpu, r.mem, r.sum, r.balCap = max(r.cpu, q.cpu), max(r.mem, q.mem), max(r.sum, q.sum), max(r.balCap, q.balCap)
+	r.dmin, r.dmax = min(r.dmin, q.dmin), max(r.dmax, q.dmax)
+}
+
+// covers reports whether r's maxima bound record f.
+func (r *nodeRun) covers(f fitRec) bool {
+	return f.cpu <= r.cpu && f.mem <= r.mem && uint32(f.cpu)+uint32(f.mem) <= r.sum && f.balCap <= r.balCap && r.dmin <= f.d && f.d <= r.dmax
+}
+
 // raise lifts r's maxima to record f.
 func (r *nodeRun) raise(f fitRec) {
 	r.cpu, r.mem, r.balCap = max(r.cpu, f.cpu), max(r.mem, f.mem), max(r.balCap, f.balCap)
@@ -289,6 +330,11 @@ func (s *Solver) noteRec(n index.NodeID, was, now fitRec) {
 		o.recs[o.pos[n]] = now
 		o.moved[n>>6] |= 1 << (n & 63)
 		r.raise(now)
+		// The tails from the segment's start to r's hold r's: lift
+		// them back to the first that covers now (those before it do).
+		for j := o.runOf[n]; j >= o.segLo[o.runOf[n]] && !o.tail[j].covers(now); j-- {
+			o.tail[j].raise(now)
+		}
 		if now.cpu < was.cpu || now.mem < was.mem || now.balCap < was.balCap || now.d != was.d {
 			r.stale = true
 			o.falls++

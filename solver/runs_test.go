@@ -187,3 +187,64 @@ func TestBalanceBoundAboveScore(t *testing.T) {
 	}
 	t.Logf("%d checked, the bound exact on %d", checked, equal)
 }
+
+// TestRunTailsBoundTheirSegments: after random rises and falls of the
+// nodes' shape records (noteRec), each run's tail maxima still bound the
+// records of every node from that run to the end of its shape segment,
+// which is what lets a scan leave a segment at the first run whose tail
+// cannot enter. Without the rises' lift (noteRec) it fails.
+func TestRunTailsBoundTheirSegments(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(3, 9))
+	const nodes = 3000
+	s := &Solver{}
+	s.fitRecs = make([]fitRec, nodes)
+	s.ties = make([]uint32, nodes)
+	s.hot = make([]nodeHot, nodes)
+	rec := func(shape uint8) fitRec {
+		return fitRec{cpu: uint16(r.IntN(1 << 15)), mem: uint16(r.IntN(1 << 15)), balCap: uint8(r.IntN(101)),
+			d: int16(r.IntN(2*balScale+1) - balScale), shape: shape}
+	}
+	for n := range nodes {
+		s.fitRecs[n] = rec(uint8(r.IntN(3)))
+		s.ties[n] = r.Uint32()
+		s.hot[n].tie = s.ties[n]
+	}
+	o := &nodeOrder{remake: true}
+	s.orderList = []*nodeOrder{o}
+	s.makeOrder(o)
+	check := func(step int) {
+		for _, segs := range o.segs {
+			for _, sg := range segs {
+				have := nodeRun{dmin: math.MaxInt16, dmax: math.MinInt16}
+				for j := sg.hi - 1; j >= sg.lo; j-- {
+					for _, n := range o.nodes[o.runs[j].start : o.runs[j].start+int32(o.runs[j].n)] {
+						have.raise(s.fitRecs[n])
+					}
+					tl := &o.tail[j]
+					if tl.cpu < have.cpu || tl.mem < have.mem || tl.sum < have.sum || tl.balCap < have.balCap || tl.dmin > have.dmin || tl.dmax < have.dmax {
+						t.Fatalf("step %d: run %d's tail %+v does not bound its segment's nodes from it on (%+v)", step, j, *tl, have)
+					}
+				}
+			}
+		}
+	}
+	check(0)
+	rises := 0
+	for step := 1; step <= 20000; step++ {
+		n := index.NodeID(r.IntN(nodes))
+		was := s.fitRecs[n]
+		now := rec(was.shape)
+		if now.cpu > was.cpu || now.mem > was.mem || now.balCap > was.balCap || now.d < was.d {
+			rises++
+		}
+		s.fitRecs[n] = now
+		s.noteRec(n, was, now)
+		if step%500 == 0 {
+			check(step)
+		}
+	}
+	if o.remake || rises < 10000 {
+		t.Fatalf("remake %v, %d rises: the test no longer exercises the tails' lift", o.remake, rises)
+	}
+}

@@ -189,6 +189,10 @@ type Solver struct {
 	splitClasses, twinBuilds, templates, bucketed int
 	buf                                           []uint32
 	scan                                          []scanner
+	// procs is GOMAXPROCS as the solve started: asking the runtime
+	// takes the scheduler's lock, which the helpers' yields contend for,
+	// and the lean syncs ask before every pod.
+	procs int
 	// nodeArrays holds what the solver derives from each node's columns.
 	nodeArrays
 	// session: the solve is one of a Session's (see session.go).
@@ -333,6 +337,7 @@ func Solve(c *index.Cluster, cfg Config) *Result {
 // solve runs the batch.
 func (s *Solver) solve() *Result {
 	c, cfg := s.c, s.cfg
+	s.procs = runtime.GOMAXPROCS(0)
 	if !cfg.NoPreemption && c.Low != nil {
 		s.startPDBs() // some pending pod may preempt
 	}
