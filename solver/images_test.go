@@ -3,6 +3,7 @@ package solver
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/kplace/kplace/index"
@@ -42,6 +43,10 @@ func TestImageLocality(t *testing.T) {
 	s.classImages(o)
 	if a != b || !a.hasImg || o.hasImg || len(s.imageCols) != 2 {
 		t.Fatalf("classes: a==b %v, a scored %v, c scored %v, %d columns", a == b, a.hasImg, o.hasImg, len(s.imageCols))
+	}
+	if ra, ro := a.imgRef, o.imgRef; ra.ahead != nil || ro.ahead != nil || !ra.made || !ro.made || ra.col == nil || ro.col != nil {
+		t.Fatalf("columns after set-up: a's made %v (column %v), c's made %v (column %v); want both made by the group initialisers, c's all zeros",
+			ra.made, ra.col != nil, ro.made, ro.col != nil)
 	}
 	if got := []uint8{a.img[0], a.img[1], a.img[2]}; got[0] != 52 || got[1] != 0 || got[2] != 52 {
 		t.Fatalf("image scores %v, want [52 0 52]", got)
@@ -131,7 +136,7 @@ func TestImageColumnMatchesRule(t *testing.T) {
 		var scored, zero int
 		for i := range c.Pods {
 			p := &c.Pods[i]
-			is, top := s.imageColumn(p)
+			is, top := imageColumn(c, p, &s.imgScratch, &s.freeCols)
 			col := is.col
 			var want uint8
 			for n := range c.NumNodes() {
@@ -159,5 +164,77 @@ func TestImageColumnMatchesRule(t *testing.T) {
 			}
 		}
 		t.Logf("round %d: %d pods scored on some node, %d on none", round, scored, zero)
+	}
+}
+
+// TestImageColumnsMadeAhead: the group initialisers make each image list's
+// column for the group of the first class that reads it, the same column
+// the placement loop would make; a column the loop asks for first (or
+// drops unread) is taken back from the initialiser, which then leaves it.
+func TestImageColumnsMadeAhead(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(5, 3))
+	const nImages = 5
+	var nodes []index.Node
+	for i := range 300 {
+		n := makeNode(fmt.Sprintf("n%d", i)).label("pool", fmt.Sprintf("p%d", i%3)).obj()
+		for j := range nImages {
+			if r.IntN(3) == 0 {
+				n.Images = append(n.Images, index.NodeImage{Names: []string{fmt.Sprintf("img%d", j)}, Size: int64(200+j*300) << 20})
+			}
+		}
+		nodes = append(nodes, n)
+	}
+	var pods []index.Pod
+	for i := range 60 {
+		// Three node pools make three groups; image lists repeat across them.
+		p := makePod(fmt.Sprintf("p%d", i)).req("cpu", 100).selector("pool", fmt.Sprintf("p%d", r.IntN(3))).obj()
+		p.Images = []string{fmt.Sprintf("img%d", r.IntN(nImages)), fmt.Sprintf("img%d", r.IntN(nImages))}
+		p.ImageContainers = 2
+		pods = append(pods, p)
+	}
+	c := cluster(t, nodes, pods)
+	s := newSolver(c, Config{Seed: 1})
+	classOf := s.classify(Queue(c))
+	s.awaitGroups()
+	var ahead, cols int
+	seen := map[*imageCol]bool{}
+	for _, id := range classOf {
+		ref := s.classes[id].imgRef
+		if ref == nil || seen[ref] {
+			continue
+		}
+		seen[ref] = true
+		if ref.ahead == nil || !ref.made || ref.state.Load() != 1 {
+			t.Fatalf("column %q: ahead %v, made %v, state %d; want made by an initialiser", ref.key, ref.ahead != nil, ref.made, ref.state.Load())
+		}
+		var sc imageScratch
+		want, top := imageColumn(c, &c.Pods[ref.rep], &sc, nil)
+		if !slices.Equal(ref.col, want.col) || !slices.Equal(ref.nz, want.nz) || ref.max != top {
+			t.Fatalf("column %q made ahead differs from the loop's", ref.key)
+		}
+		ahead++
+		if ref.col != nil {
+			cols++
+		}
+	}
+	if ahead < 5 || cols < 3 {
+		t.Fatalf("%d columns made ahead, %d not all zeros: the test no longer exercises them", ahead, cols)
+	}
+	// Taken back before the initialiser starts: it leaves the column.
+	ref := &imageCol{ahead: make(chan struct{})}
+	ref.settle()
+	if ref.ahead != nil || ref.state.Load() != 1 || ref.made {
+		t.Fatalf("settled first: ahead %v, state %d, made %v", ref.ahead != nil, ref.state.Load(), ref.made)
+	}
+	if ref.state.CompareAndSwap(0, 1) {
+		t.Fatal("the initialiser could still take a column the loop took back")
+	}
+	// The whole solve places as before: the columns dropped at the end.
+	c = cluster(t, nodes, pods)
+	s = newSolver(c, Config{Seed: 1})
+	res := s.solve()
+	if len(res.Pending) != 0 || len(s.imageCols) != 0 {
+		t.Fatalf("%d pending, %d columns kept", len(res.Pending), len(s.imageCols))
 	}
 }

@@ -240,9 +240,7 @@ type Solver struct {
 	// ImageLocality columns by image list, and their scratch (images.go).
 	imageCols            map[string]*imageCol
 	freeCols             []imageScores // columns no class reads (see dropImages)
-	imageParts           []imagePart
-	imageWords           [][]uint64
-	imageTable           []uint8
+	imgScratch           imageScratch
 	noImages             []uint8 // a column of zeros
 	keyBits              map[string][]uint64
 	windows              windowPool // the window groups' bitsets (see slicePool)
@@ -594,6 +592,7 @@ func (s *Solver) classify(queue []index.PodID) []int32 {
 	groups := s.groupOf
 	var fresh []*group // groups to initialise, with their first pods in reps
 	var reps []index.PodID
+	first := len(s.classes) // the classes made here
 	for _, part := range parts {
 		// The range's distinct keys, in queue order: ranges follow the
 		// queue, so classes are created in order of first appearance.
@@ -628,6 +627,7 @@ func (s *Solver) classify(queue []index.PodID) []int32 {
 		}
 	}
 	s.groups = len(groups)
+	s.imagesAhead(first)
 	s.initGroups(fresh, reps)
 	return classOf
 }
@@ -636,7 +636,8 @@ func (s *Solver) classify(queue []index.PodID) []int32 {
 // queue first needs them, on every processor: place waits for its group
 // (await), so group set-up overlaps the placement loop's serial stretches.
 // Group set-up only reads the parts of the index placement never changes
-// (labels, taints, cordons).
+// (labels, taints, cordons, the nodes' images: a group's initialiser also
+// makes the image columns given to it, see imagesAhead).
 //
 // The initialisers run at most groupLead groups ahead of the groups
 // placement has waited for: a group holds bitsets of the cluster's size,
@@ -656,6 +657,7 @@ func (s *Solver) initGroups(fresh []*group, reps []index.PodID) {
 		go func() {
 			defer s.initWG.Done()
 			var enc keyEncoder
+			var sc imageScratch
 			for {
 				// A token first, then the next group: the groups holding
 				// tokens are then the first ones placement has not waited
@@ -669,6 +671,14 @@ func (s *Solver) initGroups(fresh []*group, reps []index.PodID) {
 					return
 				}
 				fresh[i].init(s.c, &s.c.Pods[reps[i]], m, &enc)
+				for _, ref := range fresh[i].images {
+					if ref.state.CompareAndSwap(0, 1) {
+						ref.imageScores, ref.max = imageColumn(s.c, &s.c.Pods[ref.rep], &sc, nil)
+						ref.made = true
+						close(ref.ahead)
+					}
+				}
+				fresh[i].images = nil
 				close(fresh[i].ready)
 			}
 		}()
