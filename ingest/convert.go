@@ -19,6 +19,11 @@ type objCtx struct {
 	kind, ns, name   string
 	resourceFilters  *resourceFilter
 	spareTolerations int // capacity to leave in a pod's tolerations
+	// labelsOK and selectorOK are the last label and node selector maps
+	// validPod found valid (held, so that no other map takes their
+	// address): ingest shares equal maps, and the pods of a workload
+	// mostly follow each other.
+	labelsOK, selectorOK map[string]string
 }
 
 func (c *objCtx) errf(field, format string, args ...any) *Error {

@@ -3,6 +3,7 @@ package ingest
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -75,6 +76,19 @@ func (c *objCtx) validLabels(m map[string]string, field *lazyPath) error {
 			return c.labelErr(m, field)
 		}
 	}
+	return nil
+}
+
+// validLabelsOnce is validLabels, passing at once the map *ok (the last
+// one it passed).
+func (c *objCtx) validLabelsOnce(m map[string]string, field *lazyPath, ok *map[string]string) error {
+	if m != nil && reflect.ValueOf(m).UnsafePointer() == reflect.ValueOf(*ok).UnsafePointer() {
+		return nil
+	}
+	if err := c.validLabels(m, field); err != nil {
+		return err
+	}
+	*ok = m
 	return nil
 }
 
@@ -161,7 +175,7 @@ func (c *objCtx) validPod(p *index.Pod) error {
 	if err := c.validName(); err != nil {
 		return err
 	}
-	if err := c.validLabels(p.Labels, pathLabels); err != nil {
+	if err := c.validLabelsOnce(p.Labels, pathLabels, &c.labelsOK); err != nil {
 		return err
 	}
 	if p.NodeName != "" && !index.ValidDNS1123Subdomain(p.NodeName) {
@@ -178,7 +192,7 @@ func (c *objCtx) validPod(p *index.Pod) error {
 	if err := c.validTolerations(p.Tolerations); err != nil {
 		return err
 	}
-	if err := c.validLabels(p.NodeSelector, pathNodeSelector); err != nil {
+	if err := c.validLabelsOnce(p.NodeSelector, pathNodeSelector, &c.selectorOK); err != nil {
 		return err
 	}
 	if err := c.validNodeAffinity(p); err != nil {
