@@ -24,6 +24,9 @@ type objCtx struct {
 	// address): ingest shares equal maps, and the pods of a workload
 	// mostly follow each other.
 	labelsOK, selectorOK map[string]string
+	// tolerationsOK is the last toleration list validPod found valid
+	// (shared alike).
+	tolerationsOK []index.Toleration
 }
 
 func (c *objCtx) errf(field, format string, args ...any) *Error {

@@ -189,8 +189,11 @@ func (c *objCtx) validPod(p *index.Pod) error {
 			return c.errf("spec (scoring requests)", "quantity %d out of range (0 to 2^63-2)", v)
 		}
 	}
-	if err := c.validTolerations(p.Tolerations); err != nil {
-		return err
+	if ts, ok := p.Tolerations, c.tolerationsOK; len(ts) == 0 || len(ts) != len(ok) || &ts[0] != &ok[0] {
+		if err := c.validTolerations(ts); err != nil {
+			return err
+		}
+		c.tolerationsOK = ts
 	}
 	if err := c.validLabelsOnce(p.NodeSelector, pathNodeSelector, &c.selectorOK); err != nil {
 		return err

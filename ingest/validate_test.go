@@ -10,7 +10,8 @@ import (
 // TestValidPodSharedMaps: validPod passes at once a label or node selector
 // map it passed for the previous pod (ingest shares equal maps), and still
 // checks every other one: an invalid map after a valid one, equal in all
-// but one value, is reported, and so is an invalid map used twice.
+// but one value, is reported, and so is an invalid map used twice. Shared
+// toleration lists likewise.
 func TestValidPodSharedMaps(t *testing.T) {
 	t.Parallel()
 	good := map[string]string{"app": "web", "tier": "front"}
@@ -31,6 +32,21 @@ func TestValidPodSharedMaps(t *testing.T) {
 	}
 	if i, err := check([]index.Pod{pod("a", good, good), pod("b", good, good), pod("c", good, nil)}); err != nil {
 		t.Fatalf("pod %d: %v", i, err)
+	}
+	// Toleration lists: shared ones pass at once, a list starting where a
+	// valid one does but longer is checked whole.
+	tols := []index.Toleration{{Key: "dedicated", Operator: index.OpEqual, Value: "gpu", Effect: index.EffectNoSchedule},
+		{Key: "spot", Operator: index.OpExists, Value: "-yes", Effect: index.EffectNoSchedule}}
+	withTols := func(name string, ts []index.Toleration) index.Pod {
+		p := pod(name, good, nil)
+		p.Tolerations = ts
+		return p
+	}
+	if i, err := check([]index.Pod{withTols("a", tols[:1]), withTols("b", tols[:1])}); err != nil {
+		t.Fatalf("shared tolerations, pod %d: %v", i, err)
+	}
+	if i, err := check([]index.Pod{withTols("a", tols[:1]), withTols("b", tols[:1]), withTols("c", tols)}); err == nil || i != 2 || !strings.Contains(err.Error(), "spec.tolerations[1]") {
+		t.Errorf("a longer list from a valid one's start: pod %d, error %v; want pod 2's spec.tolerations[1]", i, err)
 	}
 	for _, tc := range []struct {
 		name  string
