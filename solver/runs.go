@@ -35,8 +35,9 @@ import (
 // end of its segment (its tail, merged as the runs are), and a scan
 // leaves the segment at the first run whose tail cannot enter. The order
 // is sorted by free room, so the tails fall along a segment much as the
-// runs do; runs of 16 nodes rather than 32 then pay (on that export, 11%
-// fewer node tests, the solve about 10% faster).
+// runs do; runs of 16 nodes rather than 32 then pay (on that export,
+// runs passed one by one fell to 6.6 million and node tests by 11%; a
+// realistic 10,000-node solve runs 4% fewer instructions).
 //
 // Classes of a group keep skipping the same runs, those without a node
 // the group finds feasible (another node pool, tainted nodes): the group
@@ -53,10 +54,10 @@ import (
 // Records change with every placement. A rise lifts the run's maxima at
 // once, and the tails that no longer cover it, keeping them bounds; a
 // fall marks the run stale, and its maxima are taken again when a scan
-// next cannot pass it over (the tails stay as they are: bounds still). Falls leave the
-// order less sorted and the runs looser, so the order is made again once
-// they reach an eighth of the nodes: from the previous sorted keys, the
-// nodes whose records moved sorted apart and merged in.
+// next cannot pass it over (the tails stay: bounds still). Falls leave
+// the order less sorted and the runs looser, so the order is made again
+// once they reach an eighth of the nodes: from the previous sorted keys,
+// the nodes whose records moved sorted apart and merged in.
 
 // runLen is the most nodes a run holds.
 const runLen = 16
