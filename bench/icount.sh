@@ -9,7 +9,10 @@
 # run, halved, which leaves generation and ingest out. A count is not a
 # time (cache misses and parallelism are not in it), but a change that adds
 # work shows in it to the tenth of a percent. A CASE is a profile and size
-# as the sub-benchmarks name them, each element a regular expression.
+# as the sub-benchmarks name them, each element a regular expression, or
+# "snapshot": BenchmarkSolveSnapshot on the file KPLACE_BENCH_SNAPSHOT
+# names (a realistic export converted by kplace convert: at 10,000 nodes
+# about 50 s a count; BASE must have that benchmark too).
 set -eu
 base=${1:?usage: icount.sh BASE [CASE...]}
 shift
@@ -23,10 +26,14 @@ git worktree add --quiet --detach "$tmp/base" "$base"
 (cd "$tmp/base" && go test -c -o "$tmp/base.test" ./bench)
 go test -c -o "$tmp/head.test" ./bench
 count() { # binary case iterations: the instructions, or nothing when no sub-benchmark ran
+	bench="^BenchmarkSolve$/^profile=$2" ran='^BenchmarkSolve/'
+	if [ "$2" = snapshot ]; then
+		bench='^BenchmarkSolveSnapshot$' ran='^BenchmarkSolveSnapshot'
+	fi
 	GOGC=off GODEBUG=asyncpreemptoff=1 GOMAXPROCS=1 valgrind --tool=cachegrind --cache-sim=no \
-		--cachegrind-out-file=/dev/null "$1" -test.run '^$' -test.bench "^BenchmarkSolve$/^profile=$2" \
+		--cachegrind-out-file=/dev/null "$1" -test.run '^$' -test.bench "$bench" \
 		-test.benchtime "${3}x" >"$tmp/out" 2>"$tmp/err" || return 0
-	if grep -q '^BenchmarkSolve/' "$tmp/out"; then
+	if grep -q "$ran" "$tmp/out"; then
 		sed -n 's/.*I *refs: *//p' "$tmp/err" | tr -d ,
 	fi
 }
@@ -37,7 +44,7 @@ for c in "$@"; do
 	h1=$(count "$tmp/head.test" "$c" 1)
 	h3=$(count "$tmp/head.test" "$c" 3)
 	if [ -z "$b1" ] || [ -z "$b3" ] || [ -z "$h1" ] || [ -z "$h3" ]; then
-		echo "icount: no count for case $c (does it name a BenchmarkSolve sub-benchmark, and does valgrind run?)" >&2
+		echo "icount: no count for case $c (does it name a BenchmarkSolve sub-benchmark, or is it snapshot with KPLACE_BENCH_SNAPSHOT set, and does valgrind run?)" >&2
 		exit 1
 	fi
 	awk -v c="$c" -v b1="$b1" -v b3="$b3" -v h1="$h1" -v h3="$h3" \

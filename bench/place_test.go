@@ -8,6 +8,7 @@ import (
 
 	"github.com/kplace/kplace/index"
 	"github.com/kplace/kplace/ingest"
+	schedprofile "github.com/kplace/kplace/profile"
 	"github.com/kplace/kplace/solver"
 )
 
@@ -61,4 +62,49 @@ func BenchmarkSolve(b *testing.B) {
 			b.ReportMetric(float64(placed), "placed")
 		})
 	}
+}
+
+// BenchmarkSolveSnapshot is BenchmarkSolve on the snapshot (or any input
+// file) named by KPLACE_BENCH_SNAPSHOT, read, expanded and solved with
+// the CLI's default settings (kube-scheduler's default spreading among
+// them), so that an export shaped like a real one (kplace gen --profile
+// realistic, then kplace convert) can be timed and counted (bench/icount.sh
+// snapshot) without generating it again.
+func BenchmarkSolveSnapshot(b *testing.B) {
+	path := os.Getenv("KPLACE_BENCH_SNAPSHOT")
+	if path == "" {
+		b.Skip("KPLACE_BENCH_SNAPSHOT not set")
+	}
+	in, info, err := ingest.LoadWithInfo([]string{path}, ingest.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	exp, err := ingest.Expand(in, ingest.ExpandOptions{Seed: 1, AdmissionDefaults: info.AdmissionDefaults, NodeIndex: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := solver.Config{Seed: 1}
+	if _, err := schedprofile.Apply(&cfg, schedprofile.Settings{Strategy: "least-allocated", DefaultSpread: "builtin"}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	var placed, pending int
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		c, err := index.BuildOn(in, exp.Nodes)
+		if err != nil {
+			b.Fatal(err)
+		}
+		pending = 0
+		for _, n := range c.PodNode {
+			if n == index.NoNode {
+				pending++
+			}
+		}
+		b.StartTimer()
+		placed = len(solver.Solve(c, cfg).Commits)
+	}
+	b.ReportMetric(float64(pending)*float64(b.N)/b.Elapsed().Seconds(), "pods/s")
+	b.ReportMetric(float64(placed), "commits")
 }
