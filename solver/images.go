@@ -152,12 +152,12 @@ func imageColumn(c *index.Cluster, p *index.Pod, sc *imageScratch, free *[]image
 		if !ok {
 			continue
 		}
-		sc := c.ScaledImageScore(id)
-		all += sc
+		scaled := c.ScaledImageScore(id)
+		all += scaled
 		if i := slices.IndexFunc(parts, func(ip imagePart) bool { return ip.id == id }); i >= 0 {
-			parts[i].score += sc
+			parts[i].score += scaled
 		} else {
-			parts = append(parts, imagePart{id: id, score: sc})
+			parts = append(parts, imagePart{id: id, score: scaled})
 		}
 	}
 	sc.parts = parts
