@@ -374,9 +374,23 @@ func staticMax(cl *class) int64 {
 // first run bounds highest for shares sh first.
 func classSegs(o *nodeOrder, pd int, sh []shapeShare, buf []shapeSeg) []shapeSeg {
 	buf = append(buf[:0], o.segs[pd]...)
-	slices.SortStableFunc(buf, func(a, b shapeSeg) int {
-		return cmp.Compare(runUpper(&o.runs[b.lo], sh), runUpper(&o.runs[a.lo], sh))
-	})
+	var keys [64]int64
+	if len(buf) > len(keys) {
+		slices.SortStableFunc(buf, func(a, b shapeSeg) int {
+			return cmp.Compare(runUpper(&o.runs[b.lo], sh), runUpper(&o.runs[a.lo], sh))
+		})
+		return buf
+	}
+	// A domain holds a few shapes: each segment's bound once, then an
+	// insertion sort (stable), highest first.
+	for i := range buf {
+		k, sg := runUpper(&o.runs[buf[i].lo], sh), buf[i]
+		j := i
+		for ; j > 0 && keys[j-1] < k; j-- {
+			keys[j], buf[j] = keys[j-1], buf[j-1]
+		}
+		keys[j], buf[j] = k, sg
+	}
 	return buf
 }
 

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -246,5 +247,34 @@ func TestRunTailsBoundTheirSegments(t *testing.T) {
 	}
 	if o.remake || rises < 10000 {
 		t.Fatalf("remake %v, %d rises: the test no longer exercises the tails' lift", o.remake, rises)
+	}
+}
+
+// TestClassSegsOrder: a domain's shape segments come highest first bound
+// first, ties in their order (a stable sort), with few segments (the
+// insertion sort) and with more than its buffer holds.
+func TestClassSegsOrder(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(11, 4))
+	for round := range 200 {
+		nseg := 1 + r.IntN(12)
+		if round%10 == 9 {
+			nseg = 65 + r.IntN(20)
+		}
+		o := &nodeOrder{segs: make([][]shapeSeg, 1)}
+		sh := []shapeShare{{cpu: int64(r.IntN(20 << 8)), mem: int64(r.IntN(20 << 8)), balAdd: int64(r.IntN(26))}}
+		for i := range nseg {
+			// Few distinct records, so that bounds tie.
+			v := uint16(r.IntN(4)) << 12
+			o.runs = append(o.runs, nodeRun{cpu: v, mem: v, sum: 2 * uint32(v), dmin: 0, dmax: 0})
+			o.segs[0] = append(o.segs[0], shapeSeg{lo: int32(i), hi: int32(i + 1)})
+		}
+		want := slices.Clone(o.segs[0])
+		slices.SortStableFunc(want, func(a, b shapeSeg) int {
+			return cmp.Compare(runUpper(&o.runs[b.lo], sh), runUpper(&o.runs[a.lo], sh))
+		})
+		if got := classSegs(o, 0, sh, nil); !slices.Equal(got, want) {
+			t.Fatalf("round %d (%d segments): %v, want %v", round, nseg, got, want)
+		}
 	}
 }
