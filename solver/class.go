@@ -230,6 +230,10 @@ type keyEncoder struct {
 	lastRel  relMemoKey // the key of the last pod encoded with rels,
 	lastMemo relMemo    // its entry,
 	lastSet  bool       // and whether they are set
+	// lastTols is the toleration list tolerations last wrote, and
+	// tolsBytes what it wrote: the pods of a workload share one list.
+	lastTols  []index.Toleration
+	tolsBytes []byte
 }
 
 func (e *keyEncoder) str(s string) {
@@ -283,6 +287,11 @@ func (e *keyEncoder) term(t *index.NodeSelectorTerm) {
 }
 
 func (e *keyEncoder) tolerations(tols []index.Toleration) {
+	if len(tols) > 0 && len(tols) == len(e.lastTols) && &tols[0] == &e.lastTols[0] {
+		e.buf = append(e.buf, e.tolsBytes...)
+		return
+	}
+	start := len(e.buf)
 	e.num(int64(len(tols)))
 	for i := range tols {
 		t := &tols[i]
@@ -290,6 +299,9 @@ func (e *keyEncoder) tolerations(tols []index.Toleration) {
 		e.str(t.Operator)
 		e.str(t.Value)
 		e.str(t.Effect)
+	}
+	if len(tols) > 0 {
+		e.lastTols, e.tolsBytes = tols, append(e.tolsBytes[:0], e.buf[start:]...)
 	}
 }
 

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -152,6 +153,31 @@ func TestCountArrayGivenBackClear(t *testing.T) {
 		}
 		if *pool.zeroPg != (countPg{}) {
 			t.Fatalf("seed %d: the shared page of zeros was written", seed)
+		}
+	}
+}
+
+// TestKeyEncoderTolerationsMemo: a toleration list written again (the
+// same list, as the pods of a workload share) writes the bytes it wrote
+// the first time, and any other list, equal or one sharing its start but
+// longer, is written in full: keys stay what they were without the memo.
+func TestKeyEncoderTolerationsMemo(t *testing.T) {
+	t.Parallel()
+	tols := []index.Toleration{
+		{Key: "dedicated", Operator: index.OpEqual, Value: "gpu", Effect: index.EffectNoSchedule},
+		{Key: "spot", Operator: index.OpExists, Effect: index.EffectNoExecute},
+	}
+	fresh := func(ts []index.Toleration) []byte {
+		var e keyEncoder
+		e.tolerations(ts)
+		return e.buf
+	}
+	var e keyEncoder
+	for i, ts := range [][]index.Toleration{tols[:1], tols[:1], slices.Clone(tols[:1]), tols, tols[:1], nil, tols} {
+		e.buf = append(e.buf[:0], 'x')
+		e.tolerations(ts)
+		if want := append([]byte{'x'}, fresh(ts)...); !bytes.Equal(e.buf, want) {
+			t.Fatalf("list %d (%d tolerations): wrote %q, want %q", i, len(ts), e.buf, want)
 		}
 	}
 }
