@@ -3,6 +3,7 @@ package solver
 import (
 	"encoding/binary"
 	"math/bits"
+	"reflect"
 	"slices"
 	"sync"
 
@@ -231,9 +232,12 @@ type keyEncoder struct {
 	lastMemo relMemo    // its entry,
 	lastSet  bool       // and whether they are set
 	// lastTols is the toleration list tolerations last wrote, and
-	// tolsBytes what it wrote: the pods of a workload share one list.
+	// tolsBytes what it wrote: the pods of a workload share one list;
+	// lastMap and mapBytes likewise for labelMap (node selectors).
 	lastTols  []index.Toleration
 	tolsBytes []byte
+	lastMap   map[string]string
+	mapBytes  []byte
 }
 
 func (e *keyEncoder) str(s string) {
@@ -307,6 +311,11 @@ func (e *keyEncoder) tolerations(tols []index.Toleration) {
 
 // labelMap writes a label map in key order.
 func (e *keyEncoder) labelMap(m map[string]string) {
+	if len(m) > 0 && reflect.ValueOf(m).UnsafePointer() == reflect.ValueOf(e.lastMap).UnsafePointer() {
+		e.buf = append(e.buf, e.mapBytes...)
+		return
+	}
+	start := len(e.buf)
 	e.keys = e.keys[:0]
 	for k := range m {
 		e.keys = append(e.keys, k)
@@ -316,6 +325,9 @@ func (e *keyEncoder) labelMap(m map[string]string) {
 	for _, k := range e.keys {
 		e.str(k)
 		e.str(m[k])
+	}
+	if len(m) > 0 {
+		e.lastMap, e.mapBytes = m, append(e.mapBytes[:0], e.buf[start:]...)
 	}
 }
 

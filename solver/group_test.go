@@ -3,6 +3,7 @@ package solver
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -157,11 +158,11 @@ func TestCountArrayGivenBackClear(t *testing.T) {
 	}
 }
 
-// TestKeyEncoderTolerationsMemo: a toleration list written again (the
-// same list, as the pods of a workload share) writes the bytes it wrote
-// the first time, and any other list, equal or one sharing its start but
-// longer, is written in full: keys stay what they were without the memo.
-func TestKeyEncoderTolerationsMemo(t *testing.T) {
+// TestKeyEncoderMemos: a toleration list or label map written again (the
+// same one, as the pods of a workload share) writes the bytes it wrote the
+// first time, and any other, equal or (a list) sharing its start but
+// longer, is written in full: keys stay what they were without the memos.
+func TestKeyEncoderMemos(t *testing.T) {
 	t.Parallel()
 	tols := []index.Toleration{
 		{Key: "dedicated", Operator: index.OpEqual, Value: "gpu", Effect: index.EffectNoSchedule},
@@ -178,6 +179,21 @@ func TestKeyEncoderTolerationsMemo(t *testing.T) {
 		e.tolerations(ts)
 		if want := append([]byte{'x'}, fresh(ts)...); !bytes.Equal(e.buf, want) {
 			t.Fatalf("list %d (%d tolerations): wrote %q, want %q", i, len(ts), e.buf, want)
+		}
+	}
+	// Label maps (node selectors) likewise, by the map itself.
+	pool := map[string]string{"pool": "gpu", "zone": "a"}
+	other := map[string]string{"pool": "gpu", "zone": "b"}
+	freshMap := func(m map[string]string) []byte {
+		var e keyEncoder
+		e.labelMap(m)
+		return e.buf
+	}
+	for i, m := range []map[string]string{pool, pool, other, maps.Clone(pool), pool, nil, {}, pool} {
+		e.buf = append(e.buf[:0], 'x')
+		e.labelMap(m)
+		if want := append([]byte{'x'}, freshMap(m)...); !bytes.Equal(e.buf, want) {
+			t.Fatalf("map %d (%v): wrote %q, want %q", i, m, e.buf, want)
 		}
 	}
 }
