@@ -28,6 +28,9 @@ type roomLevels struct {
 	cpu, mem [roomLevelCount][]uint64
 	// lvl is each node's current levels (cpu, mem; -1: in none).
 	lvl [][2]int16
+	// deferred: set records the levels alone, and fill files the nodes
+	// (a solver's set-up files every node at once).
+	deferred bool
 }
 
 // roomSub is how many bits of a value past its highest set one pick its
@@ -71,6 +74,10 @@ func (r *roomLevels) init(nodes int) {
 func (r *roomLevels) set(n index.NodeID, f nodeFree) {
 	cpuL, memL := levelOf(f.cpu), levelOf(f.mem)
 	cur := &r.lvl[n]
+	if r.deferred {
+		cur[0], cur[1] = int16(cpuL), int16(memL)
+		return
+	}
 	w, bit := n>>6, uint64(1)<<(n&63)
 	move := func(levels *[roomLevelCount][]uint64, from, to int) {
 		for l := to + 1; l <= from; l++ {
@@ -83,6 +90,31 @@ func (r *roomLevels) set(n index.NodeID, f nodeFree) {
 	move(&r.cpu, int(cur[0]), cpuL)
 	move(&r.mem, int(cur[1]), memL)
 	cur[0], cur[1] = int16(cpuL), int16(memL)
+}
+
+// fill files every node by the levels set recorded while deferred, as
+// set would have one by one: each node in its own level, then every
+// level's bitset joined with the one above (a node sits in every level up
+// to its own). Filing 100,000 nodes one by one set about 800 bits each.
+func (r *roomLevels) fill() {
+	r.deferred = false
+	for n, lv := range r.lvl {
+		w, bit := n>>6, uint64(1)<<(n&63)
+		if lv[0] >= 0 {
+			r.cpu[lv[0]][w] |= bit
+		}
+		if lv[1] >= 0 {
+			r.mem[lv[1]][w] |= bit
+		}
+	}
+	for l := roomLevelCount - 2; l >= 0; l-- {
+		for _, levels := range [2]*[roomLevelCount][]uint64{&r.cpu, &r.mem} {
+			dst, src := levels[l], levels[l+1]
+			for w := range dst {
+				dst[w] |= src[w]
+			}
+		}
+	}
 }
 
 // of returns the level bitsets that hold every node with room for class

@@ -3,6 +3,7 @@ package solver
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/kplace/kplace/index"
@@ -102,4 +103,56 @@ func TestRoomLevels(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRoomLevelsFill: filing every node at once (deferred, then fill)
+// gives the levels and bitsets that filing them one by one gives, for
+// free room of every kind (none, a pod slot left and nothing else, small
+// and huge values), on 1,000 nodes (the last word partly used); then both
+// move on alike.
+func TestRoomLevelsFill(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(2, 8))
+	value := func() int64 {
+		switch r.IntN(5) {
+		case 0:
+			return math.MinInt64 // no pod slot
+		case 1:
+			return 0
+		case 2:
+			return r.Int64N(1 << 10)
+		case 3:
+			return r.Int64N(1 << 40)
+		}
+		return math.MaxInt64 - r.Int64N(1<<20)
+	}
+	const nodes = 1000
+	var one, bulk roomLevels
+	one.init(nodes)
+	bulk.init(nodes)
+	bulk.deferred = true
+	for n := range nodes {
+		f := nodeFree{cpu: value(), mem: value()}
+		one.set(index.NodeID(n), f)
+		bulk.set(index.NodeID(n), f)
+	}
+	bulk.fill()
+	same := func(step string) {
+		t.Helper()
+		if !slices.Equal(one.lvl, bulk.lvl) {
+			t.Fatalf("%s: levels differ", step)
+		}
+		for l := range roomLevelCount {
+			if !slices.Equal(one.cpu[l], bulk.cpu[l]) || !slices.Equal(one.mem[l], bulk.mem[l]) {
+				t.Fatalf("%s: level %d's bitsets differ", step, l)
+			}
+		}
+	}
+	same("filed")
+	for range 2000 {
+		n, f := index.NodeID(r.IntN(nodes)), nodeFree{cpu: value(), mem: value()}
+		one.set(n, f)
+		bulk.set(n, f)
+	}
+	same("moved")
 }

@@ -306,11 +306,13 @@ func newSolver(c *index.Cluster, cfg Config) *Solver {
 	s.nodeArrays = nodeArrays{hot: make([]nodeHot, n), bounds: make([]nodeBound, n), bound: make([]int16, n), free: make([]nodeFree, n),
 		portMasks: make([]uint64, n), minCPU: math.MaxInt64, minMem: math.MaxInt64, ties: make([]uint32, n)}
 	s.room.init(n)
+	s.room.deferred = true
 	for i := range s.hot {
 		s.hot[i].tie = rules.NodeTie(cfg.Seed, uint32(i))
 		s.ties[i] = s.hot[i].tie
 		s.refreshNode(index.NodeID(i))
 	}
+	s.room.fill()
 	return s
 }
 
