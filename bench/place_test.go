@@ -8,7 +8,6 @@ import (
 
 	"github.com/kplace/kplace/index"
 	"github.com/kplace/kplace/ingest"
-	schedprofile "github.com/kplace/kplace/profile"
 	"github.com/kplace/kplace/solver"
 )
 
@@ -83,10 +82,7 @@ func BenchmarkSolveSnapshot(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg := solver.Config{Seed: 1}
-	if _, err := schedprofile.Apply(&cfg, schedprofile.Settings{Strategy: "least-allocated", DefaultSpread: "builtin"}); err != nil {
-		b.Fatal(err)
-	}
+	cfg := solver.Config{Seed: 1, DefaultSpread: solver.BuiltinDefaultSpread(), SystemDefaultSpread: true}
 	b.ReportAllocs()
 	var placed, pending int
 	b.ResetTimer()
