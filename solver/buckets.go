@@ -53,6 +53,9 @@ type buckets struct {
 	lean bool
 	topo *index.Topology
 	ln   *leanState
+	// free holds, for lean buckets, the solver's heaps to reuse
+	// (dropBuckets gave them back); nil otherwise.
+	free *[]nodeHeap
 }
 
 // countBits is the width of a per-node count in a packed bucket key.
@@ -139,6 +142,9 @@ func (s *Solver) newBuckets(cl *class) *buckets {
 		b.packed = map[uint64]int32{}
 	}
 	b.topo, b.lean = s.leanTopo(cl)
+	if b.lean {
+		b.free = &s.heapFree
+	}
 	return b
 }
 
@@ -246,7 +252,13 @@ func (s *Solver) bucketOf(cl *class, b *buckets, n index.NodeID) int32 {
 
 // newBucket adds a bucket with values b.vals.
 func (b *buckets) newBucket(ignored bool) int32 {
-	b.list = append(b.list, bucket{ignored: ignored, vals: append([]int32(nil), b.vals...)})
+	bk := bucket{ignored: ignored, vals: append([]int32(nil), b.vals...)}
+	if b.free != nil {
+		if k := len(*b.free); k > 0 {
+			bk.heap, *b.free = (*b.free)[k-1], (*b.free)[:k-1]
+		}
+	}
+	b.list = append(b.list, bk)
 	return int32(len(b.list) - 1)
 }
 
@@ -268,6 +280,7 @@ func (s *Solver) setFit(cl *class, b *buckets, e entry, fits bool) {
 
 // fillBuckets builds cl's buckets from every feasible node.
 func (s *Solver) fillBuckets(cl *class) {
+	s.dropBuckets(cl)
 	b := s.newBuckets(cl)
 	b.cursor = len(s.c.Changes)
 	b.ttMax, b.naMax = cl.ttMax, cl.naMax

@@ -120,10 +120,14 @@ type class struct {
 	key    []byte      // canonical encoding, to confirm hash hits
 	demand index.Demand
 	// ports has the bit of each host port the class wants (see portMask);
-	// extra holds its requests other than cpu and memory (see fitsExtra).
-	ports uint64
-	extra []index.ResVal
-	pods  int // pods of the class still to be placed
+	// extra holds its requests other than cpu and memory (see fitsExtra),
+	// floors the nodes whose allocatable reaches those that some node's
+	// does not (see allocFloor; set with floorsMade by a lean fill).
+	ports      uint64
+	extra      []index.ResVal
+	floors     [][]uint64
+	floorsMade bool
+	pods       int // pods of the class still to be placed
 
 	balCPU  int64 // actual cpu and memory requests, for BalancedAllocation
 	balMem  int64

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/solver/rules"
 )
 
 // Lean buckets.
@@ -134,7 +135,7 @@ func (s *Solver) bareBucket(cl *class, b *buckets, n index.NodeID) (int, int32) 
 func (s *Solver) fillLean(cl *class, b *buckets) {
 	s.leanFills++
 	g := cl.g
-	ln := &leanState{explicit: map[index.NodeID]int32{}, fit: make([]uint64, len(g.dense))}
+	ln := &leanState{explicit: map[index.NodeID]int32{}, fit: s.takeFit(len(g.dense))}
 	b.ln = ln
 	domains := 1
 	if b.topo != nil {
@@ -157,6 +158,7 @@ func (s *Solver) fillLean(cl *class, b *buckets) {
 	ws := s.scanners(g.feasCard)
 	np := s.nonBare(b, len(g.dense))
 	sl := s.bareSlotsOf(cl, b)
+	s.classFloors(cl) // before the workers read them
 	s.parallel(ws, ln.fit, func(w *scanner, lo, hi int) {
 		s.fitWords(cl, ln.fit, lo, hi)
 		if sl.byWord {
@@ -229,6 +231,51 @@ func (s *Solver) fillLean(cl *class, b *buckets) {
 	}
 	cl.buckets = b
 }
+
+// takeFit returns a fit set of words words for a lean fill, one a
+// class gave back (giveFit) when there is one: its words are recently
+// written, so in cache, where a new one's are not. Its contents are
+// stale: fitWords writes every word.
+func (s *Solver) takeFit(words int) []uint64 {
+	if k := len(s.fitFree); k > 0 {
+		f := s.fitFree[k-1]
+		s.fitFree = s.fitFree[:k-1]
+		if cap(f) >= words {
+			return f[:words]
+		}
+	}
+	return make([]uint64, words)
+}
+
+// dropBuckets takes back what cl's lean buckets hold that later fills
+// reuse, their fit set (takeFit) and their heaps (newBucket), when cl's
+// buckets are about to be dropped or made again: nothing reads them
+// after. The heaps of other buckets are cut from one array (fillBuckets)
+// and stay where they are.
+func (s *Solver) dropBuckets(cl *class) {
+	b := cl.buckets
+	if b == nil || !b.lean {
+		return
+	}
+	if ln := b.ln; ln != nil && ln.fit != nil && len(s.fitFree) < maxFreeFits {
+		s.fitFree = append(s.fitFree, ln.fit)
+		ln.fit = nil
+	}
+	for i := range b.list {
+		if h := b.list[i].heap; cap(h) > 0 && cap(h) <= maxFreeHeapCap && len(s.heapFree) < maxFreeHeaps {
+			s.heapFree = append(s.heapFree, h[:0])
+		}
+		b.list[i].heap = nil
+	}
+}
+
+// What dropBuckets keeps for reuse at most: fit sets, heaps, and the
+// entries of one heap (larger ones are rare and would hold memory).
+const (
+	maxFreeFits    = 4
+	maxFreeHeaps   = 1024
+	maxFreeHeapCap = 1024
+)
 
 // segBufs returns n segment buffers (for classSegs), kept across scans.
 func (s *Solver) segBufs(n int) [][]shapeSeg {
@@ -511,6 +558,9 @@ func (s *Solver) fitWords(cl *class, fit []uint64, lo, hi int) {
 	for wi := lo; wi < hi; wi++ {
 		word := cl.g.dense[wi]
 		cand := word & roomCPU[wi] & roomMem[wi]
+		for _, f := range cl.floors {
+			cand &= f[wi]
+		}
 		if cand == 0 {
 			fit[wi] = 0
 			continue
@@ -534,6 +584,50 @@ func (s *Solver) fitWords(cl *class, fit []uint64, lo, hi int) {
 		}
 		fit[wi] = f
 	}
+}
+
+// classFloors sets cl.floors, once: allocFloor's node set for each of
+// its other requests that some node's allocatable is below.
+func (s *Solver) classFloors(cl *class) {
+	if cl.floorsMade {
+		return
+	}
+	cl.floorsMade = true
+	for _, rv := range cl.extra {
+		if f := s.allocFloor(rv); f != nil {
+			cl.floors = append(cl.floors, f)
+		}
+	}
+}
+
+// allocFloor returns the nodes whose allocatable rv.Res takes rv.Val
+// with nothing requested there, one bit per node, nil when every node's
+// does. A node outside it fits no pod requesting rv (what a node has
+// requested only lowers what is left: rules.Fits); a GPU or device
+// request excludes most nodes at once, before any node is tested.
+// Allocatable does not change, so each is made once per solver.
+func (s *Solver) allocFloor(rv index.ResVal) []uint64 {
+	if f, ok := s.allocFloors[rv]; ok {
+		return f
+	}
+	alloc := s.c.Alloc[rv.Res]
+	f := make([]uint64, (len(alloc)+63)/64)
+	all := true
+	for n, a := range alloc {
+		if rules.Fits(0, rv.Val, a) {
+			f[n>>6] |= 1 << (n & 63)
+		} else {
+			all = false
+		}
+	}
+	if all {
+		f = nil
+	}
+	if s.allocFloors == nil {
+		s.allocFloors = map[index.ResVal][]uint64{}
+	}
+	s.allocFloors[rv] = f
+	return f
 }
 
 // bareSlots is how countBare counts a class's bare slots: by word

@@ -419,3 +419,48 @@ func solveCopy(t *testing.T, in *index.Input, cfg Config) *Result {
 	}
 	return Solve(c, cfg)
 }
+
+// TestAllocFloor: a request's floor holds exactly the nodes whose
+// allocatable takes it with nothing requested (equal included), and is
+// nil when every node's does; a class's floors are those of its other
+// requests that leave some node out.
+func TestAllocFloor(t *testing.T) {
+	t.Parallel()
+	var nodes []index.Node
+	for i := range 130 { // three words, the last one partial
+		b := makeNode(fmt.Sprintf("n%d", i)).alloc("cpu", 4000).alloc("memory", 8<<30).alloc("ephemeral-storage", 10<<30)
+		if i%3 != 0 {
+			b.alloc("example.com/gpu", int64(i%3)) // 1 or 2; every third node has none
+		}
+		nodes = append(nodes, b.obj())
+	}
+	c := cluster(t, nodes, nil)
+	s := newSolver(c, Config{})
+	gpu, eph := c.ResIndex["example.com/gpu"], c.ResIndex["ephemeral-storage"]
+	for _, want := range []int64{1, 2, 3} {
+		f := s.allocFloor(index.ResVal{Res: gpu, Val: want})
+		if len(f) != 3 {
+			t.Fatalf("gpu %d: %d words, want 3", want, len(f))
+		}
+		for n := range 130 {
+			if in, fits := f[n>>6]&(1<<(n&63)) != 0, int64(n%3) >= want; in != fits {
+				t.Fatalf("gpu %d: node n%d (allocatable %d) in the floor: %v", want, n, n%3, in)
+			}
+		}
+		for n := 130; n < 192; n++ {
+			if f[n>>6]&(1<<(n&63)) != 0 {
+				t.Fatalf("gpu %d: bit %d past the last node set", want, n)
+			}
+		}
+	}
+	if f := s.allocFloor(index.ResVal{Res: eph, Val: 10 << 30}); f != nil {
+		t.Fatalf("every node takes 10Gi of ephemeral storage, the floor is not nil")
+	}
+	cl := &class{g: &group{}}
+	cl.demand.Req = []index.ResVal{{Res: index.ResCPU, Val: 100}, {Res: eph, Val: 1 << 30}, {Res: gpu, Val: 2}}
+	cl.prepare()
+	s.classFloors(cl)
+	if len(cl.floors) != 1 || &cl.floors[0][0] != &s.allocFloor(index.ResVal{Res: gpu, Val: 2})[0] {
+		t.Fatalf("the class's floors: %d, want the gpu request's alone", len(cl.floors))
+	}
+}

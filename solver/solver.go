@@ -289,6 +289,9 @@ type nodeArrays struct {
 	shares         []shapeShare
 	minCPU, minMem int64
 	portMasks      []uint64
+	allocFloors    map[index.ResVal][]uint64 // see allocFloor
+	fitFree        [][]uint64                // see takeFit
+	heapFree       []nodeHeap                // see dropBuckets
 	ties           []uint32
 	// free holds each node's free cpu and memory (see nodeFree); room
 	// the nodes by how much of each is free (see roomLevels).
@@ -434,6 +437,7 @@ queue:
 			if cl.rel != nil {
 				s.releaseReads(cl.rel)
 			}
+			s.dropBuckets(cl)
 			cl.heap, cl.dom, cl.buckets, cl.rawTT, cl.rawNA = nil, nil, nil, nil, nil // release: the class has no pod left
 			s.dropImages(cl)
 			if cl.pre != nil {
