@@ -233,9 +233,9 @@ func (s *Solver) fillLean(cl *class, b *buckets) {
 }
 
 // takeFit returns a fit set of words words for a lean fill, one a
-// class gave back (giveFit) when there is one: its words are recently
-// written, so in cache, where a new one's are not. Its contents are
-// stale: fitWords writes every word.
+// class gave back (dropBuckets) when there is one: its words were
+// written recently, so they are in the cache, where a new one's are
+// not. Its contents are stale: fitWords writes every word.
 func (s *Solver) takeFit(words int) []uint64 {
 	if k := len(s.fitFree); k > 0 {
 		f := s.fitFree[k-1]
