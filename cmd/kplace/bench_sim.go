@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 
 	"github.com/kplace/kplace/bench"
 	"github.com/kplace/kplace/scenario"
@@ -76,6 +77,8 @@ func runZoneFailureBench(dir string, maxNodes int, asJSON bool) int {
 		cfg := simulateConfig{paths: []string{base + in.ext}, admission: true, quiet: true, sc: sc,
 			timeline: base + ".timeline.jsonl", engine: scenario.Config{}}
 		cfg.engine.Solve.Seed = 1
+		runtime.GC()
+		startCase() // the case's peak RSS is its own
 		rep, err := simulate(cfg)
 		if err != nil {
 			return fail(err)
