@@ -144,6 +144,9 @@ func (s *Solver) newBuckets(cl *class) *buckets {
 	b.topo, b.lean = s.leanTopo(cl)
 	if b.lean {
 		b.free = &s.heapFree
+		if k := len(s.listFree); k > 0 {
+			b.list, s.listFree = s.listFree[k-1], s.listFree[:k-1]
+		}
 	}
 	return b
 }
@@ -252,7 +255,11 @@ func (s *Solver) bucketOf(cl *class, b *buckets, n index.NodeID) int32 {
 
 // newBucket adds a bucket with values b.vals.
 func (b *buckets) newBucket(ignored bool) int32 {
-	bk := bucket{ignored: ignored, vals: append([]int32(nil), b.vals...)}
+	var vals []int32 // a reused list's slot past its end holds a dropped bucket's
+	if n := len(b.list); n < cap(b.list) {
+		vals = b.list[:n+1][n].vals[:0]
+	}
+	bk := bucket{ignored: ignored, vals: append(vals, b.vals...)}
 	if b.free != nil {
 		if k := len(*b.free); k > 0 {
 			bk.heap, *b.free = (*b.free)[k-1], (*b.free)[:k-1]

@@ -135,18 +135,19 @@ func (s *Solver) bareBucket(cl *class, b *buckets, n index.NodeID) (int, int32) 
 func (s *Solver) fillLean(cl *class, b *buckets) {
 	s.leanFills++
 	g := cl.g
-	ln := &leanState{explicit: map[index.NodeID]int32{}, fit: s.takeFit(len(g.dense))}
+	ln := s.takeLean(len(g.dense))
 	b.ln = ln
 	domains := 1
 	if b.topo != nil {
 		domains += len(b.topo.Size)
 	}
 	for i := range ln.bareOf {
-		ln.bareOf[i] = make([]int32, domains)
+		ln.bareOf[i] = slices.Grow(ln.bareOf[i][:0], domains)[:domains]
 		for d := range ln.bareOf[i] {
 			ln.bareOf[i][d] = -1
 		}
 	}
+	ln.ttHist, ln.naHist = nil, nil
 	if g.rawTT != nil {
 		ln.ttHist = make([]int32, g.ttTop+1)
 	}
@@ -232,49 +233,68 @@ func (s *Solver) fillLean(cl *class, b *buckets) {
 	cl.buckets = b
 }
 
-// takeFit returns a fit set of words words for a lean fill, one a
-// class gave back (dropBuckets) when there is one: its words were
-// written recently, so they are in the cache, where a new one's are
-// not. Its contents are stale: fitWords writes every word.
-func (s *Solver) takeFit(words int) []uint64 {
-	if k := len(s.fitFree); k > 0 {
-		f := s.fitFree[k-1]
-		s.fitFree = s.fitFree[:k-1]
-		if cap(f) >= words {
-			return f[:words]
+// takeLean returns the lean state of a fill, with a fit set of words
+// words: one a class gave back (dropBuckets) when there is one, its
+// explicit nodes and hints empty. Its fit set's words, like its other
+// buffers, were written recently, so they are in the cache, where a new
+// one's are not; their contents are stale (fitWords writes every word,
+// fillLean sets the rest).
+func (s *Solver) takeLean(words int) *leanState {
+	if k := len(s.leanFree); k > 0 {
+		ln := s.leanFree[k-1]
+		s.leanFree = s.leanFree[:k-1]
+		if cap(ln.fit) >= words {
+			ln.fit = ln.fit[:words]
+		} else {
+			ln.fit = make([]uint64, words)
 		}
+		return ln
 	}
-	return make([]uint64, words)
+	return &leanState{explicit: map[index.NodeID]int32{}, fit: make([]uint64, words)}
 }
 
 // dropBuckets takes back what cl's lean buckets hold that later fills
-// reuse, their fit set (takeFit) and their heaps (newBucket), when cl's
-// buckets are about to be dropped or made again: nothing reads them
-// after. The heaps of other buckets are cut from one array (fillBuckets)
-// and stay where they are.
+// reuse, their lean state (takeLean), bucket list and heaps (newBuckets,
+// newBucket), when cl's buckets are about to be dropped or made again:
+// nothing reads them after. The heaps of other buckets are cut from one
+// array (fillBuckets) and stay where they are.
 func (s *Solver) dropBuckets(cl *class) {
 	b := cl.buckets
 	if b == nil || !b.lean {
 		return
 	}
-	if ln := b.ln; ln != nil && ln.fit != nil && len(s.fitFree) < maxFreeFits {
-		s.fitFree = append(s.fitFree, ln.fit)
-		ln.fit = nil
+	if ln := b.ln; ln != nil && len(s.leanFree) < maxFreeLeans {
+		if len(ln.explicit) > maxFreeExplicit {
+			ln.explicit = map[index.NodeID]int32{}
+		} else {
+			clear(ln.explicit)
+		}
+		ln.exHint = [exHintSlots]uint16{}
+		s.leanFree = append(s.leanFree, ln)
 	}
+	b.ln = nil
 	for i := range b.list {
 		if h := b.list[i].heap; cap(h) > 0 && cap(h) <= maxFreeHeapCap && len(s.heapFree) < maxFreeHeaps {
 			s.heapFree = append(s.heapFree, h[:0])
 		}
 		b.list[i].heap = nil
 	}
+	if cap(b.list) <= maxFreeListCap && len(s.listFree) < maxFreeLists {
+		s.listFree = append(s.listFree, b.list[:0])
+	}
+	b.list = nil
 }
 
-// What dropBuckets keeps for reuse at most: fit sets, heaps, and the
-// entries of one heap (larger ones are rare and would hold memory).
+// What dropBuckets keeps for reuse at most: lean states and the nodes of
+// one's explicit map, heaps and the entries of one, bucket lists and the
+// buckets of one (larger ones are rare and would hold memory).
 const (
-	maxFreeFits    = 4
-	maxFreeHeaps   = 1024
-	maxFreeHeapCap = 1024
+	maxFreeLeans    = 4
+	maxFreeExplicit = 1 << 14
+	maxFreeHeaps    = 1024
+	maxFreeHeapCap  = 1024
+	maxFreeLists    = 16
+	maxFreeListCap  = 1024
 )
 
 // segBufs returns n segment buffers (for classSegs), kept across scans.

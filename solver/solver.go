@@ -290,8 +290,9 @@ type nodeArrays struct {
 	minCPU, minMem int64
 	portMasks      []uint64
 	allocFloors    map[index.ResVal][]uint64 // see allocFloor
-	fitFree        [][]uint64                // see takeFit
+	leanFree       []*leanState              // see takeLean
 	heapFree       []nodeHeap                // see dropBuckets
+	listFree       [][]bucket                // see dropBuckets
 	ties           []uint32
 	// free holds each node's free cpu and memory (see nodeFree); room
 	// the nodes by how much of each is free (see roomLevels).
