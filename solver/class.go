@@ -120,9 +120,10 @@ type class struct {
 	key    []byte      // canonical encoding, to confirm hash hits
 	demand index.Demand
 	// ports has the bit of each host port the class wants (see portMask);
-	// extra holds its requests other than cpu and memory (see fitsExtra),
-	// floors the nodes whose allocatable reaches those that some node's
-	// does not (see allocFloor; set with floorsMade by a lean fill).
+	// extra holds its requests other than cpu and memory (see fitsExtra);
+	// floors, for each of those that some node's allocatable cannot take,
+	// the nodes whose allocatable can (allocFloor; set once, with
+	// floorsMade, by the class's first lean fill).
 	ports      uint64
 	extra      []index.ResVal
 	floors     [][]uint64
