@@ -45,6 +45,8 @@ type scanner struct {
 	// words (bareSlots.count, countRaw).
 	bare           []bareCount
 	ttHist, naHist []int32
+	// curs is scanRuns' segment cursors.
+	curs []segCursor
 }
 
 // parkedEntry is an entry rejected by the class's relClass.deps[dep].

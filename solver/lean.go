@@ -210,10 +210,10 @@ func (s *Solver) fillLean(cl *class, b *buckets) {
 	}
 	shares := s.shapeShares(cl)
 	o := s.orderFor(b.topo)
-	s.feasibleRuns(g, o)
+	feas := s.feasibleRuns(g, o)
 	segs := s.segBufs(len(slots) / 2)
 	for i := range segs {
-		segs[i] = classSegs(o, slots[2*i]%domains, shares, segs[i])
+		segs[i] = classSegs(o, slots[2*i]%domains, shares, feas, segs[i])
 	}
 	scans := [2]runScan{ // by slots' ignored flag
 		{fit: ln.fit, np: np, elig: eligibleOf(cl), shares: shares},
@@ -343,7 +343,8 @@ type runScan struct {
 // nodes of bare slot slot, see bareBucket) in the runs of o that worker w
 // of the len(ws) workers takes (every len(ws)-th) and cl's group finds
 // feasible nodes in (feasibleRuns, made before), segs holding the slot's
-// shape segments in visiting order. A run whose bound cannot enter t is
+// shape segments (classSegs), taken in passes by their runs' tail bounds
+// (runs.go). A run whose bound cannot enter t is
 // passed over (runs.go); in the others a node whose shape bound cannot
 // enter t costs a few loads and a compare. What cannot enter is judged
 // against the better of t's worst kept entry and the other workers'
@@ -363,37 +364,44 @@ func (s *Solver) scanRuns(cl *class, sc *runScan, o *nodeOrder, segs []shapeSeg,
 	rawTT, ttTab, na0 := cl.rawTT, cl.ttScore, cl.naScore[0]
 	ttNZ, naNZ, imgNZ := cl.g.ttNZ, cl.g.naNZ, cl.imgNZ
 	recs, ties, scores, gen, feas := o.recs, o.ties, o.scores, s.c.Gen, cl.g.runs
+	// A cursor per segment, and passes over them (runs.go): each takes
+	// from every segment the runs whose tails bound at least level, the
+	// best tail bound left less levelStep.
+	curs := ws[w].curs[:0]
 	for _, sg := range segs {
-		// The segment's feasible runs, taken in turn by the workers:
-		// the i-th by worker i mod k.
-		turn := k - 1 - w
-	runs:
-		for fw := sg.lo >> 6; fw<<6 < sg.hi; fw++ {
-			word := feas[fw]
-			if fw<<6 < sg.lo {
-				word &= ^uint64(0) << (sg.lo & 63)
-			}
-			if (fw+1)<<6 > sg.hi {
-				word &= 1<<(sg.hi&63) - 1
-			}
-			for ; word != 0; word &= word - 1 {
-				if turn++; turn < k {
-					continue
-				}
-				turn = 0
-				j := fw<<6 + int32(bits.TrailingZeros64(word))
-				r := &o.runs[j]
+		if c := newSegCursor(sg, feas, k, w); c.next >= 0 {
+			curs = append(curs, c)
+		}
+	}
+	top := int64(math.MinInt64)
+	for i := range curs {
+		top = max(top, runUpper(&o.tail[curs[i].next], shares)+stMax)
+	}
+	for len(curs) > 0 {
+		level, next := top-levelStep, int64(math.MinInt64)
+		for ci := range curs {
+			c := &curs[ci]
+			for c.next >= 0 {
+				j := c.next
 				bar := peersBar(ws, slot, w)
 				thr, full := t.limit(keep, bar)
+				tb := runUpper(&o.tail[j], shares) + stMax
+				if full && tb < thr.score {
+					// No run left in the segment can enter: leave it.
+					if !t.truncated || tb >= t.cut.score {
+						t.drop(entry{score: tb, tie: math.MaxUint32})
+					}
+					c.next = -1
+					break
+				}
+				if tb < level {
+					next = max(next, tb)
+					break // until a later pass
+				}
+				c.advance(feas, k)
+				r := &o.runs[j]
 				var rb int64 // the run's bound
 				if full {
-					// No run left in the segment can enter: leave it.
-					if tb := runUpper(&o.tail[j], shares) + stMax; tb < thr.score {
-						if !t.truncated || tb >= t.cut.score {
-							t.drop(entry{score: tb, tie: math.MaxUint32})
-						}
-						break runs
-					}
 					var pass bool
 					if rb, pass = s.passOver(o, r, shares, stMax, t, thr.score); pass {
 						continue
@@ -466,6 +474,66 @@ func (s *Solver) scanRuns(cl *class, sc *runScan, o *nodeOrder, segs []shapeSeg,
 					leave = leaveBelow(rb, full, &thr)
 				}
 			}
+		}
+		curs = slices.DeleteFunc(curs, func(c segCursor) bool { return c.next < 0 })
+		top = next
+	}
+	ws[w].curs = curs
+}
+
+// levelStep is how far below the best tail bound left a pass of scanRuns
+// takes runs, in points. Smaller steps make more passes and may test
+// fewer nodes: on the realistic 100,000-node export, steps of 2 and 4
+// tested 131.7 and 132.1 million nodes, and a realistic 10,000-node solve
+// ran 0.4% fewer instructions with steps of 2 than of 4 (and, before
+// pools, 0.6% more with steps of 1 than of 2).
+const levelStep = 2
+
+// segCursor walks the feasible runs of a shape segment that one worker
+// takes (every k-th, from its turn).
+type segCursor struct {
+	fw, hi int32  // the word of the feasible runs holding next, the segment's end
+	word   uint64 // the word's runs after next
+	turn   int
+	next   int32 // the next run the worker takes, -1 when none is left
+}
+
+// newSegCursor starts a cursor on segment sg at the first run worker w of
+// k takes.
+func newSegCursor(sg shapeSeg, feas []uint64, k, w int) segCursor {
+	c := segCursor{fw: sg.lo >> 6, hi: sg.hi, turn: k - 1 - w, next: -1}
+	if sg.lo >= sg.hi {
+		return c
+	}
+	c.word = feas[c.fw] & (^uint64(0) << (sg.lo & 63))
+	if (c.fw+1)<<6 > c.hi {
+		c.word &= 1<<(c.hi&63) - 1
+	}
+	c.advance(feas, k)
+	return c
+}
+
+// advance moves c to the worker's next run of the segment (next -1 when
+// none is left); k is the number of workers.
+func (c *segCursor) advance(feas []uint64, k int) {
+	for {
+		for c.word != 0 {
+			b := bits.TrailingZeros64(c.word)
+			c.word &= c.word - 1
+			if c.turn++; c.turn < k {
+				continue
+			}
+			c.turn = 0
+			c.next = c.fw<<6 + int32(b)
+			return
+		}
+		if c.fw++; c.fw<<6 >= c.hi {
+			c.next = -1
+			return
+		}
+		c.word = feas[c.fw]
+		if (c.fw+1)<<6 > c.hi {
+			c.word &= 1<<(c.hi&63) - 1
 		}
 	}
 }
@@ -1132,9 +1200,9 @@ func (s *Solver) refillBare(cl *class, b *buckets, id int32) {
 	}
 	shares := s.shapeShares(cl)
 	o := s.orderFor(b.topo)
-	s.feasibleRuns(cl.g, o)
+	feas := s.feasibleRuns(cl.g, o)
 	segs := s.segBufs(1)
-	segs[0] = classSegs(o, slot%len(ln.bareOf[0]), shares, segs[0])
+	segs[0] = classSegs(o, slot%len(ln.bareOf[0]), shares, feas, segs[0])
 	sc := runScan{fit: ln.fit, np: np, elig: eligibleOf(cl), ig: bk.ignored, shares: shares}
 	s.eachWorker(len(ws), func(i int) {
 		s.scanRuns(cl, &sc, o, segs[0], slot, ws, keep, i)

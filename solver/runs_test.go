@@ -198,7 +198,17 @@ func TestRunTailsBoundTheirSegments(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 9))
 	const nodes = 3000
-	s := &Solver{}
+	// Nodes in three pools (untainted, tainted, cordoned), so that
+	// segments split by pool as well as by shape.
+	s := &Solver{c: &index.Cluster{Nodes: make([]index.Node, nodes)}}
+	for n := range s.c.Nodes {
+		switch r.IntN(3) {
+		case 1:
+			s.c.Nodes[n].Taints = []index.Taint{{Key: "dedicated", Value: "ml", Effect: "NoSchedule"}}
+		case 2:
+			s.c.Nodes[n].Unschedulable = true
+		}
+	}
 	s.fitRecs = make([]fitRec, nodes)
 	s.ties = make([]uint32, nodes)
 	s.hot = make([]nodeHot, nodes)
@@ -231,6 +241,23 @@ func TestRunTailsBoundTheirSegments(t *testing.T) {
 		}
 	}
 	check(0)
+	// A segment's nodes are of one shape and one pool, and the pools of
+	// the three kinds of node differ.
+	pools := map[uint8]bool{}
+	for _, segs := range o.segs {
+		for _, sg := range segs {
+			first := o.nodes[o.runs[sg.lo].start]
+			for _, n := range o.nodes[o.runs[sg.lo].start : o.runs[sg.hi-1].start+int32(o.runs[sg.hi-1].n)] {
+				if s.fitRecs[n].shape != sg.shape || s.poolOf[n] != s.poolOf[first] {
+					t.Fatalf("segment %+v holds node %d (shape %d, pool %d) and node %d (pool %d)", sg, n, s.fitRecs[n].shape, s.poolOf[n], first, s.poolOf[first])
+				}
+			}
+			pools[s.poolOf[first]] = true
+		}
+	}
+	if len(pools) != 3 {
+		t.Fatalf("the segments hold %d pools, want 3", len(pools))
+	}
 	rises := 0
 	for step := 1; step <= 20000; step++ {
 		n := index.NodeID(r.IntN(nodes))
@@ -250,31 +277,86 @@ func TestRunTailsBoundTheirSegments(t *testing.T) {
 	}
 }
 
-// TestClassSegsOrder: a domain's shape segments come highest first bound
-// first, ties in their order (a stable sort), with few segments (the
-// insertion sort) and with more than its buffer holds.
+// TestClassSegsOrder: a domain's shape segments holding a feasible run
+// come highest first bound first, ties in their order (a stable sort),
+// with few segments and with more than classSegs' buffer holds; those
+// without one are left out.
 func TestClassSegsOrder(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(11, 4))
 	for round := range 200 {
 		nseg := 1 + r.IntN(12)
 		if round%10 == 9 {
-			nseg = 65 + r.IntN(20)
+			nseg = 90 + r.IntN(40)
 		}
 		o := &nodeOrder{segs: make([][]shapeSeg, 1)}
 		sh := []shapeShare{{cpu: int64(r.IntN(20 << 8)), mem: int64(r.IntN(20 << 8)), balAdd: int64(r.IntN(26))}}
-		for i := range nseg {
-			// Few distinct records, so that bounds tie.
-			v := uint16(r.IntN(4)) << 12
-			o.runs = append(o.runs, nodeRun{cpu: v, mem: v, sum: 2 * uint32(v), dmin: 0, dmax: 0})
-			o.segs[0] = append(o.segs[0], shapeSeg{lo: int32(i), hi: int32(i + 1)})
+		var want []shapeSeg
+		feas := make([]uint64, 8)
+		for range nseg {
+			// Few distinct records, so that bounds tie; segments of 1 to 3
+			// runs, a feasible run in most.
+			sg := shapeSeg{lo: int32(len(o.runs))}
+			for range 1 + r.IntN(3) {
+				v := uint16(r.IntN(4)) << 12
+				o.runs = append(o.runs, nodeRun{cpu: v, mem: v, sum: 2 * uint32(v), dmin: 0, dmax: 0})
+			}
+			sg.hi = int32(len(o.runs))
+			if r.IntN(4) > 0 {
+				j := sg.lo + r.Int32N(sg.hi-sg.lo)
+				feas[j>>6] |= 1 << (j & 63)
+				want = append(want, sg)
+			}
+			o.segs[0] = append(o.segs[0], sg)
 		}
-		want := slices.Clone(o.segs[0])
 		slices.SortStableFunc(want, func(a, b shapeSeg) int {
 			return cmp.Compare(runUpper(&o.runs[b.lo], sh), runUpper(&o.runs[a.lo], sh))
 		})
-		if got := classSegs(o, 0, sh, nil); !slices.Equal(got, want) {
+		if got := classSegs(o, 0, sh, feas, nil); !slices.Equal(got, want) {
 			t.Fatalf("round %d (%d segments): %v, want %v", round, nseg, got, want)
+		}
+	}
+}
+
+// TestSegCursorTakesEachRunOnce checks the cursors of scanRuns' passes on
+// random feasible-run words and segments: the k workers' cursors take
+// every feasible run of the segment exactly once, in order, worker w the
+// runs whose position among the segment's feasible runs is w mod k, and
+// nothing outside the segment.
+func TestSegCursorTakesEachRunOnce(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(3, 9))
+	for round := range 5000 {
+		feas := make([]uint64, 1+r.IntN(4))
+		for i := range feas {
+			switch r.IntN(3) {
+			case 0: // sparse
+				feas[i] = r.Uint64() & r.Uint64() & r.Uint64()
+			case 1:
+				feas[i] = r.Uint64()
+			}
+		}
+		n := int32(64 * len(feas))
+		lo := r.Int32N(n + 1)
+		sg := shapeSeg{lo: lo, hi: lo + r.Int32N(n-lo+1)}
+		var want []int32
+		for j := sg.lo; j < sg.hi; j++ {
+			if feas[j>>6]&(1<<(j&63)) != 0 {
+				want = append(want, j)
+			}
+		}
+		k := 1 + r.IntN(3)
+		for w := range k {
+			var got, exp []int32
+			for c := newSegCursor(sg, feas, k, w); c.next >= 0; c.advance(feas, k) {
+				got = append(got, c.next)
+			}
+			for i := w; i < len(want); i += k {
+				exp = append(exp, want[i])
+			}
+			if !slices.Equal(got, exp) {
+				t.Fatalf("round %d: segment %v, worker %d of %d: took %v, want %v", round, sg, w, k, got, exp)
+			}
 		}
 	}
 }

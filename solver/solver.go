@@ -281,10 +281,15 @@ type nodeArrays struct {
 	// portMasks holds each node's host ports in use as a mask (portMask);
 	// ties each node's tie-break hash (nodeHot.tie), for the scans that
 	// read it alone.
-	fitRecs        []fitRec
-	orders         map[*index.Topology]*nodeOrder
-	orderMakes     int
-	orderList      []*nodeOrder
+	fitRecs    []fitRec
+	orders     map[*index.Topology]*nodeOrder
+	orderMakes int
+	orderList  []*nodeOrder
+	// poolOf numbers each node's pool (nodePools), the part of the run
+	// orders' keys between shape and free room; poolIDs numbers the taint
+	// and cordon sets seen.
+	poolOf         []uint8
+	poolIDs        map[string]uint8
 	shapes         shapeTable
 	shares         []shapeShare
 	minCPU, minMem int64

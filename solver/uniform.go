@@ -136,11 +136,11 @@ func (s *Solver) placeUniform(cl *class, pid index.PodID, t *index.Topology) (in
 func (s *Solver) topInRuns(cl *class, t *index.Topology, keep int) *topK {
 	shares := s.shapeShares(cl)
 	o := s.orderFor(t)
-	s.feasibleRuns(cl.g, o)
+	feas := s.feasibleRuns(cl.g, o)
 	bufs := s.segBufs(2)
 	all := bufs[1][:0]
 	for pd := range o.segs {
-		bufs[0] = classSegs(o, pd, shares, bufs[0])
+		bufs[0] = classSegs(o, pd, shares, feas, bufs[0])
 		all = append(all, bufs[0]...)
 	}
 	bufs[1] = all
