@@ -139,3 +139,61 @@ func longTests() bool {
 	f := flag.Lookup("long")
 	return f != nil && f.Value.String() == "true"
 }
+
+// TestSessionFollowsTaintedPools: between two batches of a session, a
+// PreferNoSchedule taint is added to every third node and a cordon to
+// every seventh, on the lean tests' clusters of 1,500 to 2,500 nodes
+// (defaultSpreadInput), whose classes fill lean buckets through the run
+// orders (runs.go), which the next batch's solver keeps with the node
+// arrays; the second batch places as a new session over the same cluster
+// does. The orders' pools (taints and cordon) are then out of date: a
+// scan that took a segment's nodes for one pool would go wrong.
+func TestSessionFollowsTaintedPools(t *testing.T) {
+	t.Parallel()
+	fills := 0
+	for seed := uint64(30); seed < 34; seed++ {
+		var got [2]string
+		for mode := range 2 { // 0: one session, 1: a new one for the second batch
+			c, err := index.Build(cloneInput(defaultSpreadInput(seed, true)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg := Config{Seed: seed, DefaultSpread: BuiltinDefaultSpread(), SystemDefaultSpread: true}
+			cfg.sw.bucketsFrom = 1
+			pending := slices.Clone(c.Pending)
+			c.Pending = pending[:len(pending)/2]
+			ss := NewSession(c, cfg)
+			ss.Solve()
+			for n := range c.NumNodes() {
+				if n%3 == 0 {
+					c.SetTaints(index.NodeID(n), append(slices.Clone(c.Nodes[n].Taints), index.Taint{Key: "drain", Value: "soon", Effect: PN}))
+				}
+				if n%7 == 0 {
+					c.SetUnschedulable(index.NodeID(n), true)
+				}
+			}
+			c.Pending = pending[len(pending)/2:]
+			if mode == 1 {
+				ss = NewSession(c, cfg)
+			}
+			res := ss.Solve()
+			if mode == 0 {
+				fills += res.leanFills
+			}
+			var lines []string
+			for _, cm := range res.Commits {
+				lines = append(lines, fmt.Sprintf("%d %s %s", cm.Action, c.Pods[cm.Pod].Name, c.Nodes[cm.Node].Name))
+			}
+			for _, pd := range res.Pending {
+				lines = append(lines, c.Pods[pd.Pod].Name+": "+pd.Reason)
+			}
+			got[mode] = strings.Join(lines, "\n")
+		}
+		if got[0] != got[1] {
+			t.Fatalf("seed %d: the session's second batch differs from a new session's:\n%s\n---\n%s", seed, got[0], got[1])
+		}
+	}
+	if fills < 20 {
+		t.Fatalf("%d lean fills over the sessions: the test no longer exercises the run orders", fills)
+	}
+}
