@@ -505,12 +505,18 @@ func newSegCursor(sg shapeSeg, feas []uint64, k, w int) segCursor {
 	if sg.lo >= sg.hi {
 		return c
 	}
-	c.word = feas[c.fw] & (^uint64(0) << (sg.lo & 63))
+	c.load(feas)
+	c.word &= ^uint64(0) << (sg.lo & 63)
+	c.advance(feas, k)
+	return c
+}
+
+// load sets c's word to word fw of feas, less the runs past the segment.
+func (c *segCursor) load(feas []uint64) {
+	c.word = feas[c.fw]
 	if (c.fw+1)<<6 > c.hi {
 		c.word &= 1<<(c.hi&63) - 1
 	}
-	c.advance(feas, k)
-	return c
 }
 
 // advance moves c to the worker's next run of the segment (next -1 when
@@ -531,10 +537,7 @@ func (c *segCursor) advance(feas []uint64, k int) {
 			c.next = -1
 			return
 		}
-		c.word = feas[c.fw]
-		if (c.fw+1)<<6 > c.hi {
-			c.word &= 1<<(c.hi&63) - 1
-		}
+		c.load(feas)
 	}
 }
 

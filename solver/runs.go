@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"encoding/binary"
 	"math"
 	"math/bits"
 	"slices"
@@ -272,34 +273,30 @@ func (s *Solver) makeOrder(o *nodeOrder) {
 }
 
 // nodePools sets poolOf to each node's pool: nodes of one pool have the
-// same taints and cordon, so that a group finds all of them feasible or
-// none by those filters. Pools are numbered in order of first sight across
-// the solver's life (poolIDs), up to maxPools - 1; the nodes of the pools
-// after share the last number.
+// same taints (the index's distinct taints, NodeTaints) and cordon, so
+// that a group finds all of them feasible or none by those filters. Pools
+// are numbered in order of first sight across the solver's life
+// (poolIDs), up to maxPools - 1; the nodes of the pools after share the
+// last number.
 func (s *Solver) nodePools() {
 	if s.poolIDs == nil {
 		s.poolIDs = map[string]uint8{}
 	}
-	nodes := s.c.Nodes
-	s.poolOf = slices.Grow(s.poolOf[:0], len(nodes))[:len(nodes)]
+	c := s.c
+	s.poolOf = slices.Grow(s.poolOf[:0], len(c.Nodes))[:len(c.Nodes)]
 	var buf []byte
-	for n := range nodes {
-		nd := &nodes[n]
-		if len(nd.Taints) == 0 && !nd.Unschedulable {
+	for n := range c.Nodes {
+		taints, cordoned := c.NodeTaints[n], c.Nodes[n].Unschedulable
+		if len(taints) == 0 && !cordoned {
 			s.poolOf[n] = 0
 			continue
 		}
 		buf = buf[:0]
-		if nd.Unschedulable {
+		if cordoned {
 			buf = append(buf, 1)
 		}
-		for _, t := range nd.Taints {
-			buf = append(buf, t.Key...)
-			buf = append(buf, 0)
-			buf = append(buf, t.Value...)
-			buf = append(buf, 0)
-			buf = append(buf, t.Effect...)
-			buf = append(buf, 0)
+		for _, ti := range taints {
+			buf = binary.LittleEndian.AppendUint32(buf, uint32(ti))
 		}
 		id, ok := s.poolIDs[string(buf)]
 		if !ok {

@@ -200,11 +200,13 @@ func TestRunTailsBoundTheirSegments(t *testing.T) {
 	const nodes = 3000
 	// Nodes in three pools (untainted, tainted, cordoned), so that
 	// segments split by pool as well as by shape.
-	s := &Solver{c: &index.Cluster{Nodes: make([]index.Node, nodes)}}
+	s := &Solver{c: &index.Cluster{Nodes: make([]index.Node, nodes), NodeTaints: make([][]int32, nodes),
+		Taints: []index.Taint{{Key: "dedicated", Value: "ml", Effect: "NoSchedule"}}}}
 	for n := range s.c.Nodes {
 		switch r.IntN(3) {
 		case 1:
-			s.c.Nodes[n].Taints = []index.Taint{{Key: "dedicated", Value: "ml", Effect: "NoSchedule"}}
+			s.c.Nodes[n].Taints = s.c.Taints
+			s.c.NodeTaints[n] = []int32{0}
 		case 2:
 			s.c.Nodes[n].Unschedulable = true
 		}
