@@ -1219,6 +1219,7 @@ func decodePods(d *snapDecoder, c cols) func([]index.Pod) {
 		prefAffinity.build()
 		prefAntiAffinity.build()
 		images.build()
+		terms := newTermSharer() // the batch's pods share equal terms (see termSharer)
 		for i := range dst {
 			p := &dst[i] // zero: fill in place
 			p.Namespace, p.Name, p.UID, p.Labels = ns.at(i), name.at(i), uid.at(i), labels.at(i)
@@ -1234,6 +1235,7 @@ func decodePods(d *snapDecoder, c cols) func([]index.Pod) {
 			p.Spread, p.Affinity, p.AntiAffinity = spread.at(i), affinity.at(i), antiAffinity.at(i)
 			p.PreferredAffinity, p.PreferredAntiAffinity = prefAffinity.at(i), prefAntiAffinity.at(i)
 			p.Images, p.ImageContainers = images.at(i), imageContainers[i]
+			terms.share(p)
 		}
 	}
 }

@@ -802,3 +802,21 @@ func TestCapAllocator(t *testing.T) {
 	}()
 	a.Allocate(2 << 20)
 }
+
+// TestSnapshotSharesPodTerms: the pods of a batch with equal spread
+// constraints and pod (anti-)affinity lists decode to shared lists, and
+// only those.
+func TestSnapshotSharesPodTerms(t *testing.T) {
+	in := &index.Input{Pods: termVariants()}
+	for i := range in.Pods {
+		in.Pods[i].Namespace, in.Pods[i].Name, in.Pods[i].UID = "default", fmt.Sprintf("p%d", i), fmt.Sprintf("u%d", i)
+	}
+	got, _, err := decodeSnapshot("in.arrow", bytes.NewReader(snapshotBytes(t, in, false)), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, in) {
+		t.Fatalf("round trip differs: %s", diffInputs(in, got))
+	}
+	checkTermsShared(t, got.Pods, in.Pods)
+}
