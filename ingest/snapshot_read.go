@@ -741,6 +741,9 @@ type sharedLabelsCol struct {
 	labelsCol
 	seen map[uint64]int32    // hash of a row's entries -> a row with them
 	maps []map[string]string // by row, where built
+	last map[string]string   // the map the last row read got
+	// lastLo and lastHi are that row's entries (lastHi 0 before any).
+	lastLo, lastHi int32
 }
 
 func (c *sharedLabelsCol) at(i int) map[string]string {
@@ -753,6 +756,20 @@ func (c *sharedLabelsCol) at(i int) map[string]string {
 	}
 	lo, hi := c.list.offs[i], c.list.offs[i+1]
 	keys, vals := c.keys.idx[lo:hi], c.vals.idx[lo:hi]
+	// Equal rows mostly follow each other: the last one's first.
+	if c.lastHi > 0 && slices.Equal(c.keys.idx[c.lastLo:c.lastHi], keys) && slices.Equal(c.vals.idx[c.lastLo:c.lastHi], vals) {
+		return c.last
+	}
+	m := c.row(i, lo, hi, keys, vals)
+	if hi > lo {
+		c.last, c.lastLo, c.lastHi = m, lo, hi
+	}
+	return m
+}
+
+// row returns row i's map (entries lo to hi: keys and vals), shared with
+// an earlier row of equal entries.
+func (c *sharedLabelsCol) row(i int, lo, hi int32, keys, vals []int32) map[string]string {
 	h := uint64(len(keys))
 	for j := range keys {
 		h = (h ^ uint64(uint32(keys[j]))<<32 ^ uint64(uint32(vals[j]))) * 0x9e3779b97f4a7c15
@@ -816,7 +833,8 @@ func (c *listOf[T]) at(i int) []T { return sub(&c.list, c.all, i) }
 func sharedRows[T any](l *listCol, key func(b []byte, j int) []byte, elem func(j int) T) [][]T {
 	rows := make([][]T, max(len(l.offs)-1, 0))
 	made := map[string][]T{}
-	var b []byte
+	var b, prev []byte // this row's key, and the last valid row's
+	last := -1         // that row
 	for i := range rows {
 		if !l.valid.ok(i) {
 			continue
@@ -825,6 +843,12 @@ func sharedRows[T any](l *listCol, key func(b []byte, j int) []byte, elem func(j
 		b = b[:0]
 		for j := lo; j < hi; j++ {
 			b = key(b, j)
+		}
+		// Equal rows mostly follow each other: the last one's first.
+		if last >= 0 && bytes.Equal(b, prev) {
+			rows[i] = rows[last]
+			last = i
+			continue
 		}
 		r, ok := made[string(b)]
 		if !ok {
@@ -835,6 +859,7 @@ func sharedRows[T any](l *listCol, key func(b []byte, j int) []byte, elem func(j
 			made[string(b)] = r
 		}
 		rows[i] = r
+		b, prev, last = prev, b, i
 	}
 	return rows
 }
@@ -1042,6 +1067,8 @@ type ownerCol struct {
 	kind, name, apiVersion dictCol
 	uid                    strCol
 	made                   map[index.OwnerRef]*index.OwnerRef
+	last                   int // the last row at returned, -1 before any
+	lastRef                *index.OwnerRef
 }
 
 func (d *snapDecoder) owner(a arrow.Array) *ownerCol {
@@ -1049,13 +1076,19 @@ func (d *snapDecoder) owner(a arrow.Array) *ownerCol {
 		uid: d.plain(field(a, 3))}
 }
 
-func (c *ownerCol) build() { c.made = map[index.OwnerRef]*index.OwnerRef{} }
+func (c *ownerCol) build() { c.made, c.last = map[index.OwnerRef]*index.OwnerRef{}, -1 }
 
 // at returns row i's reference, shared by the rows of an equal one (the
-// pods of one controller).
+// pods of one controller, which mostly follow each other: the last row's
+// is tried first, by its dictionary indexes). Rows are read in order.
 func (c *ownerCol) at(i int) *index.OwnerRef {
 	if !c.valid.ok(i) {
 		return nil
+	}
+	if l := c.last; l >= 0 && c.kind.idx[i] == c.kind.idx[l] && c.name.idx[i] == c.name.idx[l] &&
+		c.apiVersion.idx[i] == c.apiVersion.idx[l] && c.uid.at(i) == c.uid.at(l) {
+		c.last = i
+		return c.lastRef
 	}
 	ref := index.OwnerRef{Kind: c.kind.at(i), Name: c.name.at(i), APIVersion: c.apiVersion.at(i), UID: c.uid.at(i)}
 	o, ok := c.made[ref]
@@ -1063,6 +1096,7 @@ func (c *ownerCol) at(i int) *index.OwnerRef {
 		o = &ref
 		c.made[ref] = o
 	}
+	c.last, c.lastRef = i, o
 	return o
 }
 

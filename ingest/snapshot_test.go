@@ -621,7 +621,7 @@ func TestSnapshotStockReader(t *testing.T) {
 }
 
 // TestSnapshotSharesPodParts: pods of equal toleration lists decode to
-// one shared slice; lists differing only in a toleration's seconds
+// one shared slice, and pods of equal labels to one map; lists differing only in a toleration's seconds
 // (unset, or another value) or in a value do not share, and nil and empty
 // lists stay as they were written. Pods of one owner share its reference,
 // an owner of another uid does not; so do requests and images.
@@ -648,6 +648,10 @@ func TestSnapshotSharesPodParts(t *testing.T) {
 		{},
 		variant(func([]index.Toleration) {}), // equal to base
 	}
+	// Equal label sets, in a row and apart; sets differing in a value
+	// next to each other.
+	labels := []map[string]string{{"app": "web"}, {"app": "web"}, {"app": "api"}, {"app": "web"},
+		{"app": "web", "tier": "x"}, {"app": "web", "tier": "x"}, nil, {"app": "web"}}
 	in := &index.Input{}
 	for i, ts := range lists {
 		owner := &index.OwnerRef{Kind: "ReplicaSet", Name: "web-1", APIVersion: "apps/v1", UID: "rs-1"}
@@ -659,6 +663,7 @@ func TestSnapshotSharesPodParts(t *testing.T) {
 		if i == 4 {
 			p.Requests[1].Value, p.Images[1] = 2<<20, "side:3"
 		}
+		p.Labels = labels[i]
 		in.Pods = append(in.Pods, p)
 	}
 	got, _, err := decodeSnapshot("in.arrow", bytes.NewReader(snapshotBytes(t, in, false)), 1)
@@ -683,6 +688,10 @@ func TestSnapshotSharesPodParts(t *testing.T) {
 	}
 	if got.Pods[0].Owner != got.Pods[7].Owner || got.Pods[0].Owner == got.Pods[3].Owner {
 		t.Errorf("owners: pods 0 and 7 share %v, pods 0 and 3 share %v; want true, false", got.Pods[0].Owner == got.Pods[7].Owner, got.Pods[0].Owner == got.Pods[3].Owner)
+	}
+	lm := func(i int) uintptr { return mapID(got.Pods[i].Labels) }
+	if lm(0) != lm(1) || lm(0) != lm(3) || lm(0) != lm(7) || lm(4) != lm(5) || lm(0) == lm(2) || lm(0) == lm(4) {
+		t.Errorf("labels: pods 0, 1, 3 and 7 must share a map, and 4 and 5; 0, 2 and 4 must not")
 	}
 	if l := got.Pods[0].Tolerations; cap(l) != len(l) {
 		t.Errorf("a shared list has capacity %d past its %d elements: an append would write into it", cap(l), len(l))
