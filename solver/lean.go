@@ -43,11 +43,11 @@ import (
 type leanState struct {
 	// fit has a bit per feasible node that fits the class now.
 	fit []uint64
-	// explicit holds the bucket of every fitting node that is not bare;
-	// exHint counts them by their ids' low bits, so that most nodes that
-	// are not in it are known without a lookup (see hasExplicit).
+	// explicit holds the bucket of every fitting node that is not bare,
+	// exBits a bit per node it holds, so that a node that is not in it
+	// (most nodes a sync looks up) is known without a lookup.
 	explicit map[index.NodeID]int32
-	exHint   [exHintSlots]uint16
+	exBits   []uint64
 	// bareOf[ignored][d+1] is the bare bucket of domain d (-1 for the
 	// nodes lacking the key), -1 until made.
 	bareOf [2][]int32
@@ -58,27 +58,23 @@ type leanState struct {
 	ttHist, naHist []int32
 }
 
-// exHintSlots is the size of leanState.exHint.
-const exHintSlots = 1024
-
 // setExplicit files fitting node n, not bare, in bucket id.
 func (ln *leanState) setExplicit(n index.NodeID, id int32) {
 	ln.explicit[n] = id
-	ln.exHint[n%exHintSlots]++
+	ln.exBits[n>>6] |= 1 << (n & 63)
 }
 
 // takeExplicit returns node n's bucket and removes it from explicit, or
 // false when n is not there.
 func (ln *leanState) takeExplicit(n index.NodeID) (int32, bool) {
-	if ln.exHint[n%exHintSlots] == 0 {
+	bit := uint64(1) << (n & 63)
+	if ln.exBits[n>>6]&bit == 0 {
 		return 0, false
 	}
-	id, ok := ln.explicit[n]
-	if ok {
-		delete(ln.explicit, n)
-		ln.exHint[n%exHintSlots]--
-	}
-	return id, ok
+	id := ln.explicit[n]
+	delete(ln.explicit, n)
+	ln.exBits[n>>6] &^= bit
+	return id, true
 }
 
 // isBare reports whether every per-node dimension of b is 0 on node n.
@@ -233,9 +229,9 @@ func (s *Solver) fillLean(cl *class, b *buckets) {
 	cl.buckets = b
 }
 
-// takeLean returns the lean state of a fill, with a fit set of words
-// words: one a class gave back (dropBuckets) when there is one, its
-// explicit nodes and hints empty. Its fit set's words, like its other
+// takeLean returns the lean state of a fill, with fit and explicit bit
+// sets of words words: one a class gave back (dropBuckets) when there is
+// one, its explicit nodes empty. Its fit set's words, like its other
 // buffers, were written recently, so they are in the cache, where a new
 // one's are not; their contents are stale (fitWords writes every word,
 // fillLean sets the rest).
@@ -248,9 +244,14 @@ func (s *Solver) takeLean(words int) *leanState {
 		} else {
 			ln.fit = make([]uint64, words)
 		}
+		if cap(ln.exBits) >= words {
+			ln.exBits = ln.exBits[:words] // cleared by dropBuckets
+		} else {
+			ln.exBits = make([]uint64, words)
+		}
 		return ln
 	}
-	return &leanState{explicit: map[index.NodeID]int32{}, fit: make([]uint64, words)}
+	return &leanState{explicit: map[index.NodeID]int32{}, fit: make([]uint64, words), exBits: make([]uint64, words)}
 }
 
 // dropBuckets takes back what cl's lean buckets hold that later fills
@@ -269,7 +270,7 @@ func (s *Solver) dropBuckets(cl *class) {
 		} else {
 			clear(ln.explicit)
 		}
-		ln.exHint = [exHintSlots]uint16{}
+		clear(ln.exBits)
 		s.leanFree = append(s.leanFree, ln)
 	}
 	b.ln = nil
