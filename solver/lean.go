@@ -46,7 +46,7 @@ type leanState struct {
 	// explicit holds the bucket of every fitting node that is not bare,
 	// exBits a bit per node it holds, so that a node that is not in it
 	// (most nodes a sync looks up) is known without a lookup.
-	explicit map[index.NodeID]int32
+	explicit nodeTable
 	exBits   []uint64
 	// bareOf[ignored][d+1] is the bare bucket of domain d (-1 for the
 	// nodes lacking the key), -1 until made.
@@ -60,7 +60,7 @@ type leanState struct {
 
 // setExplicit files fitting node n, not bare, in bucket id.
 func (ln *leanState) setExplicit(n index.NodeID, id int32) {
-	ln.explicit[n] = id
+	ln.explicit.set(n, id)
 	ln.exBits[n>>6] |= 1 << (n & 63)
 }
 
@@ -71,8 +71,7 @@ func (ln *leanState) takeExplicit(n index.NodeID) (int32, bool) {
 	if ln.exBits[n>>6]&bit == 0 {
 		return 0, false
 	}
-	id := ln.explicit[n]
-	delete(ln.explicit, n)
+	id, _ := ln.explicit.take(n)
 	ln.exBits[n>>6] &^= bit
 	return id, true
 }
@@ -251,7 +250,7 @@ func (s *Solver) takeLean(words int) *leanState {
 		}
 		return ln
 	}
-	return &leanState{explicit: map[index.NodeID]int32{}, fit: make([]uint64, words), exBits: make([]uint64, words)}
+	return &leanState{fit: make([]uint64, words), exBits: make([]uint64, words)}
 }
 
 // dropBuckets takes back what cl's lean buckets hold that later fills
@@ -265,11 +264,7 @@ func (s *Solver) dropBuckets(cl *class) {
 		return
 	}
 	if ln := b.ln; ln != nil && len(s.leanFree) < maxFreeLeans {
-		if len(ln.explicit) > maxFreeExplicit {
-			ln.explicit = map[index.NodeID]int32{}
-		} else {
-			clear(ln.explicit)
-		}
+		ln.explicit.reset(2 * maxFreeExplicit)
 		clear(ln.exBits)
 		s.leanFree = append(s.leanFree, ln)
 	}
@@ -287,7 +282,7 @@ func (s *Solver) dropBuckets(cl *class) {
 }
 
 // What dropBuckets keeps for reuse at most: lean states and the nodes of
-// one's explicit map, heaps and the entries of one, bucket lists and the
+// one's explicit table, heaps and the entries of one, bucket lists and the
 // buckets of one (larger ones are rare and would hold memory).
 const (
 	maxFreeLeans    = 4
