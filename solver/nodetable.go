@@ -6,8 +6,8 @@ import "github.com/kplace/kplace/index"
 // probing over a power-of-two table, a slot's key the node plus one (0:
 // empty), removals shifting the entries after them back so that no probe
 // sequence breaks. A lean class's explicit nodes live in one: a sync adds
-// and removes thousands of them, which in a Go map were a third of its
-// serial time.
+// and removes thousands of them, which in a Go map took a fifth of its
+// serial time at 100,000 nodes.
 type nodeTable struct {
 	keys []uint32 // node+1; 0 is an empty slot
 	vals []int32
