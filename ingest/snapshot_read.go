@@ -741,7 +741,7 @@ type sharedLabelsCol struct {
 	labelsCol
 	seen map[uint64]int32    // hash of a row's entries -> a row with them
 	maps []map[string]string // by row, where built
-	last map[string]string   // the map the last row read got
+	last map[string]string   // the map the last non-empty row read got
 	// lastLo and lastHi are that row's entries (lastHi 0 before any).
 	lastLo, lastHi int32
 }
@@ -1067,8 +1067,8 @@ type ownerCol struct {
 	kind, name, apiVersion dictCol
 	uid                    strCol
 	made                   map[index.OwnerRef]*index.OwnerRef
-	last                   int // the last row at returned, -1 before any
-	lastRef                *index.OwnerRef
+	last                   int             // the last valid row read, -1 before any
+	lastRef                *index.OwnerRef // its reference
 }
 
 func (d *snapDecoder) owner(a arrow.Array) *ownerCol {

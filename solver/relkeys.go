@@ -306,8 +306,8 @@ func (r *relState) encodeRel(e *keyEncoder, p *index.Pod, scratch []int32) []int
 // relMemoKey is everything encodeRel reads of a pod: its namespace, labels
 // (by the map's identity: ingest shares equal maps, so the pods of one
 // workload have one), owner, and its own constraints and affinity terms
-// (by the slices' identity: ingest shares equal ones too). Pods with equal keys encode alike while the
-// pod-relative state stays as it is.
+// (by the slices' identity: ingest shares equal ones too). Pods with equal
+// keys encode alike while the pod-relative state stays as it is.
 type relMemoKey struct {
 	spreadKey
 	spread                              *index.SpreadConstraint
