@@ -546,12 +546,12 @@ func TestPlaceSchedulerConfig(t *testing.T) {
 	}
 }
 
-// TestSoftLimit: a quarter of the RAM, at least 4 GiB, at most 70%.
+// TestSoftLimit: 7/32 of the RAM, at least 4 GiB, at most 70%.
 func TestSoftLimit(t *testing.T) {
 	const gib = int64(1) << 30
 	for _, tc := range []struct{ total, want int64 }{
-		{24 * gib, 6 * gib},
-		{64 * gib, 16 * gib},
+		{24 * gib, 21 * gib / 4},
+		{64 * gib, 14 * gib},
 		{8 * gib, 4 * gib},
 		{4 * gib, 4 * gib / 10 * 7},
 	} {
