@@ -1190,7 +1190,9 @@ func (s *Solver) refillBare(cl *class, b *buckets, id int32) {
 	if bk.ignored {
 		slot += len(ln.bareOf[0])
 	}
-	np := s.nonBare(b, len(ln.fit))
+	// Of the fitting nodes, those not bare are the explicit ones: the
+	// class's last sync (every count change is a node change) filed them.
+	np := ln.exBits
 	keep := domKeep(max(cl.pods, 16), len(ln.bareOf[0]))
 	ws := s.scanners(bk.members)
 	for i := range ws {
