@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync/atomic"
 
 	"github.com/kplace/kplace/index"
 )
@@ -128,8 +129,9 @@ type nodeOrder struct {
 	prevRecs   []fitRec
 	prevTies   []uint32
 	prevScores []scoreRec
-	scratch    []uint64
-	run        []uint64 // scratch of make: a run's tie keys
+	// work is each worker's scratch of make; runsTo its runs per domain.
+	work   []orderWork
+	runsTo []int32
 	// moved has a bit per node whose record moved since made.
 	moved []uint64
 	falls int // record falls since made
@@ -137,6 +139,10 @@ type nodeOrder struct {
 	// remake: a node changed shape, or falls reached the limit.
 	remake bool
 }
+
+// orderWork is a worker's scratch of makeOrder: a domain's moved keys
+// (mergeMoved) and a run's tie keys.
+type orderWork struct{ moved, run []uint64 }
 
 // orderFor returns the run order for topology t, made or remade if due.
 // The shape records must exist (shapeShares makes them).
@@ -172,8 +178,12 @@ func (s *Solver) makeOrder(o *nodeOrder) {
 		}
 		return int(o.topo.Of[n]) + 1
 	}
-	for n := range recs {
-		start[pdOf(n)+1]++
+	start[1] = int32(len(recs)) // the nodes lacking the key: all less the domains'
+	if o.topo != nil {
+		for d, k := range o.topo.Size {
+			start[1] -= k
+			start[d+2] = k
+		}
 	}
 	for pd := range domains {
 		start[pd+1] += start[pd]
@@ -217,27 +227,57 @@ func (s *Solver) makeOrder(o *nodeOrder) {
 	o.scores = slices.Grow(o.scores[:0], len(recs))[:len(recs)]
 	o.pos = slices.Grow(o.pos[:0], len(recs))[:len(recs)]
 	o.runOf = slices.Grow(o.runOf[:0], len(recs))[:len(recs)]
-	o.runs = o.runs[:0]
-	o.tail, o.segLo = o.tail[:0], o.segLo[:0]
 	if len(o.segs) != domains {
 		o.segs = make([][]shapeSeg, domains)
 	}
-	for pd := range domains {
+	// A domain's nodes, runs and tails are ranges of their own, and a
+	// node stays in its domain: the domains are made on every processor,
+	// their keys sorted and runs counted first (runs are numbered across
+	// the domains), then their runs made.
+	k := min(s.procCount(), domains)
+	for len(o.work) < k {
+		o.work = append(o.work, orderWork{})
+	}
+	runsTo := slices.Grow(o.runsTo[:0], domains+1)[:domains+1] // runsTo[pd+1]: domain pd's runs, then their end
+	o.runsTo = runsTo
+	var next atomic.Int32
+	eachDomain := func(f func(pd int, wk *orderWork)) {
+		next.Store(0)
+		s.eachWorker(k, func(w int) {
+			for pd := int(next.Add(1)) - 1; pd < domains; pd = int(next.Add(1)) - 1 {
+				f(pd, &o.work[w])
+			}
+		})
+	}
+	eachDomain(func(pd int, wk *orderWork) {
 		keys := o.keys[start[pd]:start[pd+1]]
 		if remade {
-			o.mergeMoved(keys, key)
+			o.mergeMoved(keys, key, &wk.moved)
 		} else {
 			slices.Sort(keys)
 		}
+		runsTo[pd+1] = int32(runsIn(keys))
+	})
+	runsTo[0] = 0
+	for pd := range domains {
+		runsTo[pd+1] += runsTo[pd]
+	}
+	total := int(runsTo[domains])
+	o.runs = slices.Grow(o.runs[:0], total)[:total]
+	o.tail = slices.Grow(o.tail[:0], total)[:total]
+	o.segLo = slices.Grow(o.segLo[:0], total)[:total]
+	eachDomain(func(pd int, wk *orderWork) {
+		keys := o.keys[start[pd]:start[pd+1]]
+		j := runsTo[pd]
 		segs := o.segs[pd][:0]
 		for i := 0; i < len(keys); {
 			shape, seg := uint8(keys[i]>>56), keys[i]>>49
-			sg := shapeSeg{lo: int32(len(o.runs)), shape: shape}
+			sg := shapeSeg{lo: j, shape: shape}
 			for i < len(keys) && keys[i]>>49 == seg {
 				r := nodeRun{start: start[pd] + int32(i), shape: shape}
 				// The run's nodes in tie order, highest first, then by
 				// id (see scanRuns).
-				run := o.run[:0]
+				run := wk.run[:0]
 				for ; i < len(keys) && len(run) < runLen && keys[i]>>49 == seg; i++ {
 					n := uint32(keys[i])
 					run = append(run, uint64(^s.ties[n])<<32|uint64(n))
@@ -247,24 +287,25 @@ func (s *Solver) makeOrder(o *nodeOrder) {
 					n := index.NodeID(uint32(k))
 					p := r.start + int32(r.n)
 					if remade {
-						q := o.pos[n]
+						q := o.pos[n] // n's place as last made: this domain's
 						o.nodes[p], o.recs[p], o.ties[p], o.scores[p] = n, prevRecs[q], prevTies[q], prevScores[q]
 					} else {
 						o.nodes[p], o.recs[p], o.ties[p], o.scores[p] = n, recs[n], s.ties[n], s.hot[n].scoreRec
 					}
-					o.pos[n], o.runOf[n] = p, int32(len(o.runs))
+					o.pos[n], o.runOf[n] = p, j
 					r.n++
 				}
-				o.run = run
-				o.runs = append(o.runs, r)
-				o.runs[len(o.runs)-1].takeMaxima(o)
+				wk.run = run
+				o.runs[j] = r
+				o.runs[j].takeMaxima(o)
+				j++
 			}
-			sg.hi = int32(len(o.runs))
+			sg.hi = j
 			segs = append(segs, sg)
 			o.takeTails(sg)
 		}
 		o.segs[pd] = segs
-	}
+	})
 	o.moved = slices.Grow(o.moved[:0], (len(recs)+63)/64)[:(len(recs)+63)/64]
 	clear(o.moved)
 	o.falls, o.remake = 0, false
@@ -313,8 +354,8 @@ const maxPools = 128
 // mergeMoved sets keys, a domain's sorted keys as last made, to its
 // nodes' sorted keys now: those whose records did not move since keep
 // their key and place, and the others are sorted apart and merged in.
-func (o *nodeOrder) mergeMoved(keys []uint64, key func(index.NodeID) uint64) {
-	moved := o.scratch[:0]
+func (o *nodeOrder) mergeMoved(keys []uint64, key func(index.NodeID) uint64, scratch *[]uint64) {
+	moved := (*scratch)[:0]
 	kept := 0
 	for _, k := range keys {
 		if n := index.NodeID(uint32(k)); o.moved[n>>6]&(1<<(n&63)) != 0 {
@@ -325,7 +366,7 @@ func (o *nodeOrder) mergeMoved(keys []uint64, key func(index.NodeID) uint64) {
 		}
 	}
 	slices.Sort(moved)
-	o.scratch = moved
+	*scratch = moved
 	// Merge from the back, into the room the moved keys leave.
 	i, j := kept-1, len(moved)-1
 	for k := len(keys) - 1; j >= 0; k-- {
@@ -348,11 +389,26 @@ func (r *nodeRun) takeMaxima(o *nodeOrder) {
 	}
 }
 
+// runsIn returns the runs a domain's sorted keys make: each shape
+// segment's nodes, runLen at a time.
+func runsIn(keys []uint64) int {
+	runs := 0
+	for i := 0; i < len(keys); {
+		j := i + 1
+		for j < len(keys) && keys[j]>>49 == keys[i]>>49 {
+			j++
+		}
+		runs += (j - i + runLen - 1) / runLen
+		i = j
+	}
+	return runs
+}
+
 // takeTails sets the tail maxima of segment sg's runs.
 func (o *nodeOrder) takeTails(sg shapeSeg) {
-	o.tail = append(o.tail, o.runs[sg.lo:sg.hi]...)
+	copy(o.tail[sg.lo:sg.hi], o.runs[sg.lo:sg.hi])
 	for j := sg.lo; j < sg.hi; j++ {
-		o.segLo = append(o.segLo, sg.lo)
+		o.segLo[j] = sg.lo
 	}
 	for j := sg.hi - 2; j >= sg.lo; j-- {
 		o.tail[j].merge(&o.tail[j+1])
