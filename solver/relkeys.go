@@ -20,11 +20,21 @@ import (
 type anchorIndex struct {
 	byLabel map[pdbLabel][]int32
 	scan    map[string][]int32
+	// keys are the anchor keys byLabel holds, and all whether it holds
+	// any for every namespace: a pod's other labels (a pod-template-hash,
+	// a pod name) and the lookups for every namespace are left out
+	// without hashing them.
+	keys   []string
+	keySet map[string]struct{}
+	all    bool
 }
 
 func (x *anchorIndex) add(id int32, m *matcher) {
 	if x.byLabel == nil {
 		x.byLabel, x.scan = map[pdbLabel][]int32{}, map[string][]int32{}
+	}
+	if m.ns.all {
+		x.all = true
 	}
 	nss := m.ns.names
 	if m.ns.all {
@@ -33,6 +43,18 @@ func (x *anchorIndex) add(id int32, m *matcher) {
 	k, ok := "", false
 	if m.ls != nil {
 		k, ok = anchorKey(m.ls)
+	}
+	if ok && !x.anchors(k) {
+		x.keys = append(x.keys, k)
+		if len(x.keys) > maxAnchorScan {
+			if x.keySet == nil {
+				x.keySet = make(map[string]struct{}, 2*len(x.keys))
+				for _, a := range x.keys {
+					x.keySet[a] = struct{}{}
+				}
+			}
+			x.keySet[k] = struct{}{}
+		}
 	}
 	for _, ns := range nss {
 		if ok {
@@ -50,12 +72,32 @@ func (x *anchorIndex) candidates(p *index.Pod, out []int32) []int32 {
 		return out
 	}
 	for k, v := range p.Labels {
+		if !x.anchors(k) {
+			continue
+		}
 		out = append(out, x.byLabel[pdbLabel{p.Namespace, k, v}]...)
-		out = append(out, x.byLabel[pdbLabel{"", k, v}]...)
+		if x.all {
+			out = append(out, x.byLabel[pdbLabel{"", k, v}]...)
+		}
 	}
 	out = append(out, x.scan[p.Namespace]...)
 	return append(out, x.scan[""]...)
 }
+
+// anchors reports whether k is an anchor key of x. Selectors anchor on
+// a handful of keys (app, app.kubernetes.io/name): a scan of them costs
+// less than a lookup; past maxAnchorScan keys they are looked up in
+// keySet (add keeps it). It only reads x: encoders call it in parallel.
+func (x *anchorIndex) anchors(k string) bool {
+	if x.keySet == nil {
+		return slices.Contains(x.keys, k)
+	}
+	_, ok := x.keySet[k]
+	return ok
+}
+
+// maxAnchorScan is the anchor keys up to which anchors scans them.
+const maxAnchorScan = 8
 
 // repelCounter returns the repel counter of term t, made on first use.
 func (r *relState) repelCounter(t *index.PodAffinityTerm) int32 {
