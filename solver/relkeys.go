@@ -33,9 +33,6 @@ func (x *anchorIndex) add(id int32, m *matcher) {
 	if x.byLabel == nil {
 		x.byLabel, x.scan = map[pdbLabel][]int32{}, map[string][]int32{}
 	}
-	if m.ns.all {
-		x.all = true
-	}
 	nss := m.ns.names
 	if m.ns.all {
 		nss = []string{""}
@@ -58,6 +55,7 @@ func (x *anchorIndex) add(id int32, m *matcher) {
 	}
 	for _, ns := range nss {
 		if ok {
+			x.all = x.all || ns == ""
 			l := pdbLabel{ns: ns, key: k, value: m.ls.MatchLabels[k]}
 			x.byLabel[l] = append(x.byLabel[l], id)
 		} else {

@@ -234,8 +234,8 @@ func (s *Solver) makeOrder(o *nodeOrder) {
 	// node stays in its domain: the domains are made on every processor,
 	// their keys sorted and runs counted first (runs are numbered across
 	// the domains), then their runs made.
-	k := min(s.procCount(), domains)
-	for len(o.work) < k {
+	workers := min(s.procCount(), domains)
+	for len(o.work) < workers {
 		o.work = append(o.work, orderWork{})
 	}
 	runsTo := slices.Grow(o.runsTo[:0], domains+1)[:domains+1] // runsTo[pd+1]: domain pd's runs, then their end
@@ -243,7 +243,7 @@ func (s *Solver) makeOrder(o *nodeOrder) {
 	var next atomic.Int32
 	eachDomain := func(f func(pd int, wk *orderWork)) {
 		next.Store(0)
-		s.eachWorker(k, func(w int) {
+		s.eachWorker(workers, func(w int) {
 			for pd := int(next.Add(1)) - 1; pd < domains; pd = int(next.Add(1)) - 1 {
 				f(pd, &o.work[w])
 			}
@@ -353,7 +353,8 @@ const maxPools = 128
 
 // mergeMoved sets keys, a domain's sorted keys as last made, to its
 // nodes' sorted keys now: those whose records did not move since keep
-// their key and place, and the others are sorted apart and merged in.
+// their key and place, and the others are sorted apart (in scratch, the
+// worker's) and merged in.
 func (o *nodeOrder) mergeMoved(keys []uint64, key func(index.NodeID) uint64, scratch *[]uint64) {
 	moved := (*scratch)[:0]
 	kept := 0
