@@ -134,7 +134,7 @@ func followLiveHeap(most int64) {
 // trails an allocating parser and before freed pages go back to the
 // system: on a machine of 23.5 GiB, with a quarter (6,026 MiB) as the
 // limit, the realistic 100,000-node export from JSON peaked at 6,018 to
-// 6,394 MiB; with 7/32 (5,273 MiB) at 5,273 to 5,434 MiB, for about 4%
+// 6,394 MiB; with 7/32 (5,273 MiB) at 5,273 to 5,309 MiB, for about 4%
 // more time (the collector runs more often).
 func softLimit(total int64) int64 {
 	return min(max(total/32*7, 4<<30), total/10*7)
