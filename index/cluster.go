@@ -269,10 +269,18 @@ func BuildOn(in *Input, nodes *Cluster) (*Cluster, error) {
 	c.ScoreReq[0] = make([]int64, n)
 	c.ScoreReq[1] = make([]int64, n)
 	c.PodNode = make([]int32, len(in.Pods))
+	var last ResourceList
 	for i := range in.Pods {
-		for _, q := range in.Pods[i].Requests {
-			c.resColumn(q.Name) // every requested resource gets a column
+		// Every requested resource gets a column. Ingest shares the
+		// requests of a workload's pods: a list just seen adds none.
+		rq := in.Pods[i].Requests
+		if sameList(rq, last) {
+			continue
 		}
+		for _, q := range rq {
+			c.resColumn(q.Name)
+		}
+		last = rq
 	}
 	c.initLow()
 	c.MinPriority = math.MaxInt32
@@ -350,9 +358,17 @@ func (c *Cluster) bindAll(pods []Pod) {
 	for w := range workers {
 		wg.Go(func() {
 			var d Demand
+			var from *Pod // the pod d's requests and ports were resolved for
 			for i := range pods {
 				if n := c.PodNode[i]; n != NoNode && part(n) == w {
-					c.demandInto(&d, &pods[i])
+					if p := &pods[i]; from != nil && sameList(p.Requests, from.Requests) && sameList(p.HostPorts, from.HostPorts) {
+						// Ingest shares a workload's lists: only the
+						// scoring and non-zero requests are the pod's.
+						d.ScoreCPU, d.ScoreMem, d.AddCPU, d.AddMem = p.ScoreCPU, p.ScoreMemory, p.NonZeroCPU, p.NonZeroMemory
+					} else {
+						c.demandInto(&d, p)
+						from = p
+					}
 					if c.Low != nil {
 						vals[w] = c.bound.recordIn(vals[w], PodID(i), d.Req, workers)
 					}
@@ -380,6 +396,12 @@ func (c *Cluster) bindAll(pods []Pod) {
 			c.bound.off[i] += base[part(n)]
 		}
 	}
+}
+
+// sameList reports whether a and b are the same list: both empty, or the
+// same elements in memory (ingest shares equal lists between pods).
+func sameList[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // minParallelBind is the nodes from which Build binds on every processor.

@@ -256,7 +256,10 @@ func TestBuildBindsManyPods(t *testing.T) {
 // TestBuildBindsLikeBind: Build binds the running pods of a large cluster
 // on every processor (bindAll); the nodes' requests, ports, pod lists,
 // lower-priority sums and latest starts, and each pod's recorded
-// requests, must be what binding the pods one by one gives.
+// requests, must be what binding the pods one by one gives. Half the pods
+// share the list of requests of the pod before (as ingest shares a
+// workload's), half of those its ports too, with non-zero requests of
+// their own: bindAll resolves shared lists once.
 func TestBuildBindsLikeBind(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 4))
 	in := &Input{Nodes: make([]Node, minParallelBind+700)}
@@ -275,7 +278,13 @@ func TestBuildBindsLikeBind(t *testing.T) {
 		if r.IntN(20) == 0 {
 			p.HostPorts = []HostPort{{Protocol: "TCP", Port: int32(1 + r.IntN(3))}}
 		}
-		p.NonZeroCPU, p.NonZeroMemory = p.Requests[0].Value, p.Requests[1].Value
+		if i > 0 && r.IntN(2) == 0 {
+			p.Requests = in.Pods[i-1].Requests
+			if r.IntN(2) == 0 {
+				p.HostPorts = in.Pods[i-1].HostPorts
+			}
+		}
+		p.NonZeroCPU, p.NonZeroMemory = p.Requests[0].Value+int64(r.IntN(100)), p.Requests[1].Value+int64(r.IntN(100))
 		p.StartUnix = int64(r.IntN(1000))
 		if i%5 != 0 { // the others pending, preemptors among them
 			p.NodeName = in.Nodes[r.IntN(len(in.Nodes))].Name
