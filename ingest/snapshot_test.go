@@ -621,10 +621,11 @@ func TestSnapshotStockReader(t *testing.T) {
 }
 
 // TestSnapshotSharesPodParts: pods of equal toleration lists decode to
-// one shared slice, and pods of equal labels to one map; lists differing only in a toleration's seconds
-// (unset, or another value) or in a value do not share, and nil and empty
-// lists stay as they were written. Pods of one owner share its reference,
-// an owner of another uid does not; so do requests and images.
+// one shared slice, and pods of equal labels to one map; lists differing
+// only in a toleration's seconds (unset, or another value) or in a value
+// do not share, and nil and empty lists stay as they were written. Pods of
+// one owner share its reference, an owner of another uid does not; so do
+// requests and images.
 func TestSnapshotSharesPodParts(t *testing.T) {
 	secs := func(v int64) *int64 { return &v }
 	base := []index.Toleration{
