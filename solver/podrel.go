@@ -250,8 +250,33 @@ func newRelState(c *index.Cluster, cfg *Config) *relState {
 	return r
 }
 
+// setupAsync runs setupClass on another goroutine: first on the classes
+// made before, then on those sent on the returned channel, in order (the
+// counters are numbered in that order), until it is closed; s.setupDone
+// is closed then. classify makes the classes meanwhile: at 100,000 nodes
+// the two take about 0.3 s each, one processor apiece. setupClass reads
+// the index, a class's first pod and the relState alone, which nothing
+// else writes until the solve waits for it.
+func (s *Solver) setupAsync(made []*class) chan []*class {
+	ch := make(chan []*class, 64)
+	done := make(chan struct{})
+	s.setupDone = done
+	go func() {
+		defer close(done)
+		for _, cl := range made {
+			s.setupClass(cl)
+		}
+		for cls := range ch {
+			for _, cl := range cls {
+				s.setupClass(cl)
+			}
+		}
+	}()
+	return ch
+}
+
 // setupClass builds cl's relClass (nil when its pods have no pod-relative
-// constraint). The group must be initialised.
+// constraint).
 func (s *Solver) setupClass(cl *class) {
 	r := s.rel
 	p := &s.c.Pods[cl.rep]
@@ -551,8 +576,14 @@ func windowOf(b *roaring.Bitmap, words int) eligSet {
 }
 
 // countExisting fills every counter from the bound pods and readies the
-// spread minima. Run once, after every class is set up.
-func (s *Solver) countExisting() { s.countFrom(0) }
+// spread minima, once classify's classes are set up (setupAsync). Run
+// once, after classify.
+func (s *Solver) countExisting() {
+	if s.setupDone != nil {
+		<-s.setupDone
+	}
+	s.countFrom(0)
+}
 
 // countFrom fills the counters from index from on (those made since the
 // others were filled: see classOfEvicted) from the pods bound now, and

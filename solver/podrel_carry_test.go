@@ -394,9 +394,6 @@ func relSolver(c *index.Cluster, seed uint64) (*Solver, []index.PodID, []int32) 
 	queue := Queue(c)
 	s.rel = newRelState(c, &Config{})
 	classOf := s.classify(queue)
-	for _, cl := range s.classes {
-		s.setupClass(cl)
-	}
 	s.countExisting()
 	return s, queue, classOf
 }

@@ -565,9 +565,6 @@ func TestFewNodeCounters(t *testing.T) {
 	s := newSolver(c, Config{Seed: 1})
 	s.rel = newRelState(c, &Config{DefaultSpread: BuiltinDefaultSpread(), SystemDefaultSpread: true})
 	s.classify(Queue(c))
-	for _, cl := range s.classes {
-		s.setupClass(cl)
-	}
 	s.countExisting()
 	r := s.rel
 	check := func(when string, extra map[index.PodID]int32) {

@@ -216,10 +216,12 @@ type Solver struct {
 	// minPrio is the lowest priority of any pod (for preemption bounds).
 	minPrio int32
 	// rel holds the pod-relative counters (nil when no pod needs them);
-	// nodeTopo is the per-node topology; relCand a scoring scratch list.
-	rel      *relState
-	nodeTopo *index.Topology
-	relCand  []scored
+	// nodeTopo is the per-node topology; relCand a scoring scratch list;
+	// setupDone is closed once classify's classes are set up (setupAsync).
+	rel       *relState
+	setupDone chan struct{}
+	nodeTopo  *index.Topology
+	relCand   []scored
 	// tmplEntries counts the entries of all templates; popped is
 	// take's scratch (template.go).
 	tmplEntries int
@@ -357,9 +359,6 @@ func (s *Solver) solve() *Result {
 	}
 	classOf := s.classify(queue)
 	if s.rel != nil {
-		for _, cl := range s.classes {
-			s.setupClass(cl)
-		}
 		s.countExisting()
 		if !cfg.RequeueEvicted {
 			s.holdReads()
@@ -605,7 +604,20 @@ func (s *Solver) classify(queue []index.PodID) []int32 {
 	var fresh []*group // groups to initialise, with their first pods in reps
 	var reps []index.PodID
 	first := len(s.classes) // the classes made here
+	var setup chan []*class
+	if s.rel != nil {
+		// setupClass asks again for the default constraints of each
+		// class's first pod, and for their selectors: the encoders found
+		// and parsed them all.
+		st := &s.rel.setup
+		for _, ke := range encs {
+			st.spreads = mergeInto(st.spreads, ke.enc.spreads)
+			st.sels = mergeInto(st.sels, ke.enc.sels)
+		}
+		setup = s.setupAsync(s.classes[:first:first])
+	}
 	for _, part := range parts {
+		made := len(s.classes)
 		// The range's distinct keys, in queue order: ranges follow the
 		// queue, so classes are created in order of first appearance.
 		ids := make([]int32, len(part.keys))
@@ -627,16 +639,12 @@ func (s *Solver) classify(queue []index.PodID) []int32 {
 			s.classes[id].pods++
 			s.classes[id].g.pods++
 		}
-	}
-	if s.rel != nil {
-		// setupClass asks again for the default constraints of each
-		// class's first pod, and for their selectors: the encoders found
-		// and parsed them all.
-		setup := &s.rel.setup
-		for _, ke := range encs {
-			setup.spreads = mergeInto(setup.spreads, ke.enc.spreads)
-			setup.sels = mergeInto(setup.sels, ke.enc.sels)
+		if setup != nil && len(s.classes) > made {
+			setup <- s.classes[made:len(s.classes):len(s.classes)]
 		}
+	}
+	if setup != nil {
+		close(setup)
 	}
 	s.groups = len(groups)
 	s.imagesAhead(first)

@@ -84,9 +84,6 @@ func BenchmarkSkewCheck(b *testing.B) {
 			queue := Queue(c)
 			s.rel = newRelState(c, &cfg)
 			s.classify(queue)
-			for _, cl := range s.classes {
-				s.setupClass(cl)
-			}
 			s.countExisting()
 			cl := s.classes[0]
 			pid := queue[0]
