@@ -1342,6 +1342,11 @@ type msgReader struct {
 	pos  int64
 	eos  bool   // the last message read was an end-of-stream marker
 	meta []byte // the last message's metadata
+	// body is the last message's body as read, reused: the ipc package
+	// copies every buffer out of a body before it asks for the next
+	// message; inf inflates it (snapshot_inflate.go).
+	body []byte
+	inf  inflater
 }
 
 // msgError is a framing error (truncation, a size beyond the limits); it
@@ -1396,8 +1401,15 @@ func (m *msgReader) Message() (msg *ipc.Message, err error) {
 	if bodyLen < 0 || bodyLen > snapMaxMessage {
 		return nil, msgError{fmt.Sprintf("message body of %d bytes at byte %d (corrupt?)", bodyLen, m.pos)}
 	}
-	body := make([]byte, bodyLen)
+	if int64(cap(m.body)) < bodyLen {
+		m.body = make([]byte, bodyLen)
+	}
+	body := m.body[:bodyLen]
 	m.read(body, "a message body")
+	body, err = m.inf.inflate(meta, body, snapMaxMessage)
+	if err != nil {
+		return nil, msgError{fmt.Sprintf("the message ending at byte %d: %v", m.pos, err)}
+	}
 	return ipc.NewMessage(memory.NewBufferBytes(meta), memory.NewBufferBytes(body)), nil
 }
 
