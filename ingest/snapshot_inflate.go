@@ -157,6 +157,14 @@ func (in *inflater) inflate(meta, body []byte, max int64) (out []byte, err error
 	return out, nil
 }
 
+// close releases the decoder.
+func (in *inflater) close() {
+	if in.dec != nil {
+		in.dec.Close()
+		in.dec = nil
+	}
+}
+
 // fbTable is the table of buf at pos, checked to lie inside it.
 func fbTable(buf []byte, pos flatbuffers.UOffsetT) flatbuffers.Table {
 	if int(pos) < 0 || int(pos)+4 > len(buf) {

@@ -84,6 +84,7 @@ func decodeSnapshot(file string, r io.Reader, parallelism int) (in *index.Input,
 	if d.par <= 0 {
 		d.par = runtime.GOMAXPROCS(0)
 	}
+	defer d.mr.inf.close()
 	defer func() {
 		p := recover()
 		if p == nil {
