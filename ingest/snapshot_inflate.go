@@ -22,7 +22,7 @@ import (
 // copies uncompressed ones.
 
 // Arrow's Message.fbs, as vtable slots (4 + 2*field id): Message {version;
-// header_type; header; bodyLength}; the MessageHeader union's
+// header_type; header; bodyLength}; the MessageHeader union's Schema (1),
 // DictionaryBatch (2) {id; data: RecordBatch} and RecordBatch (3) {length;
 // nodes; buffers: [Buffer]; compression: BodyCompression}; BodyCompression
 // {codec (0 LZ4_FRAME, 1 ZSTD)}; struct Buffer {offset: long; length:
@@ -35,6 +35,7 @@ const (
 	fbBatchCompression  = 10
 	fbCompressionCodec  = 4
 
+	headerSchema          = 1
 	headerDictionaryBatch = 2
 	headerRecordBatch     = 3
 	codecZstd             = 1

@@ -276,10 +276,10 @@ func schemaMetadata(meta []byte) (keys, vals []string, ok bool) {
 	}
 	root := flatbuffers.GetUOffsetT(meta)
 	msg := flatbuffers.Table{Bytes: meta, Pos: root}
-	if o := msg.Offset(6); o == 0 || msg.GetByte(msg.Pos+flatbuffers.UOffsetT(o)) != 1 {
+	if o := msg.Offset(fbMessageHeaderType); o == 0 || msg.GetByte(msg.Pos+flatbuffers.UOffsetT(o)) != headerSchema {
 		return nil, nil, false
 	}
-	o := msg.Offset(8)
+	o := msg.Offset(fbMessageHeader)
 	if o == 0 {
 		return nil, nil, false
 	}
