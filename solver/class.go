@@ -56,9 +56,6 @@ type group struct {
 	// awaited is set when placement first waited for it.
 	ready   chan struct{}
 	awaited bool
-	// images are the ImageLocality columns the group's initialiser makes
-	// ahead (those whose first class in the queue is the group's).
-	images []*imageCol
 	// What a session needs to follow changes of node taints and cordons
 	// (see session.go): the group's key, its tolerations, whether they
 	// tolerate a cordon, and the static sets that do not depend on taints

@@ -41,19 +41,20 @@ type imageCol struct {
 	rep   index.PodID
 }
 
-// imagesAhead gives the columns of the classes from first on, not made
-// yet, to the initialiser of the group of the first class that reads
-// each (initGroups): such a column is made off the placement loop, before
-// its group is ready, which placement waits for before that class's
-// first score. Only new groups are initialised.
+// imagesAhead lists the columns of the classes from first on, not made
+// yet, in queue order, for the group initialisers to make (initGroups)
+// off the placement loop; placement makes one itself when it needs it
+// first (settle). Only new groups' classes list theirs: the initialisers
+// run when there are new groups.
 func (s *Solver) imagesAhead(first int) {
+	s.ahead = s.ahead[:0]
 	for _, cl := range s.classes[first:] {
 		ref := cl.imgRef
 		if ref == nil || ref.made || ref.ahead != nil || cl.g.ready != nil {
 			continue
 		}
 		ref.ahead, ref.rep = make(chan struct{}), cl.rep
-		cl.g.images = append(cl.g.images, ref)
+		s.ahead = append(s.ahead, ref)
 	}
 }
 

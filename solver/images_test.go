@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/kplace/kplace/index"
 	"github.com/kplace/kplace/solver/rules"
@@ -168,9 +169,10 @@ func TestImageColumnMatchesRule(t *testing.T) {
 }
 
 // TestImageColumnsMadeAhead: the group initialisers make each image list's
-// column for the group of the first class that reads it, the same column
-// the placement loop would make; a column the loop asks for first (or
-// drops unread) is taken back from the initialiser, which then leaves it.
+// column, while held at their lead or after the last group, the same
+// column the placement loop would make; a column the loop asks for first
+// (or drops unread) is taken back from the initialiser, which then leaves
+// it.
 func TestImageColumnsMadeAhead(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 3))
@@ -193,10 +195,40 @@ func TestImageColumnsMadeAhead(t *testing.T) {
 		p.ImageContainers = 2
 		pods = append(pods, p)
 	}
+	for _, lead := range []int{0, 1} {
+		// Lead 1: held after each group, the initialisers make columns
+		// meanwhile; otherwise after the last group.
+		c := cluster(t, nodes, pods)
+		s := newSolver(c, Config{Seed: 1, sw: switches{groupLead: lead}})
+		classOf := s.classify(Queue(c))
+		if lead == 1 {
+			time.Sleep(20 * time.Millisecond) // the initialisers are held at the first group
+		}
+		s.awaitGroups()
+		checkColumnsAhead(t, c, s, classOf)
+	}
+	// Taken back before the initialiser starts: it leaves the column.
+	ref := &imageCol{ahead: make(chan struct{})}
+	ref.settle()
+	if ref.ahead != nil || ref.state.Load() != 1 || ref.made {
+		t.Fatalf("settled first: ahead %v, state %d, made %v", ref.ahead != nil, ref.state.Load(), ref.made)
+	}
+	if ref.state.CompareAndSwap(0, 1) {
+		t.Fatal("the initialiser could still take a column the loop took back")
+	}
+	// The whole solve places as before: the columns dropped at the end.
 	c := cluster(t, nodes, pods)
 	s := newSolver(c, Config{Seed: 1})
-	classOf := s.classify(Queue(c))
-	s.awaitGroups()
+	res := s.solve()
+	if len(res.Pending) != 0 || len(s.imageCols) != 0 {
+		t.Fatalf("%d pending, %d columns kept", len(res.Pending), len(s.imageCols))
+	}
+}
+
+// checkColumnsAhead checks that the initialisers made every image column
+// of s's classes, each equal to the one the loop would make.
+func checkColumnsAhead(t *testing.T, c *index.Cluster, s *Solver, classOf []int32) {
+	t.Helper()
 	var ahead, cols int
 	seen := map[*imageCol]bool{}
 	for _, id := range classOf {
@@ -220,21 +252,5 @@ func TestImageColumnsMadeAhead(t *testing.T) {
 	}
 	if ahead < 5 || cols < 3 {
 		t.Fatalf("%d columns made ahead, %d not all zeros: the test no longer exercises them", ahead, cols)
-	}
-	// Taken back before the initialiser starts: it leaves the column.
-	ref := &imageCol{ahead: make(chan struct{})}
-	ref.settle()
-	if ref.ahead != nil || ref.state.Load() != 1 || ref.made {
-		t.Fatalf("settled first: ahead %v, state %d, made %v", ref.ahead != nil, ref.state.Load(), ref.made)
-	}
-	if ref.state.CompareAndSwap(0, 1) {
-		t.Fatal("the initialiser could still take a column the loop took back")
-	}
-	// The whole solve places as before: the columns dropped at the end.
-	c = cluster(t, nodes, pods)
-	s = newSolver(c, Config{Seed: 1})
-	res := s.solve()
-	if len(res.Pending) != 0 || len(s.imageCols) != 0 {
-		t.Fatalf("%d pending, %d columns kept", len(res.Pending), len(s.imageCols))
 	}
 }

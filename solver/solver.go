@@ -202,10 +202,12 @@ type Solver struct {
 	fitA, fitS float32
 	// initWG counts the group initialisers still running; lead holds a
 	// token per group set up and not yet waited for, unbounded lifts that
-	// limit (see initGroups).
+	// limit (see initGroups). ahead are the ImageLocality columns they
+	// make when no group may start (imagesAhead), in queue order.
 	initWG    sync.WaitGroup
 	lead      chan struct{}
 	unbounded chan struct{}
+	ahead     []*imageCol
 	// zeros stands in for a missing raw score column.
 	zeros []int32
 	// pre and pdb hold the preemption state (see preempt.go, pdb.go).
@@ -656,21 +658,27 @@ func (s *Solver) classify(queue []index.PodID) []int32 {
 // queue first needs them, on every processor: place waits for its group
 // (await), so group set-up overlaps the placement loop's serial stretches.
 // Group set-up only reads the parts of the index placement never changes
-// (labels, taints, cordons, the nodes' images: a group's initialiser also
-// makes the image columns given to it, see imagesAhead).
+// (labels, taints, cordons, the nodes' images: the initialisers also make
+// the image columns listed ahead, see imagesAhead).
 //
 // The initialisers run at most groupLead groups ahead of the groups
 // placement has waited for: a group holds bitsets of the cluster's size,
 // and an export whose DaemonSet pods are pending has a group per node.
+// Held there, they make columns.
 func (s *Solver) initGroups(fresh []*group, reps []index.PodID) {
 	for _, g := range fresh {
 		g.ready = make(chan struct{})
 	}
-	var next atomic.Int64
+	var next, nextCol atomic.Int64
+	ahead := s.ahead
 	m := newMemo()
 	m.windows, m.raws = &s.windows, &s.raws
 	workers := min(runtime.GOMAXPROCS(0), len(fresh))
-	s.lead = make(chan struct{}, groupLead)
+	lead := groupLead
+	if s.cfg.sw.groupLead > 0 {
+		lead = s.cfg.sw.groupLead
+	}
+	s.lead = make(chan struct{}, lead)
 	s.unbounded = make(chan struct{})
 	s.initWG.Add(workers)
 	for range workers {
@@ -678,27 +686,47 @@ func (s *Solver) initGroups(fresh []*group, reps []index.PodID) {
 			defer s.initWG.Done()
 			var enc keyEncoder
 			var sc imageScratch
+			// column makes the next column ahead, if any is left.
+			column := func() bool {
+				k := int(nextCol.Add(1)) - 1
+				if k >= len(ahead) {
+					return false
+				}
+				if ref := ahead[k]; ref.state.CompareAndSwap(0, 1) {
+					ref.imageScores, ref.max = imageColumn(s.c, &s.c.Pods[ref.rep], &sc, nil)
+					ref.made = true
+					close(ref.ahead)
+				}
+				return true
+			}
 			for {
 				// A token first, then the next group: the groups holding
 				// tokens are then the first ones placement has not waited
 				// for, so it never waits on a group stuck behind them.
+				// Without a token, a column meanwhile: columns never
+				// hold a group up (the group every Deployment without
+				// affinity shares has thousands, a quarter second at
+				// 100,000 nodes), and placement takes back one it needs
+				// first (settle).
 				select {
 				case s.lead <- struct{}{}:
 				case <-s.unbounded:
+				default:
+					if column() {
+						continue
+					}
+					select {
+					case s.lead <- struct{}{}:
+					case <-s.unbounded:
+					}
 				}
 				i := int(next.Add(1)) - 1
 				if i >= len(fresh) {
+					for column() {
+					}
 					return
 				}
 				fresh[i].init(s.c, &s.c.Pods[reps[i]], m, &enc)
-				for _, ref := range fresh[i].images {
-					if ref.state.CompareAndSwap(0, 1) {
-						ref.imageScores, ref.max = imageColumn(s.c, &s.c.Pods[ref.rep], &sc, nil)
-						ref.made = true
-						close(ref.ahead)
-					}
-				}
-				fresh[i].images = nil
 				close(fresh[i].ready)
 			}
 		}()

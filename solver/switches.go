@@ -37,6 +37,8 @@ type switches struct {
 	// minParallelSync, when not 0, replaces minParallelSync;
 	// minBareBits, when not 0, minBareBits.
 	minParallelSync, minBareBits int
+	// groupLead, when not 0, replaces groupLead.
+	groupLead int
 	// checkBare, when set, is called with every bare bucket a lean fill
 	// or refill makes, and the entries it keeps.
 	checkBare func(s *Solver, cl *class, b *buckets, id int32, keep int)
