@@ -202,7 +202,27 @@ func TestImageColumnsMadeAhead(t *testing.T) {
 		s := newSolver(c, Config{Seed: 1, sw: switches{groupLead: lead}})
 		classOf := s.classify(Queue(c))
 		if lead == 1 {
-			time.Sleep(20 * time.Millisecond) // the initialisers are held at the first group
+			// Nothing waits for a group, so the initialisers stay held
+			// after the first: every column must come while they are.
+			deadline := time.Now().Add(10 * time.Second)
+			for _, ref := range s.ahead {
+				select {
+				case <-ref.ahead:
+				case <-time.After(time.Until(deadline)):
+					t.Fatalf("column %q not made while the initialisers are held", ref.key)
+				}
+			}
+			ready := 0
+			for _, cl := range s.classes {
+				select {
+				case <-cl.g.ready:
+					ready++
+				default:
+				}
+			}
+			if ready == len(s.classes) {
+				t.Fatal("every group ready under a lead of 1: the initialisers were never held")
+			}
 		}
 		s.awaitGroups()
 		checkColumnsAhead(t, c, s, classOf)
