@@ -318,16 +318,29 @@ func (s *Solver) fits(n index.NodeID, cl *class) bool {
 	return s.portsFit(n, cl)
 }
 
-// fitsExtra is fits for a node where cl's cpu, memory and pod count are
-// known to fit: its other requests (class.extra), from the cluster's
-// columns, and its host ports. It does not read the node's record.
-func (s *Solver) fitsExtra(n index.NodeID, cl *class) bool {
+// fitsExtra is fits for the nodes of word wi in x, where cl's cpu,
+// memory and pod count are known to fit: it returns those of them that
+// fit its other requests (class.extra), from the cluster's columns, and
+// its host ports. It does not read the nodes' records, and reads each
+// column once per word.
+func (s *Solver) fitsExtra(cl *class, wi int, x uint64) uint64 {
+	base := index.NodeID(wi * 64)
 	for _, rv := range cl.extra {
-		if !rules.Fits(s.c.Req[rv.Res][n], rv.Val, s.c.Alloc[rv.Res][n]) {
-			return false
+		req, alloc := s.c.Req[rv.Res], s.c.Alloc[rv.Res]
+		for y := x; y != 0; y &= y - 1 {
+			if n := base + index.NodeID(bits.TrailingZeros64(y)); !rules.Fits(req[n], rv.Val, alloc[n]) {
+				x &^= 1 << (n & 63)
+			}
 		}
 	}
-	return s.portsFit(n, cl)
+	if cl.ports != 0 {
+		for y := x; y != 0; y &= y - 1 {
+			if n := base + index.NodeID(bits.TrailingZeros64(y)); !s.portsFit(n, cl) {
+				x &^= 1 << (n & 63)
+			}
+		}
+	}
+	return x
 }
 
 // portsFit is the NodePorts filter on node n, tested only where the node's

@@ -657,11 +657,7 @@ func (s *Solver) fitWords(cl *class, fit []uint64, lo, hi int) {
 			enough = cand & enoughCPU[wi] & enoughMem[wi]
 			f = enough
 			if cl.fullFit {
-				for x := enough; x != 0; x &= x - 1 {
-					if n := index.NodeID(wi*64 + bits.TrailingZeros64(x)); !s.fitsExtra(n, cl) {
-						f &^= 1 << (n & 63)
-					}
-				}
+				f = s.fitsExtra(cl, wi, enough)
 			}
 		}
 		for x := cand &^ enough; x != 0; x &= x - 1 {
