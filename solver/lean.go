@@ -328,10 +328,12 @@ type runScan struct {
 	fit, np, elig []uint64
 	ig            bool
 	// lazy: fit holds the feasible nodes, whether they fit or not, and a
-	// node is tested (fits) once its bound may enter. A node passed over
-	// on its bound may then not fit: the cut it leaves may be above every
-	// node left out, which costs an early build, not a wrong choice.
+	// node is tested (fitMask with room) once its bound may enter. A node
+	// passed over on its bound may then not fit: the cut it leaves may be
+	// above every node left out, which costs an early build, not a wrong
+	// choice.
 	lazy   bool
+	room   roomTest
 	shares []shapeShare
 }
 
@@ -456,7 +458,7 @@ func (s *Solver) scanRuns(cl *class, sc *runScan, o *nodeOrder, segs []shapeSeg,
 							continue
 						}
 					}
-					if lazy && !s.fits(n, cl) {
+					if lazy && s.fitMask(cl, &sc.room, int(wi), bit) == 0 {
 						continue
 					}
 					e := entry{score: s.recDynamic(cl, &scores[p]) + sn, tie: ties[p], node: n, gen: gen[n]}
@@ -634,39 +636,59 @@ func eligibleOf(cl *class) []uint64 {
 }
 
 // fitWords sets fit's words [lo, hi) to the feasible nodes that fit cl
-// now. A node whose free cpu and memory both reach the room level past the
-// requests (roomLevels.atLeast) fits the class's cpu, memory and pod count
-// (the levels hold only nodes with a pod slot left), so only the class's
-// other resources and host ports are tested there (fitsExtra); the other
-// nodes with room are tested in full.
+// now (fitMask).
 func (s *Solver) fitWords(cl *class, fit []uint64, lo, hi int) {
-	roomCPU, roomMem := s.room.of(cl)
-	enoughCPU, enoughMem := s.room.atLeast(cl.needCPU, &s.room.cpu), s.room.atLeast(cl.needMem, &s.room.mem)
+	rt := s.roomTestOf(cl)
 	for wi := lo; wi < hi; wi++ {
-		word := cl.g.dense[wi]
-		cand := word & roomCPU[wi] & roomMem[wi]
-		for _, f := range cl.floors {
-			cand &= f[wi]
-		}
-		if cand == 0 {
-			fit[wi] = 0
-			continue
-		}
-		var enough, f uint64
-		if enoughCPU != nil && enoughMem != nil {
-			enough = cand & enoughCPU[wi] & enoughMem[wi]
-			f = enough
-			if cl.fullFit {
-				f = s.fitsExtra(cl, wi, enough)
-			}
-		}
-		for x := cand &^ enough; x != 0; x &= x - 1 {
-			if n := index.NodeID(wi*64 + bits.TrailingZeros64(x)); s.fits(n, cl) {
-				f |= 1 << (n & 63)
-			}
-		}
-		fit[wi] = f
+		fit[wi] = s.fitMask(cl, &rt, wi, cl.g.dense[wi])
 	}
+}
+
+// roomTest is the room level bitsets that fitMask reads for a class.
+type roomTest struct {
+	cpu, mem             []uint64 // the nodes that may have room (roomLevels.of)
+	enoughCPU, enoughMem []uint64 // that certainly have (roomLevels.atLeast), or nil
+}
+
+// roomTestOf returns cl's room test. The class's floors must be made
+// (classFloors).
+func (s *Solver) roomTestOf(cl *class) roomTest {
+	var rt roomTest
+	rt.cpu, rt.mem = s.room.of(cl)
+	rt.enoughCPU, rt.enoughMem = s.room.atLeast(cl.needCPU, &s.room.cpu), s.room.atLeast(cl.needMem, &s.room.mem)
+	return rt
+}
+
+// fitMask returns the nodes of word wi in x that fit cl now: fits, decided
+// by word where the room levels decide it. A node outside the levels
+// holding cl's requests, or outside one of its floors, does not fit; one
+// whose free cpu and memory both reach the level past the requests
+// (roomLevels.atLeast) fits the class's cpu, memory and pod count (the
+// levels hold only nodes with a pod slot left), so only the class's other
+// resources and host ports are tested there (fitsExtra); the other nodes
+// with room are tested in full.
+func (s *Solver) fitMask(cl *class, rt *roomTest, wi int, x uint64) uint64 {
+	cand := x & rt.cpu[wi] & rt.mem[wi]
+	for _, f := range cl.floors {
+		cand &= f[wi]
+	}
+	if cand == 0 {
+		return 0
+	}
+	var enough, f uint64
+	if rt.enoughCPU != nil && rt.enoughMem != nil {
+		enough = cand & rt.enoughCPU[wi] & rt.enoughMem[wi]
+		f = enough
+		if cl.fullFit {
+			f = s.fitsExtra(cl, wi, enough)
+		}
+	}
+	for y := cand &^ enough; y != 0; y &= y - 1 {
+		if n := index.NodeID(wi*64 + bits.TrailingZeros64(y)); s.fits(n, cl) {
+			f |= 1 << (n & 63)
+		}
+	}
+	return f
 }
 
 // classFloors sets cl.floors, once: allocFloor's node set for each of

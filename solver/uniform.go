@@ -149,7 +149,8 @@ func (s *Solver) topInRuns(cl *class, t *index.Topology, keep int) *topK {
 		ws[i].barSlots(1)
 		ws[i].resetBarSlot(0)
 	}
-	sc := runScan{fit: cl.g.dense, np: s.noNodes(), lazy: true, shares: shares}
+	s.classFloors(cl) // before the workers read them
+	sc := runScan{fit: cl.g.dense, np: s.noNodes(), lazy: true, room: s.roomTestOf(cl), shares: shares}
 	s.eachWorker(len(ws), func(i int) { s.scanRuns(cl, &sc, o, all, 0, ws, keep, i) })
 	return mergeTops(ws, 0, keep)
 }
