@@ -62,7 +62,11 @@ type snapDecoder struct {
 	table string      // the table being read, for errors
 	rd    *ipc.Reader // its reader
 	par   int
-	sums  map[string]string // checksum of each table read
+	sem   chan struct{} // a slot per batch being filled, par in all
+	// filling holds, in file order, a wait for the tables whose batches
+	// may still be filled (readRows).
+	filling []func()
+	sums    map[string]string // checksum of each table read
 
 	strs  map[string]string            // interned strings
 	dicts map[arrow.ArrayData][]string // dictionary arrays, as interned strings
@@ -84,6 +88,7 @@ func decodeSnapshot(file string, r io.Reader, parallelism int) (in *index.Input,
 	if d.par <= 0 {
 		d.par = runtime.GOMAXPROCS(0)
 	}
+	d.sem = make(chan struct{}, d.par)
 	defer d.mr.inf.close()
 	defer func() {
 		p := recover()
@@ -113,8 +118,17 @@ func (d *snapDecoder) fail(format string, args ...any) {
 	panic(snapError{fmt.Sprintf(format, args...)})
 }
 
-// decode reads the tables in file order.
+// decode reads the tables in file order. A table's last batches are
+// filled while the next tables are read; a failure waits for the fills
+// before it, and the first table's that failed is the one reported, as
+// when each table was read to its end before the next.
 func (d *snapDecoder) decode() (*index.Input, bool) {
+	defer func() {
+		if p := recover(); p != nil {
+			d.waitFills()
+			panic(p)
+		}
+	}()
 	in := &index.Input{}
 	hdr := d.header(in)
 	in.Nodes = readRows(d, tblNodes, nodeFields, hdr.counts[0], decodeNodes)
@@ -123,6 +137,7 @@ func (d *snapDecoder) decode() (*index.Input, bool) {
 	in.PDBs = readRows(d, tblPDBs, pdbFields, hdr.counts[3], decodePDBs)
 	in.Namespaces = readRows(d, tblNamespaces, namespaceFields, hdr.counts[4], decodeNamespaces)
 	in.Workloads = readRows(d, tblWorkloads, workloadFields, hdr.counts[5], decodeWorkloads)
+	d.waitFills()
 
 	md := d.open(tblChecksum, nil)
 	if d.rd.Next() {
@@ -338,9 +353,21 @@ func (d *snapDecoder) endTable() {
 	d.sums[d.table] = fmt.Sprintf("%016x", d.mr.h.Sum64())
 }
 
+// waitFills waits for the batches of the tables read so far to be
+// filled, and panics with the first table's failure, if any.
+func (d *snapDecoder) waitFills() {
+	for len(d.filling) > 0 {
+		w := d.filling[0]
+		d.filling = d.filling[1:]
+		w()
+	}
+}
+
 // readRows reads table name (want rows; -1: a nil slice). prepare runs on
 // the reading goroutine (validated views, dictionaries); the function it
-// returns fills a batch's rows and may run on any goroutine.
+// returns fills a batch's rows and may run on any goroutine. The rows may
+// still be being filled when it returns: they are all filled once
+// waitFills returns.
 func readRows[T any](d *snapDecoder, name string, fields []arrow.Field, want int,
 	prepare func(*snapDecoder, cols) func(dst []T)) []T {
 	d.open(name, fields)
@@ -350,24 +377,27 @@ func readRows[T any](d *snapDecoder, name string, fields []arrow.Field, want int
 	}
 	var (
 		wg   sync.WaitGroup
-		sem  = make(chan struct{}, d.par)
+		sem  = d.sem
 		mu   sync.Mutex
 		perr any
 	)
 	wait := func() {
 		wg.Wait()
 		if perr != nil {
+			d.table = name
 			panic(perr)
 		}
 	}
+	d.filling = append(d.filling, wait)
 	for d.rd.Next() {
 		rec := d.rd.Record()
 		n := int(rec.NumRows())
 		fill := prepare(d, d.columns(rec, fields))
 		start := len(out)
 		if cap(out)-start < n {
-			wait() // workers write into out
+			d.waitFills() // workers write into out
 			out = slices.Grow(out, n)
+			d.filling = append(d.filling, wait)
 		}
 		out = out[:start+n]
 		dst := out[start:]
@@ -394,7 +424,6 @@ func readRows[T any](d *snapDecoder, name string, fields []arrow.Field, want int
 			fill(dst)
 		}()
 	}
-	wait()
 	d.endTable()
 	if got := len(out); (want < 0 && (out != nil || got != 0)) || (want >= 0 && got != want) {
 		d.fail("holds %d rows; the snapshot table says %d", got, want)
