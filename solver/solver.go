@@ -207,9 +207,9 @@ type Solver struct {
 	initWG    sync.WaitGroup
 	lead      chan struct{}
 	unbounded chan struct{}
+	ahead     []*imageCol
 	// waiting is set while placement waits for a group (await).
 	waiting atomic.Bool
-	ahead   []*imageCol
 	// zeros stands in for a missing raw score column.
 	zeros []int32
 	// pre and pdb hold the preemption state (see preempt.go, pdb.go).
