@@ -140,6 +140,31 @@ func TestDuplicateNode(t *testing.T) {
 	}
 }
 
+// TestUnknownClassWarning: pending pods that name a PriorityClass the
+// input lacks (exported pods that carry spec.priority keep it: ingest
+// admits them) are counted in one warning naming the first; bound and
+// rejected pods, and pods of a class the input holds, are not.
+func TestUnknownClassWarning(t *testing.T) {
+	in := testInput()
+	in.Nodes = in.Nodes[:1]
+	in.Pods = in.Pods[:3] // running, pending, rejected
+	in.PriorityClasses = []PriorityClass{{Name: "gold", Value: 10}}
+	in.Pods[0].PriorityClassName = "gone"
+	in.Pods[1].PriorityClassName = "gold"
+	in.Pods[2].PriorityClassName = "gone"
+	for i, class := range []string{"gone", "gold", "gone", "gone", "other", "gold"} {
+		in.Pods = append(in.Pods, Pod{Namespace: "ns", Name: fmt.Sprintf("p%d", i), PriorityClassName: class})
+	}
+	c, err := Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `4 pending pod(s) name a PriorityClass the input lacks (the first: ns/p0, class "gone"): each keeps its spec.priority and spec.preemptionPolicy (PreemptLowerPriority when unset); export priorityclasses too`
+	if !slices.Equal(c.Warnings, []string{want}) {
+		t.Errorf("warnings %q, want %q", c.Warnings, want)
+	}
+}
+
 // TestRelPodsAndMinPriority: every pod with a pod-relative term is listed,
 // in input order, whatever its state (bound to an unknown node and rejected
 // pods included), and MinPriority is the least priority of all pods.
