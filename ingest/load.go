@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -97,6 +98,10 @@ func LoadWithInfo(paths []string, opts Options) (*index.Input, Info, error) {
 			return nil, Info{}, err
 		}
 	}
+	if len(l.empty) == len(files) {
+		// Most often an export that failed and left its file empty.
+		return nil, Info{}, &Error{File: strings.Join(l.empty, ", "), Msg: "empty: no Kubernetes objects to read (did the export that wrote it fail?)"}
+	}
 	if err := l.finish(); err != nil {
 		return nil, Info{}, err
 	}
@@ -139,6 +144,10 @@ func expandPaths(paths []string, recursive bool) ([]string, error) {
 		}
 		st, err := os.Stat(p)
 		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = &Error{File: p, Msg: pe.Err.Error(), Err: err} // "cluster.json: no such file or directory"
+			}
 			return nil, err
 		}
 		if !st.IsDir() {
@@ -247,6 +256,9 @@ func (l *loader) loadAs(name string, open opener, forceYAML bool) error {
 		return &Error{File: name, Msg: "an Arrow IPC file (ARROW1): kplace reads its own snapshots, Arrow IPC streams written by kplace convert"}
 	}
 	isJSON, empty, err := sniffJSON(name, br)
+	if empty {
+		l.empty = append(l.empty, name)
+	}
 	if empty || err != nil {
 		return err
 	}

@@ -216,6 +216,37 @@ func TestDirectoryOrder(t *testing.T) {
 	}
 }
 
+// TestEmptyInput: an input of nothing but empty files (an export that
+// failed, most often) is an error naming them; an empty file beside one
+// that holds objects is not, and neither is an empty List (a cluster
+// without objects of the kinds listed).
+func TestEmptyInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	empty, blank := write("empty.json", ""), write("blank.yaml", " \n\t\n")
+	node := write("node.json", `{"apiVersion":"v1","kind":"Node","metadata":{"name":"n"}}`)
+	list := write("list.json", `{"apiVersion":"v1","kind":"List","items":[]}`)
+	for _, paths := range [][]string{{empty}, {empty, blank}} {
+		_, err := Load(paths, Options{})
+		want := strings.Join(paths, ", ") + ": empty: no Kubernetes objects to read (did the export that wrote it fail?)"
+		if err == nil || err.Error() != want {
+			t.Errorf("%v: error %v, want %q", paths, err, want)
+		}
+	}
+	if in := mustLoad(t, Options{}, empty, node); len(in.Nodes) != 1 {
+		t.Errorf("an empty file beside a node: %d nodes", len(in.Nodes))
+	}
+	if in := mustLoad(t, Options{}, list); len(in.Nodes)+len(in.Pods) != 0 {
+		t.Errorf("an empty List: %d nodes, %d pods", len(in.Nodes), len(in.Pods))
+	}
+}
+
 // TestSourceLines checks recorded lines for each format.
 func TestSourceLines(t *testing.T) {
 	in := mustLoad(t, Options{}, "testdata/list.json", "testdata/multi.yaml", "testdata/podlist.json")

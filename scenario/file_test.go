@@ -94,7 +94,7 @@ func TestRunErrors(t *testing.T) {
 		{"drain: {nodes: zone=mars}", `test.yaml: steps[0] (drain at 1s): no node matches "zone=mars"`, ""},
 		{"scale: {kind: ReplicaSet, namespace: shop, name: gone, replicas: 2}", "test.yaml: steps[0] (scale at 1s): ReplicaSet shop/gone is not in the cluster and has no pod to copy", ""},
 		{"addNodes: {count: 2, namePrefix: \"n\", template: {status: {allocatable: {cpu: 2}}}}", `test.yaml: steps[0] (addNodes at 1s): node "n1" exists already`, ""},
-		{"apply: {file: testdata/missing.yaml}", "test.yaml: steps[0] (apply at 1s): stat testdata/missing.yaml", ""},
+		{"apply: {file: testdata/missing.yaml}", "test.yaml: steps[0] (apply at 1s): testdata/missing.yaml: no such file or directory", ""},
 		{"apply: {file: testdata/apply-controllers.yaml}\n- at: 2s\n  apply: {file: testdata/apply-controllers.yaml}",
 			"test.yaml: steps[1] (apply at 2s): testdata/apply-controllers.yaml: Deployment shop/api exists already", "testdata/workloads.yaml"},
 	} {
