@@ -61,6 +61,11 @@ and reported; the exit code is 1 when anything was not applied. See docs/binder.
 		case *concurrency < 1 || *retries < 0:
 			return usageErr("--concurrency must be at least 1 and --retries at least 0")
 		}
+		for _, o := range []output{{"--report", *report}, {"--journal", *journal}} {
+			if err := checkOutputPath(o.flag, o.path); err != nil {
+				return usageErr(err.Error())
+			}
+		}
 		opts := live.BindOptions{Concurrency: *concurrency, DryRun: *dryRun == "server", Journal: *journal, Resume: *resume,
 			Retries: *retries, Backoff: *backoff, WaitTimeout: *waitTimeout}
 		if *retries == 0 {

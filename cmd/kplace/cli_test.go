@@ -309,6 +309,50 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
+// TestOutputDirectoryMissing: an output in a directory that does not
+// exist (or under a file) is a usage error found before any work, for
+// every command and output flag; nothing is written, the other outputs of
+// the run included.
+func TestOutputDirectoryMissing(t *testing.T) {
+	dir := t.TempDir()
+	cluster := filepath.Join(dir, "cluster.json")
+	if err := writeGenerated(cluster, bench.GenConfig{Profile: "mixed", Nodes: 5, Pods: 10, Running: -1, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	out, missing := filepath.Join(dir, "out.json"), filepath.Join(dir, "nodir", "x.json")
+	underFile := filepath.Join(cluster, "x.json")
+	for _, tc := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"place", "-f", cluster, "-o", out, "--report", missing}, "--report"},
+		{[]string{"place", "-f", cluster, "-o", missing, "--report", out}, "-o"},
+		{[]string{"place", "-f", cluster, "-o", out, "--html", missing}, "--html"},
+		{[]string{"place", "-f", cluster, "-o", out, "--cpuprofile", missing}, "--cpuprofile"},
+		{[]string{"simulate", "-f", cluster, "--drain", "pool=gpu", "--timeline", out, "-o", missing}, "-o"},
+		{[]string{"simulate", "-f", cluster, "--drain", "pool=gpu", "-o", out, "--timeline", missing}, "--timeline"},
+		{[]string{"simulate", "-f", cluster, "--drain", "pool=gpu", "-o", out, "--report", missing}, "--report"},
+		{[]string{"convert", "-f", cluster, "-o", filepath.Join(dir, "nodir", "c.arrow")}, "-o"},
+		{[]string{"expand", "-f", cluster, "-o", missing}, "-o"},
+		{[]string{"gen", "-o", missing}, "-o"},
+		{[]string{"bind", "-f", cluster, "--report", missing}, "--report"},
+	} {
+		code, _, stderr := runAll(t, tc.args...)
+		want := "kplace " + tc.args[0] + ": " + tc.flag + " " + filepath.Join(dir, "nodir")
+		if code != 2 || !strings.HasPrefix(stderr, want) || !strings.Contains(stderr, "no directory "+filepath.Join(dir, "nodir")) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2, %q... no directory", tc.args, code, stderr, want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: wrote %s", tc.args, out)
+			os.Remove(out)
+		}
+	}
+	code, _, stderr := runAll(t, "place", "-f", cluster, "-o", underFile)
+	if want := "-o " + underFile + ": " + cluster + " is not a directory"; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("an output under a file: exit %d, stderr %q; want %q", code, stderr, want)
+	}
+}
+
 // TestOutputFormats: -o FILE takes the format from its suffix, --format
 // overrides it, and the YAML List holds the JSON List's items.
 func TestOutputFormats(t *testing.T) {

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/kplace/kplace/export"
@@ -24,7 +27,7 @@ func checkOutputs(inputs []string, outs ...output) error {
 		if o.path == "" {
 			continue
 		}
-		if err := checkOutputName(o.flag, o.path); err != nil {
+		if err := checkOutputPath(o.flag, o.path); err != nil {
 			return err
 		}
 		st, err := os.Stat(o.path)
@@ -66,6 +69,36 @@ var formatNames = map[string]bool{"json": true, "jsonl": true, "ndjson": true, "
 func checkOutputName(flag, path string) error {
 	if formatNames[strings.ToLower(path)] {
 		return fmt.Errorf("%s %s: %s names a file, not a format: give a file name such as result.%s", flag, path, flag, strings.ToLower(path))
+	}
+	return nil
+}
+
+// checkOutputPath refuses, before any work, a format name given as a file
+// name and a file whose directory does not exist: a run that would fail
+// only when it writes, after all its work, and after its other outputs.
+func checkOutputPath(flag, path string) error {
+	if err := checkOutputName(flag, path); err != nil {
+		return err
+	}
+	if path == "" || path == "-" {
+		return nil
+	}
+	target, err := export.ResolveTarget(path)
+	if err != nil {
+		target = path
+	}
+	if _, err := os.Stat(target); err == nil {
+		return nil // it exists: so does its directory
+	}
+	dir := filepath.Dir(target)
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s %s: no directory %s: create it first", flag, path, dir)
+	case err != nil:
+		return fmt.Errorf("%s %s: %w", flag, path, err)
+	case !st.IsDir():
+		return fmt.Errorf("%s %s: %s is not a directory", flag, path, dir)
 	}
 	return nil
 }
@@ -112,7 +145,7 @@ func isTerminal(f *os.File) bool {
 // (want) or, when snapshot, also as an Arrow snapshot (.arrow): a format
 // name, or a suffix that names another format, is a usage error.
 func checkWrites(flag, path string, want export.Format, snapshot bool) error {
-	if err := checkOutputName(flag, path); err != nil {
+	if err := checkOutputPath(flag, path); err != nil {
 		return err
 	}
 	f, _, named := export.FormatOf(path)

@@ -112,8 +112,8 @@ stderr and the final state. The scenario format is in docs/scenarios.md.`,
 		if err := checkWrites("--placements", *placements, export.FormatList, false); err != nil {
 			return usage("%v", err)
 		}
-		for _, o := range []output{{"--timeline", *timeline}, {"--report", *report}, {"--html", *html}} {
-			if err := checkOutputName(o.flag, o.path); err != nil {
+		for _, o := range []output{{"--timeline", *timeline}, {"--report", *report}, {"--html", *html}, {"--cpuprofile", *cpuprofile}} {
+			if err := checkOutputPath(o.flag, o.path); err != nil {
 				return usage("%v", err)
 			}
 		}
