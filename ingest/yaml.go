@@ -25,6 +25,13 @@ func (l *loader) readYAML(path string, r *bufio.Reader) error {
 	return splitYAML(path, r, &l.opts, func(doc []byte, firstLine int) error { return l.yamlDoc(path, doc, firstLine) })
 }
 
+// YAMLDocuments calls yield with each document of the YAML stream raw (read
+// from path, which errors name) and the line it starts on, as Load splits
+// its YAML files.
+func YAMLDocuments(path string, raw []byte, yield func(doc []byte, firstLine int) error) error {
+	return splitYAML(path, bufio.NewReader(bytes.NewReader(raw)), &Options{}, yield)
+}
+
 // splitYAML calls yield with each document of a YAML stream and the line
 // it starts on, within opts' limits.
 func splitYAML(path string, r *bufio.Reader, opts *Options, yield func(doc []byte, firstLine int) error) error {

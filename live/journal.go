@@ -105,6 +105,9 @@ func (st *journalState) read(path string, r io.Reader, want *journalHeader) erro
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	if !sc.Scan() {
+		if err := sc.Err(); err != nil {
+			return fmt.Errorf("journal %s: line 1: %w", path, err)
+		}
 		return fmt.Errorf("journal %s: empty: remove it to start over", path)
 	}
 	var h journalHeader
@@ -141,7 +144,10 @@ func (st *journalState) read(path string, r io.Reader, want *journalHeader) erro
 			st.evicted[rec.Seq], st.gone[rec.Seq] = true, true
 		}
 	}
-	return sc.Err()
+	if err := sc.Err(); err != nil { // a line too long, or a read error
+		return fmt.Errorf("journal %s: line %d: %w", path, line+1, err)
+	}
+	return nil
 }
 
 // add appends one record.

@@ -3,6 +3,7 @@ package scenario
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/kplace/kplace/index"
+	"github.com/kplace/kplace/ingest"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
@@ -134,9 +136,36 @@ func Parse(file string, raw []byte) (*Scenario, error) {
 	bad := func(field, format string, args ...any) error {
 		return &Error{File: file, Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
-	js, err := yaml.YAMLToJSON(raw)
-	if err != nil {
-		return nil, bad("", "%v", strings.TrimPrefix(err.Error(), "error converting YAML to JSON: "))
+	// One document: a second one would be ignored, steps and all.
+	var js []byte
+	err := ingest.YAMLDocuments(file, raw, func(doc []byte, line int) error {
+		j, err := yaml.YAMLToJSON(doc)
+		switch {
+		case err != nil:
+			return bad("", "%v", strings.TrimPrefix(err.Error(), "error converting YAML to JSON: "))
+		case string(bytes.TrimSpace(j)) == "null": // nothing but comments
+		case js != nil:
+			return bad("", "a second YAML document at line %d: a scenario file holds one (its steps: one list)", line)
+		default:
+			js = j
+		}
+		return nil
+	})
+	var se *Error
+	var ie *ingest.Error
+	switch {
+	case err == nil:
+	case errors.As(err, &se):
+		return nil, err
+	case errors.As(err, &ie) && ie.Line > 0:
+		return nil, bad("", "line %d: %s", ie.Line, ie.Msg)
+	case errors.As(err, &ie):
+		return nil, bad("", "%s", ie.Msg)
+	default:
+		return nil, bad("", "%v", err)
+	}
+	if js == nil {
+		return nil, bad("", "empty: want a Scenario object (kind: Scenario, steps: [...])")
 	}
 	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.UseNumber()
@@ -210,7 +239,8 @@ func duration(v any) (time.Duration, error) {
 	switch x := v.(type) {
 	case json.Number:
 		f, err := x.Float64()
-		if err != nil || f < 0 || f > math.MaxInt64/float64(time.Second) {
+		// >=: float64(math.MaxInt64) is 2^63, which no Duration holds.
+		if err != nil || f < 0 || f >= math.MaxInt64/float64(time.Second) {
 			return 0, fmt.Errorf("%s is not a duration (seconds, or like 90s, 5m)", x)
 		}
 		d = time.Duration(f * float64(time.Second))

@@ -7,8 +7,9 @@ import (
 	"time"
 )
 
-func TestParse(t *testing.T) {
-	sc, err := Parse("s.yaml", []byte(`
+// sampleScenario has a step of each kind of field: TestParse reads it, and
+// FuzzParseScenario starts from it.
+const sampleScenario = `
 kind: Scenario
 until: 2h
 steps:
@@ -25,7 +26,10 @@ steps:
   scale: {kind: Deployment, name: web, replicas: 0}
 - at: 1h
   failNodes: {nodes: node-7}
-`))
+`
+
+func TestParse(t *testing.T) {
+	sc, err := Parse("s.yaml", []byte(sampleScenario))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,6 +82,10 @@ func TestParseErrors(t *testing.T) {
 		{"kind: Scenario\nsteps:\n- at: 1s\n  drain: {nodes: a, timeout: forever}", "s.yaml: steps[0].drain.timeout: \"forever\" is not a duration"},
 		{"kind: Scenario\nsteps: [1, 2]", "s.yaml: steps[0]: want an object"},
 		{"kind: Scenario\nsteps:\n  - at: 1s\n   cordon: x", "s.yaml: yaml: line 3"},
+		// One document: a second would be ignored, its steps with it.
+		{"kind: Scenario\nsteps: []\n---\nkind: Scenario\nsteps:\n- at: 1s\n  cordon: {nodes: a}", "s.yaml: a second YAML document at line 4: a scenario file holds one"},
+		{"kind: Scenario\nsteps: []\n--- junk", "s.yaml: line 3: invalid YAML document separator: junk"},
+		{"# nothing\n---\n", "s.yaml: empty: want a Scenario object"},
 	} {
 		_, err := Parse("s.yaml", []byte(c.doc))
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
@@ -111,5 +119,17 @@ func TestRunErrors(t *testing.T) {
 		if err := e.Run(nil); err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%s:\n got %v\nwant %s...", c.step, err, c.want)
 		}
+	}
+}
+
+// TestParseOneDocument: documents of nothing but comments around the
+// scenario are no second document.
+func TestParseOneDocument(t *testing.T) {
+	sc, err := Parse("s.yaml", []byte("# c\n---\nkind: Scenario\nsteps:\n- at: 1s\n  cordon: {nodes: a}\n---\n# trailing\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.Steps) != 1 {
+		t.Errorf("%d steps, want 1", len(sc.Steps))
 	}
 }
