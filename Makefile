@@ -6,7 +6,7 @@ SCEN    := .scenarios
 # The oracle checker lives beside the project (../shared/oracle).
 ORACLE_SRC ?= ../shared/oracle
 
-.PHONY: build run test test-long apiserver live-scale bench icount lint fuzz conformance preemption-compare taint-evict-compare zone-failure-validate clean
+.PHONY: build run test test-long apiserver live-scale bench icount lint fuzz oracle conformance preemption-compare taint-evict-compare zone-failure-validate clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/kplace
@@ -64,19 +64,26 @@ lint:
 FUZZTIME ?= 20s
 FUZZMINIMIZETIME ?= 5s
 fuzz:
-	@for pkg in ./index ./ingest ./solver; do \
+	@for pkg in ./index ./ingest ./solver ./scenario ./live; do \
 	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 	    echo "fuzz $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) $$pkg || exit 1; \
 	  done; \
 	done
 
+# The oracle: the real kube-scheduler (v1.36) and controllers as a checker,
+# for the four targets below. It is not part of this repository: its
+# source is beside it (../shared/oracle), or where ORACLE_SRC names.
+oracle:
+	@test -d $(ORACLE_SRC) || { echo "make: no oracle source at $(ORACLE_SRC): conformance, preemption-compare, taint-evict-compare and zone-failure-validate need it (give ORACLE_SRC=DIR)" >&2; exit 2; }
+	@mkdir -p bin
+	$(GO) build -C $(ORACLE_SRC) -o $(CURDIR)/$(ORACLE) .
+
 # Replay kplace's results on the sample scenarios through the real
 # kube-scheduler filters (../shared/oracle validate -strict): any violation
 # or any pending pod that a node could still take fails the target.
 CONFORMANCE_CASES ?= taints:1000:5000 affinity:1000:5000 resources:1000:5000 mixed:1000:5000 preemption:1000:5000 spread:1000:10000 anti-affinity:1000:10000
-conformance: build
-	@mkdir -p bin $(SCEN)
-	$(GO) build -C $(ORACLE_SRC) -o $(CURDIR)/$(ORACLE) .
+conformance: build oracle
+	@mkdir -p $(SCEN)
 	@set -e; for c in $(CONFORMANCE_CASES); do \
 	  p=$${c%%:*}; rest=$${c#*:}; n=$${rest%%:*}; m=$${rest#*:}; \
 	  f=$(SCEN)/$$p-$$n-$$m.json; \
@@ -91,9 +98,8 @@ conformance: build
 # oracle schedule needs ~15 s here, far more on larger ones); kplace must be
 # valid and evict no more pods than kube-scheduler did.
 PREEMPT_CASE ?= 200:600
-preemption-compare: build
-	@mkdir -p bin $(SCEN)
-	$(GO) build -C $(ORACLE_SRC) -o $(CURDIR)/$(ORACLE) .
+preemption-compare: build oracle
+	@mkdir -p $(SCEN)
 	@set -e; c=$(PREEMPT_CASE); n=$${c%%:*}; m=$${c#*:}; f=$(SCEN)/preemption-$$n-$$m.json; \
 	./$(BIN) gen --profile preemption --nodes $$n --pods $$m --seed 1 -o $$f; \
 	./$(BIN) place -q -f $$f -o $$f.result.json --report $$f.report.json; \
@@ -109,9 +115,7 @@ preemption-compare: build
 # oracle taint-evict (the real controller, in real time: about 2 min), one
 # case after the other; the same pods must go, at most 0.3 s apart. The
 # comparison table is printed.
-taint-evict-compare:
-	@mkdir -p bin
-	$(GO) build -C $(ORACLE_SRC) -o $(CURDIR)/$(ORACLE) .
+taint-evict-compare: oracle
 	KPLACE_ORACLE=$(CURDIR)/$(ORACLE) $(GO) test ./scenario -run 'TestTaintEvictCases|TestAgainstOracle' -count=1 -v -timeout 20m
 
 # A zone failure at 10,000 nodes (mixed: 100,000 running pods without
@@ -120,9 +124,8 @@ taint-evict-compare:
 # the scheduler's placements of the run, replayed through the real filters
 # against the state after the failure (oracle validate -strict).
 ZONE_CASES ?= mixed realistic
-zone-failure-validate: build
-	@mkdir -p bin $(SCEN)
-	$(GO) build -C $(ORACLE_SRC) -o $(CURDIR)/$(ORACLE) .
+zone-failure-validate: build oracle
+	@mkdir -p $(SCEN)
 	@set -e; for p in $(ZONE_CASES); do \
 	  f=$(SCEN)/zone-$$p-10000.json.zst; running=-1; test $$p != mixed || running=100000; \
 	  echo "== zone failure, $$p: 10000 nodes"; \

@@ -269,7 +269,7 @@ func (e *Engine) Run(w io.Writer) error {
 	for {
 		t, ok := e.next(from)
 		if ok && t > until && e.sc.Until == 0 {
-			e.warn("horizon", fmt.Sprintf("stopped at %v, %v after the last step, with work left (pods placed on nodes whose NoExecute taints they tolerate for a while are deleted and replaced again and again): give until to go on", until, DefaultHorizon))
+			e.warn("horizon", fmt.Sprintf("stopped at %v, %v after the last step, with work left (pods placed on nodes whose NoExecute taints they tolerate for a while are deleted and replaced again and again): set the scenario's until, or kplace simulate --until, to end elsewhere", until, DefaultHorizon))
 		}
 		if !ok || t > until {
 			break

@@ -51,11 +51,11 @@ recover nodes, add or remove nodes, scale, apply), the node lifecycle controller
 the NoExecute taint manager as Kubernetes v1.36 runs them, and the scheduler (as
 place) whenever pods wait. Writes a timeline, a step-by-step report, a story on
 stderr and the final state. The scenario format is in docs/scenarios.md.`,
-		Example: `  # A scenario file
-  kplace simulate -f cluster.json --scenario zone-failure.yaml --timeline timeline.jsonl --report report.json
+		Example: `  # A scenario file (examples/zone-failure.yaml in the repository)
+  kplace simulate -f cluster.json --scenario examples/zone-failure.yaml --timeline timeline.jsonl --report report.json
 
-  # Shorthand: the nodes of zone us-east-1a fail at 60s
-  kplace simulate -f cluster.json --fail-nodes topology.kubernetes.io/zone=us-east-1a --at 60s
+  # Shorthand: the nodes of zone us-east-1a fail at 60s; the clock stops at 1h
+  kplace simulate -f cluster.json --fail-nodes topology.kubernetes.io/zone=us-east-1a --at 60s --until 1h
 
   # Drain the gpu pool (a label selector) and keep the final state
   kplace simulate -f cluster.json --drain 'pool in (gpu)' -o state.json`,
@@ -412,13 +412,15 @@ func capacityText(lost, added map[string]int64) string {
 		for _, k := range slices.Sorted(maps.Keys(m)) {
 			v := m[k]
 			switch k {
+			case "ephemeral-storage":
 			case "cpu":
 				out = append(out, fmt.Sprintf("%g cpu", float64(v)/1000))
 			case "memory":
 				out = append(out, fmt.Sprintf("%.1fGi memory", float64(v)/(1<<30)))
-			case "ephemeral-storage":
 			default:
-				out = append(out, fmt.Sprintf("%d %s", v, k))
+				if v != 0 { // nodes list resources they have none of (hugepages: 0)
+					out = append(out, fmt.Sprintf("%d %s", v, k))
+				}
 			}
 		}
 		return strings.Join(out, ", ")

@@ -157,3 +157,46 @@ func TestSimulateExpand(t *testing.T) {
 		t.Errorf("--expand=false: %v", evs)
 	}
 }
+
+// TestExampleScenario: the scenario the docs show and the repository ships
+// (examples/zone-failure.yaml, the same steps in docs/scenarios.md) runs on
+// the README's quick start cluster: every step matches nodes, the drain
+// completes, and the clock stops at the scenario's until without the
+// warning a run that goes on for days gives.
+func TestExampleScenario(t *testing.T) {
+	example := filepath.Join("..", "..", "examples", "zone-failure.yaml")
+	raw, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var steps strings.Builder
+	for _, l := range strings.SplitAfter(string(raw), "\n") {
+		if !strings.HasPrefix(l, "#") {
+			steps.WriteString(l)
+		}
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "scenarios.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), "```yaml\n"+steps.String()+"```\n") {
+		t.Error("docs/scenarios.md does not show examples/zone-failure.yaml's steps as they are")
+	}
+	dir := t.TempDir()
+	cluster := filepath.Join(dir, "cluster.json")
+	if code, stderr := runCapture(t, "gen", "--profile", "mixed", "--nodes", "100", "--pods", "1000", "-o", cluster); code != 0 {
+		t.Fatalf("gen: exit %d: %s", code, stderr)
+	}
+	code, stderr := runCapture(t, "simulate", "-f", cluster, "--scenario", example, "--report", filepath.Join(dir, "report.json"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"4 step(s), 2h0m0s of virtual time", "drain of 13 node(s): 13 drained", "addNodes 20 x big-*  (20 node(s))"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("the story lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "warning: stopped at") || strings.Contains(stderr, " 0 hugepages") {
+		t.Errorf("the story:\n%s", stderr)
+	}
+}
