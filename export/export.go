@@ -33,8 +33,12 @@ func ParseFormat(s string) (Format, error) {
 		return Format(s), nil
 	case "yml":
 		return FormatYAML, nil
+	case "json": // a .json file's format, kubectl's -o json
+		return FormatList, nil
+	case "ndjson":
+		return FormatJSONL, nil
 	}
-	return "", fmt.Errorf("unknown format %q (want list, jsonl, yaml, arrow or parquet)", s)
+	return "", fmt.Errorf("unknown format %q (want list or json, jsonl, yaml, arrow or parquet)", s)
 }
 
 // FormatOf is the format a result file's name asks for: .json a list,

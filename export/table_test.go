@@ -266,6 +266,12 @@ func TestParseFormat(t *testing.T) {
 			t.Errorf("ParseFormat(%q) = %q, %v", s, f, err)
 		}
 	}
+	// The names of the suffixes: json is a list, ndjson JSON lines.
+	for s, want := range map[string]Format{"json": FormatList, "ndjson": FormatJSONL, "yml": FormatYAML, "yaml": FormatYAML} {
+		if f, err := ParseFormat(s); err != nil || f != want {
+			t.Errorf("ParseFormat(%q) = %q, %v; want %q", s, f, err, want)
+		}
+	}
 	if _, err := ParseFormat("csv"); err == nil {
 		t.Error("ParseFormat(csv) succeeded")
 	}

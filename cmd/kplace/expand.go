@@ -19,8 +19,9 @@ func newExpandCmd() *cobra.Command {
 		Long: `Writes the input's objects, then the objects its Deployments, ReplicaSets,
 StatefulSets, DaemonSets, Jobs and ReplicationControllers would create now and that
 it lacks: pending Pods, the ReplicaSets of Deployments and the PersistentVolumeClaims
-of StatefulSets (a List). place reads the result without creating anything more; so
-do other tools that read Pods.`,
+of StatefulSets. The output is a JSON stream of two Lists: the input's objects, then
+the created ones. place reads the result without creating anything more; so do other
+tools that read a JSON stream (jq -s, for one).`,
 		Example: `  # See the pods place would add to the batch
   kplace expand -f cluster.json -o expanded.json
 

@@ -19,7 +19,8 @@ func newExplainCmd() *cobra.Command {
 as given: every node's verdict of each filter plugin with kube-scheduler's reason, and
 for the nodes that pass them all each score plugin's normalised score, its weight and
 the weighted total, and the node kube-scheduler would pick. A bound pod is explained as
-if pending. No preemption is tried. See docs/explain.md.`,
+if pending. No preemption is tried (--preemption and --cross-node-preemption, shared
+with place, change nothing here). See docs/explain.md.`,
 		Example: `  # Why is shop/web-0 not on node-17?
   kplace explain shop/web-0 -f cluster.json --node node-17
 

@@ -48,6 +48,12 @@ pending pods of a profile, deterministic for a seed. Profiles: ` + strings.Join(
 		if err := checkWrites("-o", *out, export.FormatList, false); err != nil {
 			return usagef(cmd, "%v", err)
 		}
+		switch {
+		case *nodes < 0 || *pods < 0:
+			return usagef(cmd, "--nodes %d, --pods %d: must not be negative", *nodes, *pods)
+		case *running < -1:
+			return usagef(cmd, "--running %d: -1 (the profile's default) or a count", *running)
+		}
 		cfg := bench.GenConfig{Profile: *profile, Nodes: *nodes, Pods: *pods, Running: *running, Seed: *seed, Zones: *zones, PendingAs: *pendingAs}
 		if err := cfg.Validate(); err != nil {
 			return usagef(cmd, "%v", err)

@@ -106,7 +106,7 @@ multi-document YAML, optionally .gz or .zst), or one snapshot from kplace conver
 	report := fs.String("report", "", "JSON report: counts, timings, reason for every pod left pending")
 	html := fs.String("html", "", "HTML report: one self-contained page with charts (utilisation per zone and pool, pending pods,\n"+
 		"preemptions, spread skew); see docs/report.md")
-	format := fs.String("format", "", "result format, instead of -o's suffix: list (a JSON v1 List of Bindings), jsonl (one object per\n"+
+	format := fs.String("format", "", "result format, instead of -o's suffix: list or json (a JSON v1 List of Bindings), jsonl (one object per\n"+
 		"line), yaml (the List in YAML), arrow (the placement table, one row per pod outcome: Arrow IPC file, zstd) or\n"+
 		"parquet (the same table); the default for -o - or a name without a known suffix is list")
 	solveFlags := addSolveFlags(fs)

@@ -22,7 +22,8 @@ func newSnapshotCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "snapshot [--kubeconfig FILE] [--context C] -o cluster.json.zst|cluster.arrow [flags]",
 		Short: "Read a live cluster as kubectl get -o json would (paginated, rate-limited)",
-		Long: `Reads every kind kplace uses from a live cluster (` + strings.Join(live.SnapshotKinds(), ", ") + `)
+		Long: `Reads every kind kplace uses from a live cluster
+(` + wrapWords(strings.Join(live.SnapshotKinds(), ", "), 80) + `)
 with paginated LISTs under a client-side QPS limit, and writes them as kubectl get -o json
 would, or as an Arrow snapshot. See docs/binder.md.`,
 		Example: `  # What kubectl get -o json prints, compressed
@@ -169,4 +170,25 @@ func printSnapshotSummary(w io.Writer, what string, st live.SnapshotStats, c *li
 	reqs, peak := c.RateStats()
 	fmt.Fprintf(w, "kplace: %s: %d objects read in %.1fs (%s)\n", what, total, d.Seconds(), strings.Join(parts, ", "))
 	fmt.Fprintf(w, "  requests %d (%d LIST pages), peak %d in one second; limit %.0f qps, burst %d\n", reqs, st.Lists, peak, c.QPS, c.Burst)
+}
+
+// wrapWords breaks s at spaces into lines of at most width bytes (a word
+// longer than width gets a line of its own).
+func wrapWords(s string, width int) string {
+	var b strings.Builder
+	n := 0
+	for i, w := range strings.Fields(s) {
+		if i > 0 {
+			if n+1+len(w) > width {
+				b.WriteByte('\n')
+				n = 0
+			} else {
+				b.WriteByte(' ')
+				n++
+			}
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
 }
