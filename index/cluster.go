@@ -286,8 +286,6 @@ func BuildOn(in *Input, nodes *Cluster) (*Cluster, error) {
 	c.MinPriority = math.MaxInt32
 	c.boundNodes(in.Pods)
 	c.bindAll(in.Pods)
-	classes := newClassSet(in.PriorityClasses)
-	unknownClass, firstUnknown := 0, -1
 	for i := range in.Pods {
 		p := &in.Pods[i]
 		pid := PodID(i)
@@ -304,18 +302,13 @@ func BuildOn(in *Input, nodes *Cluster) (*Cluster, error) {
 			c.Rejected = append(c.Rejected, pid)
 		default:
 			c.Pending = append(c.Pending, pid)
-			if p.PriorityClassName != "" && !classes.known(p.PriorityClassName) {
-				// Admitted (it carries spec.priority), its class gone.
-				if unknownClass++; unknownClass == 1 {
-					firstUnknown = i
-				}
-			}
 		}
 	}
-	if unknownClass > 0 {
-		p := &in.Pods[firstUnknown]
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%d pending pod(s) name a PriorityClass the input lacks (the first: %s/%s, class %q): each keeps its spec.priority and spec.preemptionPolicy (PreemptLowerPriority when unset); export priorityclasses too",
-			unknownClass, p.Namespace, p.Name, p.PriorityClassName))
+	if len(c.Rejected) > 0 {
+		// Most often an export without its PriorityClasses.
+		p := &in.Pods[c.Rejected[0]]
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d pending pod(s) rejected at admission (the first, %s/%s: %s): export the PriorityClasses they name with them",
+			len(c.Rejected), p.Namespace, p.Name, p.Rejected))
 	}
 	c.Changes = c.Changes[:0] // the initial state is generation 0 everywhere
 	for i := range c.Gen {
@@ -669,28 +662,4 @@ func Checked(name string) bool {
 func ParseLabelInt(s string) (int64, bool) {
 	v, err := strconv.ParseInt(s, 10, 64)
 	return v, err == nil
-}
-
-// classSet answers whether the input holds a PriorityClass of a name. The
-// pods of a workload name the same class one after another: the last
-// answer is kept.
-type classSet struct {
-	names     map[string]bool
-	last      string
-	lastKnown bool
-}
-
-func newClassSet(pcs []PriorityClass) *classSet {
-	s := &classSet{names: make(map[string]bool, len(pcs))}
-	for i := range pcs {
-		s.names[pcs[i].Name] = true
-	}
-	return s
-}
-
-func (s *classSet) known(name string) bool {
-	if name != s.last {
-		s.last, s.lastKnown = name, s.names[name]
-	}
-	return s.lastKnown
 }

@@ -69,8 +69,10 @@ func TestBuildIndexes(t *testing.T) {
 	if !slices.Equal(c.Pending, []PodID{1}) || !slices.Equal(c.Rejected, []PodID{2}) {
 		t.Errorf("pending %v rejected %v", c.Pending, c.Rejected)
 	}
-	if len(c.Warnings) != 1 {
-		t.Errorf("warnings %v, want one for the pod on an unknown node", c.Warnings)
+	want := []string{`pod ns/ghost is bound to unknown node "nowhere": ignored`,
+		"1 pending pod(s) rejected at admission (the first, ns/rejected: no PriorityClass): export the PriorityClasses they name with them"}
+	if !slices.Equal(c.Warnings, want) {
+		t.Errorf("warnings %q, want %q", c.Warnings, want)
 	}
 	if len(c.Changes) != 0 || c.Gen[0] != 0 {
 		t.Error("the input state should be generation 0 with an empty change log")
@@ -137,31 +139,6 @@ func TestDuplicateNode(t *testing.T) {
 	in.Nodes = append(in.Nodes, Node{Name: "a"})
 	if _, err := Build(in); err == nil {
 		t.Error("duplicate node accepted")
-	}
-}
-
-// TestUnknownClassWarning: pending pods that name a PriorityClass the
-// input lacks (exported pods that carry spec.priority keep it: ingest
-// admits them) are counted in one warning naming the first; bound and
-// rejected pods, and pods of a class the input holds, are not.
-func TestUnknownClassWarning(t *testing.T) {
-	in := testInput()
-	in.Nodes = in.Nodes[:1]
-	in.Pods = in.Pods[:3] // running, pending, rejected
-	in.PriorityClasses = []PriorityClass{{Name: "gold", Value: 10}}
-	in.Pods[0].PriorityClassName = "gone"
-	in.Pods[1].PriorityClassName = "gold"
-	in.Pods[2].PriorityClassName = "gone"
-	for i, class := range []string{"gone", "gold", "gone", "gone", "other", "gold"} {
-		in.Pods = append(in.Pods, Pod{Namespace: "ns", Name: fmt.Sprintf("p%d", i), PriorityClassName: class})
-	}
-	c, err := Build(in)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `4 pending pod(s) name a PriorityClass the input lacks (the first: ns/p0, class "gone"): each keeps its spec.priority and spec.preemptionPolicy (PreemptLowerPriority when unset); export priorityclasses too`
-	if !slices.Equal(c.Warnings, []string{want}) {
-		t.Errorf("warnings %q, want %q", c.Warnings, want)
 	}
 }
 

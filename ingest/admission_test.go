@@ -83,16 +83,6 @@ kind: Pod
 apiVersion: v1
 metadata: {name: unknown-only-ns, namespace: ghost-ns}
 spec: {priorityClassName: nope, containers: [{name: c}]}
----
-kind: Pod
-apiVersion: v1
-metadata: {name: unknown-carries}
-spec: {priority: 5, priorityClassName: nope, containers: [{name: c}]}
----
-kind: Pod
-apiVersion: v1
-metadata: {name: unknown-carries-never, namespace: admitted-ns}
-spec: {priority: -4, preemptionPolicy: Never, priorityClassName: gone, containers: [{name: c}]}
 `, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -120,10 +110,6 @@ spec: {priority: -4, preemptionPolicy: Never, priorityClassName: gone, container
 	f("unknown", 0, "nope", "PreemptLowerPriority", `pods "unknown" is forbidden: no PriorityClass with name nope was found`)
 	f("unknown-bound", 0, "nope", "PreemptLowerPriority", "")
 	f("unknown-bound-carries", 3, "nope", "PreemptLowerPriority", "")
-	// A pending pod that carries spec.priority was admitted: its class was
-	// deleted since, or not exported. kube-scheduler reads spec.priority.
-	f("unknown-carries", 5, "nope", "PreemptLowerPriority", "")
-	f("unknown-carries-never", -4, "gone", "Never", "")
 
 	// Built-in classes are listed after the input's.
 	var names []string
@@ -138,7 +124,7 @@ spec: {priority: -4, preemptionPolicy: Never, priorityClassName: gone, container
 	for _, ns := range in.Namespaces {
 		nss = append(nss, ns.Name)
 	}
-	if got := strings.Join(nss, ","); got != "admitted-ns,default,elsewhere" {
+	if got := strings.Join(nss, ","); got != "default,elsewhere" {
 		t.Errorf("namespaces %s", got)
 	}
 }
@@ -316,38 +302,6 @@ spec: {containers: [{name: c}]}
 	for name, want := range map[string]string{"a": "same", "b": "same", "c": ""} {
 		if got := pods[name].UID; got != want {
 			t.Errorf("%s: uid %q, want %q", name, got, want)
-		}
-	}
-}
-
-// TestCreatedPodUnknownClass: pods a controller creates now go through the
-// Priority plugin as a create: an unknown class refuses them even when the
-// template carries spec.priority (an exported pod that carries it exists,
-// and keeps it: TestPriorityResolution).
-func TestCreatedPodUnknownClass(t *testing.T) {
-	in, err := loadYAML(t, `
-apiVersion: apps/v1
-kind: ReplicaSet
-metadata: {name: rs, namespace: default, uid: u1}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: a}}
-  template:
-    metadata: {labels: {app: a}}
-    spec: {priority: 5, priorityClassName: gone, containers: [{name: c, image: i}]}
-`, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Expand(in, ExpandOptions{Seed: 1}); err != nil {
-		t.Fatal(err)
-	}
-	if len(in.Pods) != 2 {
-		t.Fatalf("%d pods created, want 2", len(in.Pods))
-	}
-	for _, p := range in.Pods {
-		if want := `pods "` + p.Name + `" is forbidden: no PriorityClass with name gone was found`; p.Rejected != want {
-			t.Errorf("%s: rejected %q, want %q", p.Name, p.Rejected, want)
 		}
 	}
 }

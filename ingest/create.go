@@ -223,7 +223,6 @@ func (x *expander) prepareGen(c *ctl, cv *converter) prepared {
 // processor (each controller's pods fill their own range).
 func (x *expander) create() error {
 	adm := newAdmitter(x.in.PriorityClasses, x.opts.AdmissionDefaults)
-	adm.creating = true
 	var todo []*ctl
 	for _, c := range x.order() {
 		if len(c.slots) > 0 {

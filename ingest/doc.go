@@ -108,10 +108,7 @@
 // lowest-valued globalDefault one, else 0; system-node-critical and
 // system-cluster-critical always exist), a missing preemptionPolicy comes
 // from the class, and a pending pod naming an unknown class is kept with
-// Pod.Rejected set to the API server's message unless it carries
-// spec.priority (it was admitted: its class was deleted or not exported,
-// and it keeps its priority, as kube-scheduler reads it; the cluster warns
-// of it). DefaultTolerationSeconds
+// Pod.Rejected set to the API server's message. DefaultTolerationSeconds
 // applies to pending pods when [Options].AdmissionDefaults is set. Pending
 // pods of another scheduler and Succeeded/Failed pods are counted and
 // dropped. Namespaces that admitted pods use but the input lacks are added.

@@ -639,10 +639,6 @@ type admitter struct {
 	classes      map[string]*index.PriorityClass
 	defaultClass *index.PriorityClass
 	tolerations  bool
-	// creating: the pods are created now (a controller's, expanded), not
-	// exported ones that exist: an unknown class refuses them whatever
-	// spec.priority they carry, as the Priority plugin refuses a create.
-	creating bool
 	// share, when set, makes the pods whose tolerations were equal share
 	// the defaulted list too; defaulted remembers it by the shared list's
 	// first element (nil: no tolerations).
@@ -664,12 +660,9 @@ func newAdmitter(classes []index.PriorityClass, tolerations bool) *admitter {
 }
 
 // admit applies admission to p; hasPriority says spec.priority was set. A
-// pending pod naming an unknown class and carrying no spec.priority is
-// rejected (Rejected set, kept for the report): the Priority plugin would
-// refuse to create it. One that carries spec.priority was admitted (its
-// class was deleted since, or not exported): it keeps its priority, as
-// kube-scheduler reads it, and the cluster warns of it. It returns false
-// for a pending pod of another scheduler, which this scheduler never sees.
+// pending pod naming an unknown class is rejected (Rejected set, kept for
+// the report). It returns false for a pending pod of another scheduler,
+// which this scheduler never sees.
 func (a *admitter) admit(p *index.Pod, hasPriority bool) bool {
 	pending := p.NodeName == ""
 	pc, known := a.defaultClass, true
@@ -677,7 +670,7 @@ func (a *admitter) admit(p *index.Pod, hasPriority bool) bool {
 		pc = a.classes[p.PriorityClassName]
 		known = pc != nil
 	}
-	if pending && !known && (!hasPriority || a.creating) {
+	if pending && !known {
 		// The Priority admission plugin refuses to create the pod.
 		p.Rejected = fmt.Sprintf("pods %q is forbidden: no PriorityClass with name %s was found", p.Name, p.PriorityClassName)
 		if p.PreemptionPolicy == "" {

@@ -454,10 +454,10 @@ func TestWarnings(t *testing.T) {
 		"the input holds no pending pods (and its controllers want none): nothing to place")
 	f(write("bare.json", node("a", capacity)+node("bare-1", "")+node("bare-2", `,"status":{}`)+pod), nil,
 		"2 node(s) have neither status.allocatable nor status.capacity (the first: bare-1): no pod fits on them")
-	// Pods exported without their PriorityClasses keep spec.priority.
+	// Pods exported without the PriorityClasses they name.
 	classless := `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"q","namespace":"default"},"spec":{"priority":7,"priorityClassName":"gone","containers":[{"name":"c"}]}}` + "\n"
-	f(write("classless.json", node("a", capacity)+classless), nil,
-		`1 pending pod(s) name a PriorityClass the input lacks (the first: default/q, class "gone"): each keeps its spec.priority and spec.preemptionPolicy (PreemptLowerPriority when unset); export priorityclasses too`)
+	f(write("classless.json", node("a", capacity)+pod+classless), nil,
+		`1 pending pod(s) rejected at admission (the first, default/q: pods "q" is forbidden: no PriorityClass with name gone was found): export the PriorityClasses they name with them`)
 	sc := write("sc.yaml", `apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
 percentageOfNodesToScore: 50

@@ -23,7 +23,7 @@ read with -f like any other input, much faster than JSON (see docs/formats.md).`
   kplace place -f cluster.arrow -o result.json
 
   # From stdin
-  kubectl get nodes,pods -A -o json | kplace convert -f - -o cluster.arrow`,
+  kubectl get nodes,pods,priorityclasses -A -o json | kplace convert -f - -o cluster.arrow`,
 		Args: cobra.NoArgs,
 	}
 	fs := cmd.Flags()

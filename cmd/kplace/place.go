@@ -80,8 +80,8 @@ multi-document YAML, optionally .gz or .zst), or one snapshot from kplace conver
   kplace place -f cluster.json -o result.json --report report.json
 
   # Read stdin; several files at once; a directory and its subdirectories
-  kubectl get nodes,pods -A -o json | kplace place -f - -o result.json
-  kplace place -f nodes.yaml,pods.yaml -o result.json
+  kubectl get nodes,pods,priorityclasses -A -o json | kplace place -f - -o result.json
+  kplace place -f nodes.yaml,pods.yaml,priorityclasses.yaml -o result.json
   kplace place -f export/ -R -o result.json
 
   # Bin packing instead of spreading (KubeSchedulerConfiguration's spelling)
