@@ -294,6 +294,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"bench", "--suite", "nope"}, 2},
 		{[]string{"version", "-o", "xml"}, 2},
 		{[]string{"completion", "tcsh"}, 2},
+		{[]string{"help", "nosuch"}, 2},
 	} {
 		code, _, stderr := runAll(t, tc.args...)
 		prefix := "kplace " + tc.args[0] + ": "

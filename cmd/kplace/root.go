@@ -81,6 +81,20 @@ explains every pod left pending in kube-scheduler's words.`,
 			return fmt.Errorf("unknown shell %q (want bash, zsh, fish or powershell)", args[0])
 		}
 	}
+	// cobra's help command prints "Unknown help topic" and the usage for a
+	// command it does not know, and exits 0: make that a usage error too.
+	root.InitDefaultHelpCmd()
+	if h, _, err := root.Find([]string{"help"}); err == nil && h.Name() == "help" && h.Run != nil {
+		help := h.Run
+		h.Run = nil
+		h.RunE = func(c *cobra.Command, args []string) error {
+			if t, _, err := c.Root().Find(args); len(args) > 0 && (err != nil || t == c.Root()) {
+				return fmt.Errorf("unknown help topic %q (the commands are listed by kplace --help)", strings.Join(args, " "))
+			}
+			help(c, args)
+			return nil
+		}
+	}
 	return root
 }
 
