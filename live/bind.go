@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -70,11 +72,14 @@ const (
 	ReasonBoundElse     = "already bound elsewhere"
 	ReasonTerminating   = "pod being deleted"
 	ReasonNodeGone      = "node gone"
+	ReasonNodeCordoned  = "node cordoned"
 	ReasonBudget        = "refused by a disruption budget"
 	ReasonVictimStays   = "victim not gone"
 	ReasonBlocked       = "blocked"
+	ReasonPreemptorGone = "preemptor gone or bound"
 	ReasonAPIError      = "api error"
 	ReasonNotAttempted  = "not attempted"
+	ReasonInterrupted   = "interrupted"
 	ReasonJournalFailed = "journal write failed"
 )
 
@@ -146,6 +151,8 @@ type binder struct {
 	opts  BindOptions
 	jr    *journal
 	nodes map[string]bool // nil: not checked (no Binding to apply)
+	// cordoned holds the nodes marked unschedulable when the run began.
+	cordoned map[string]bool
 
 	mu        sync.Mutex
 	cond      *sync.Cond
@@ -154,6 +161,7 @@ type binder struct {
 	parked    []bool  // passed by the cursor while pending
 	blocked   []int32 // the failed Eviction that blocks the item, -1 if none
 	acceptDep [][]int32
+	orderDep  [][]int32 // Evictions after it in its namespace: they go once it is accepted or has failed
 	goneDep   [][]int32
 	released  []int32
 	cursor    int
@@ -162,8 +170,13 @@ type binder struct {
 
 	rep      BindReport
 	failures map[int]BindFailure
-	resumed  bool
-	poll     *poller
+	// bindingOf is the Binding item of each preemptor the result binds;
+	// preempting holds, per preemptor, why it no longer needs the room
+	// ("" when it still does), once read.
+	bindingOf  map[string]int32
+	preempting map[string]string
+	resumed    bool
+	poll       *poller
 }
 
 // Bind applies plan through c in dependency order and reports every
@@ -178,8 +191,8 @@ func Bind(ctx context.Context, c *Client, plan *Plan, opts BindOptions) (*BindRe
 	req0 := c.Requests()
 	n := len(plan.Items)
 	b := &binder{c: c, plan: plan, opts: opts, state: make([]uint8, n), pending: make([]int32, n),
-		parked: make([]bool, n), blocked: make([]int32, n), acceptDep: make([][]int32, n), goneDep: make([][]int32, n),
-		failures: map[int]BindFailure{}}
+		parked: make([]bool, n), blocked: make([]int32, n), acceptDep: make([][]int32, n), orderDep: make([][]int32, n), goneDep: make([][]int32, n),
+		failures: map[int]BindFailure{}, bindingOf: map[string]int32{}, preempting: map[string]string{}}
 	b.cond = sync.NewCond(&b.mu)
 	b.rep.Files, b.rep.DryRun, b.rep.QPSLimit, b.rep.Burst = plan.Files, opts.DryRun, c.QPS, c.Burst
 	b.rep.Counts.Items = n
@@ -197,7 +210,10 @@ func Bind(ctx context.Context, c *Client, plan *Plan, opts BindOptions) (*BindRe
 		if b.jr, js, err = openJournal(opts.Journal, plan, opts.DryRun, opts.Resume); err != nil {
 			return nil, err
 		}
-		b.resumed = js.records > 0
+		// A resumed run looks before it sends an Eviction again, even
+		// when the journal holds no record: the run that wrote it may
+		// have died after a request and before its record.
+		b.resumed = opts.Resume
 	}
 	err := b.prepare(ctx, js)
 	if err == nil {
@@ -205,10 +221,15 @@ func Bind(ctx context.Context, c *Client, plan *Plan, opts BindOptions) (*BindRe
 	}
 	if cerr := b.jr.Close(); err == nil && cerr != nil {
 		err = fmt.Errorf("journal %s: %w", opts.Journal, cerr)
+	} else if err != nil && b.jr != nil && b.jr.fresh {
+		// Nothing was sent (prepare only reads): a journal of this run
+		// would only make the next one ask for --resume.
+		os.Remove(opts.Journal)
 	}
 	if err != nil {
 		return nil, err
 	}
+	b.rep.Failures = []BindFailure{} // [] in JSON when none failed
 	for i := range plan.Items {
 		if f, ok := b.failures[i]; ok {
 			b.rep.Failures = append(b.rep.Failures, f)
@@ -256,23 +277,37 @@ func (b *binder) prepare(ctx context.Context, js *journalState) error {
 		}
 	}
 	if needNodes {
-		b.nodes = map[string]bool{}
-		cont := ""
-		for {
-			l, err := b.c.Meta.Resource(corev1.SchemeGroupVersion.WithResource("nodes")).List(ctx, metav1.ListOptions{Limit: 500, Continue: cont})
-			if err != nil {
-				return fmt.Errorf("list nodes: %w", err)
-			}
-			for i := range l.Items {
-				b.nodes[l.Items[i].Name] = true
-			}
-			if cont = l.Continue; cont == "" {
-				break
-			}
+		var err error
+		if b.nodes, err = b.listNodes(ctx, ""); err != nil {
+			return err
+		}
+		// Cordoned since the result was made (drained, say): kube-scheduler
+		// would not bind there, and neither does a binder.
+		if b.cordoned, err = b.listNodes(ctx, "spec.unschedulable=true"); err != nil {
+			return err
 		}
 	}
 	b.link()
 	return nil
+}
+
+// listNodes returns the names of the nodes the field selector picks (""
+// every node), in pages of 500, metadata only.
+func (b *binder) listNodes(ctx context.Context, fields string) (map[string]bool, error) {
+	names := map[string]bool{}
+	cont := ""
+	for {
+		l, err := b.c.Meta.Resource(corev1.SchemeGroupVersion.WithResource("nodes")).List(ctx, metav1.ListOptions{Limit: 500, Continue: cont, FieldSelector: fields})
+		if err != nil {
+			return nil, fmt.Errorf("list nodes: %w", err)
+		}
+		for i := range l.Items {
+			names[l.Items[i].Name] = true
+		}
+		if cont = l.Continue; cont == "" {
+			return names, nil
+		}
+	}
 }
 
 // link computes each item's dependencies: the Evictions before it on its
@@ -282,12 +317,15 @@ func (b *binder) prepare(ctx context.Context, js *journalState) error {
 func (b *binder) link() {
 	onNode := map[string][]int32{}
 	ofPre := map[string][]int32{}
+	lastInNS := map[string]int32{}
 	seen := make([]int32, len(b.plan.Items)) // stamp: dependency already counted for item i+1
 	for i := range b.plan.Items {
 		it := &b.plan.Items[i]
 		pre := it.Key()
 		if it.Op == OpEvict {
 			pre = it.Preemptor
+		} else {
+			b.bindingOf[pre] = int32(i)
 		}
 		add := func(d int32) {
 			if seen[d] == int32(i)+1 {
@@ -312,6 +350,17 @@ func (b *binder) link() {
 			}
 		}
 		if it.Op == OpEvict {
+			// Evictions of a namespace go in commit order: a budget
+			// (namespaced) shared by two preemptors' victims then goes to
+			// the earlier, as kplace planned, not to whichever request
+			// the server took first. A failure does not block the later
+			// one (it may be under another budget).
+			if d, ok := lastInNS[it.Namespace]; ok && seen[d] != int32(i)+1 {
+				seen[d] = int32(i) + 1
+				b.pending[i]++
+				b.orderDep[d] = append(b.orderDep[d], int32(i))
+			}
+			lastInNS[it.Namespace] = int32(i)
 			if it.Node != "" {
 				onNode[it.Node] = append(onNode[it.Node], int32(i))
 			}
@@ -339,12 +388,12 @@ func (b *binder) run(ctx context.Context, js *journalState) {
 				b.rep.Counts.FromJournal++
 				b.finishLocked(i)
 				if b.plan.Items[i].Op == OpEvict {
-					b.resolveLocked(b.acceptDep[i], -1)
+					b.resolveAcceptedLocked(i, -1)
 					b.resolveLocked(b.goneDep[i], -1)
 				}
 			case js.evicted[i]:
 				b.state[i] = stWaiting
-				b.resolveLocked(b.acceptDep[i], -1)
+				b.resolveAcceptedLocked(i, -1)
 				b.poll.add(i, types.UID(b.plan.Items[i].UID))
 			}
 		}
@@ -438,6 +487,15 @@ func (b *binder) resolveLocked(deps []int32, failed int) {
 	}
 }
 
+// resolveAcceptedLocked settles what waits on Eviction i's acceptance,
+// now that it is accepted (failed < 0) or has failed (failed = i): its
+// dependents on the same node or preemptor are blocked by a failure, the
+// later Evictions of its namespace are not.
+func (b *binder) resolveAcceptedLocked(i, failed int) {
+	b.resolveLocked(b.acceptDep[i], failed)
+	b.resolveLocked(b.orderDep[i], -1)
+}
+
 // finishLocked marks item i done.
 func (b *binder) finishLocked(i int) {
 	b.state[i] = stDone
@@ -462,7 +520,7 @@ func (b *binder) fail(i int, reason, msg string) {
 	b.finishLocked(i)
 	if it.Op == OpEvict {
 		if !wasWaiting {
-			b.resolveLocked(b.acceptDep[i], i)
+			b.resolveAcceptedLocked(i, i)
 		}
 		b.resolveLocked(b.goneDep[i], i)
 	}
@@ -477,7 +535,10 @@ func (b *binder) blockedBy(i int) string {
 		return ""
 	}
 	e := &b.plan.Items[d]
-	return fmt.Sprintf("the Eviction of %s (item %d) it waits for was not applied", e.Key(), d)
+	b.mu.Lock()
+	f := b.failures[int(d)]
+	b.mu.Unlock()
+	return fmt.Sprintf("the Eviction of %s (item %d) it waits for was not applied (%s)", e.Key(), d, f.Reason)
 }
 
 // bind applies one Binding.
@@ -489,6 +550,10 @@ func (b *binder) bind(ctx context.Context, i int) {
 	}
 	if !b.nodes[it.Node] {
 		b.fail(i, ReasonNodeGone, fmt.Sprintf("node %q does not exist", it.Node))
+		return
+	}
+	if b.cordoned[it.Node] {
+		b.fail(i, ReasonNodeCordoned, fmt.Sprintf("node %q is cordoned (spec.unschedulable)", it.Node))
 		return
 	}
 	binding := &corev1.Binding{
@@ -504,6 +569,9 @@ func (b *binder) bind(ctx context.Context, i int) {
 			return b.c.Kube.CoreV1().RESTClient().Post().Namespace(it.Namespace).Resource("pods").Name(it.Name).
 				SubResource("binding").VersionedParams(opts, scheme.ParameterCodec).Body(binding).MaxRetries(0).Do(ctx).Error()
 		})
+		if b.interrupted(ctx, i, err) {
+			return
+		}
 		switch {
 		case err == nil:
 			b.done(i, evBound, &b.rep.Counts.Bound)
@@ -567,6 +635,12 @@ func (b *binder) evict(ctx context.Context, i int) {
 			return
 		}
 	}
+	// The victim is there: evict it only for a preemptor that still
+	// needs the room.
+	if why := b.preemptorGone(ctx, it); why != "" {
+		b.fail(i, ReasonPreemptorGone, why)
+		return
+	}
 	ev := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: it.Name, Namespace: it.Namespace}}
 	if it.DeleteOptions != nil {
 		ev.DeleteOptions = it.DeleteOptions.DeepCopy()
@@ -581,6 +655,9 @@ func (b *binder) evict(ctx context.Context, i int) {
 		return b.c.Kube.PolicyV1().RESTClient().Post().AbsPath("/api/v1").Namespace(it.Namespace).Resource("pods").Name(it.Name).
 			SubResource("eviction").Body(ev).MaxRetries(0).Do(ctx).Error()
 	})
+	if b.interrupted(ctx, i, err) {
+		return
+	}
 	switch {
 	case err == nil:
 		b.accepted(i, victim)
@@ -596,6 +673,63 @@ func (b *binder) evict(ctx context.Context, i int) {
 	}
 }
 
+// preemptorGone says why the preemptor of Eviction it no longer needs the
+// room, or "": it is gone, replaced (another uid than the result's
+// Binding has), being deleted, or bound already. It is read once per
+// preemptor (its Evictions go one after another).
+func (b *binder) preemptorGone(ctx context.Context, it *Item) string {
+	if it.Preemptor == "" {
+		return ""
+	}
+	b.mu.Lock()
+	why, known := b.preempting[it.Preemptor]
+	bi, hasBinding := b.bindingOf[it.Preemptor]
+	b.mu.Unlock()
+	if known {
+		return why
+	}
+	ns, name, _ := strings.Cut(it.Preemptor, "/")
+	pre := &Item{Namespace: ns, Name: name}
+	if hasBinding {
+		pre = &b.plan.Items[bi]
+	}
+	pod, err := b.getPod(ctx, pre)
+	switch {
+	case apierrors.IsNotFound(err):
+		why = "preemptor " + it.Preemptor + " is gone"
+	case err != nil:
+		return "" // unknown: the Eviction goes as planned
+	case pre.UID != "" && string(pod.UID) != pre.UID:
+		why = fmt.Sprintf("preemptor %s was replaced (uid %s, the result's %s)", it.Preemptor, pod.UID, pre.UID)
+	case pod.DeletionTimestamp != nil:
+		why = "preemptor " + it.Preemptor + " is being deleted"
+	case pod.Spec.NodeName != "":
+		why = fmt.Sprintf("preemptor %s is bound already (to node %q)", it.Preemptor, pod.Spec.NodeName)
+	}
+	b.mu.Lock()
+	b.preempting[it.Preemptor] = why
+	b.mu.Unlock()
+	return why
+}
+
+// errNotSent is a request not sent: the run was stopped first.
+var errNotSent = errors.New("not sent: the run stopped")
+
+// interrupted tells whether item i's request failed because the run was
+// stopped (ctx ended). One never sent (stopped before, or while it waited
+// for the client's rate limit) is left to be reported not attempted; one
+// in flight is recorded interrupted: applied or not, a resumed run finds
+// out.
+func (b *binder) interrupted(ctx context.Context, i int, err error) bool {
+	if err == nil || ctx.Err() == nil {
+		return false
+	}
+	if !errors.Is(err, errNotSent) && !strings.Contains(err.Error(), "client rate limiter Wait returned an error") {
+		b.fail(i, ReasonInterrupted, "the run stopped during its request: applied or not, a run with --resume finds out")
+	}
+	return true
+}
+
 // accepted records an accepted Eviction: its Evictions-dependents may go;
 // its Bindings-dependents wait for the victim (of uid victim, "" if
 // unknown) to be gone (at once with a dry run: nothing is deleted).
@@ -609,7 +743,7 @@ func (b *binder) accepted(i int, victim types.UID) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.state[i] = stWaiting
-	b.resolveLocked(b.acceptDep[i], -1)
+	b.resolveAcceptedLocked(i, -1)
 	b.poll.add(i, victim)
 }
 
@@ -623,7 +757,7 @@ func (b *binder) evictedGone(i int, count *int) {
 	wasWaiting := b.state[i] == stWaiting
 	b.finishLocked(i)
 	if !wasWaiting {
-		b.resolveLocked(b.acceptDep[i], -1)
+		b.resolveAcceptedLocked(i, -1)
 	}
 	b.resolveLocked(b.goneDep[i], -1)
 }
@@ -655,6 +789,9 @@ func (b *binder) getPod(ctx context.Context, it *Item) (*corev1.Pod, error) {
 func (b *binder) retry(ctx context.Context, send func() error) error {
 	wait := b.opts.Backoff
 	for attempt := 0; ; attempt++ {
+		if attempt == 0 && ctx.Err() != nil {
+			return errNotSent
+		}
 		err := send()
 		if err == nil || !retryable(err) || attempt == b.opts.Retries || ctx.Err() != nil {
 			return err

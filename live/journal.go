@@ -54,6 +54,7 @@ type journal struct {
 	w      *bufio.Writer
 	synced time.Time
 	err    error
+	fresh  bool // created by this run (no earlier run's records)
 }
 
 // journalState is what an earlier run's journal says of each item.
@@ -89,7 +90,7 @@ func openJournal(path string, plan *Plan, dryRun, resume bool) (*journal, *journ
 	if f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644); err != nil {
 		return nil, nil, err
 	}
-	j := &journal{f: f, w: bufio.NewWriter(f), synced: time.Now()}
+	j := &journal{f: f, w: bufio.NewWriter(f), synced: time.Now(), fresh: true}
 	b, _ := json.Marshal(hdr)
 	j.w.Write(append(b, '\n'))
 	if err := j.flush(true); err != nil {

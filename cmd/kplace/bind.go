@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -60,11 +61,8 @@ and reported; the exit code is 1 when anything was not applied. See docs/binder.
 			return usageErr(fmt.Sprintf("--dry-run=%s: want none or server", *dryRun))
 		case *concurrency < 1 || *retries < 0:
 			return usageErr("--concurrency must be at least 1 and --retries at least 0")
-		}
-		for _, o := range []output{{"--report", *report}, {"--journal", *journal}} {
-			if err := checkOutputPath(o.flag, o.path); err != nil {
-				return usageErr(err.Error())
-			}
+		case *backoff <= 0 || *waitTimeout <= 0:
+			return usageErr("--backoff and --wait-timeout must be positive")
 		}
 		opts := live.BindOptions{Concurrency: *concurrency, DryRun: *dryRun == "server", Journal: *journal, Resume: *resume,
 			Retries: *retries, Backoff: *backoff, WaitTimeout: *waitTimeout}
@@ -73,6 +71,15 @@ and reported; the exit code is 1 when anything was not applied. See docs/binder.
 		}
 		if opts.Journal == "" && !opts.DryRun && (*paths)[0] != "-" {
 			opts.Journal = (*paths)[0] + ".journal"
+		}
+		// The report and the journal overwrite neither each other nor a
+		// result file (the journal of a resumed run exists: it is
+		// appended to, and compared all the same).
+		if err := checkOutputs(*paths, output{"--report", *report}, output{"--journal", opts.Journal}); err != nil {
+			return usageErr(err.Error())
+		}
+		if err := lf.check(); err != nil {
+			return usageErr(err.Error())
 		}
 		plan, err := live.ReadPlan(*paths)
 		if err != nil {
@@ -87,8 +94,22 @@ and reported; the exit code is 1 when anything was not applied. See docs/binder.
 			prog = newProgress(os.Stderr, "binding")
 			opts.Progress = prog.update
 		}
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
+		// SIGINT or SIGTERM stops the run, which reports what it did not
+		// apply (a second one exits at once: handleSignals).
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(sigs)
+		ownSignals.Store(true)
+		defer ownSignals.Store(false)
+		var stoppedBy atomic.Value
+		go func() {
+			if sig, ok := <-sigs; ok {
+				stoppedBy.Store(sig)
+				cancel()
+			}
+		}()
 		rep, err := live.Bind(ctx, c, plan, opts)
 		prog.done()
 		if err != nil {
@@ -107,7 +128,12 @@ and reported; the exit code is 1 when anything was not applied. See docs/binder.
 		if !*quiet {
 			printBindSummary(os.Stderr, rep, opts.Journal)
 		}
-		if !rep.Applied() {
+		switch sig, _ := stoppedBy.Load().(os.Signal); {
+		case sig == syscall.SIGTERM:
+			return 143
+		case sig != nil:
+			return 130
+		case !rep.Applied():
 			return 1
 		}
 		return 0
@@ -133,7 +159,7 @@ func printBindSummary(w io.Writer, r *live.BindReport, journal string) {
 			fmt.Fprintf(w, "  %-14s %8d\n", row.label, row.n)
 		}
 	}
-	fmt.Fprintf(w, "  requests %d, %.0f/s (peak %d in one second; limit %.0f qps, burst %d), %d retried\n",
+	fmt.Fprintf(w, "  requests %d, %.0f/s (peak %d in one second; limit %.0f qps after a burst of %d), %d retried\n",
 		r.Requests, r.QPS, r.PeakQPS, r.QPSLimit, r.Burst, c.Retried)
 	if journal != "" {
 		fmt.Fprintf(w, "  journal %s\n", journal)

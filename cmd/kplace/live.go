@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/spf13/pflag"
 
 	"github.com/kplace/kplace/live"
@@ -22,6 +24,15 @@ func addLiveFlags(fs *pflag.FlagSet, qps float32, burst int) liveFlags {
 		qps:        fs.Float32("qps", qps, "client-side limit of requests per second to the API server"),
 		burst:      fs.Int("burst", burst, "requests the client may send at once before --qps holds it back"),
 	}
+}
+
+// check refuses rate limits that are not positive: a usage error, found
+// before anything is read or sent.
+func (f liveFlags) check() error {
+	if *f.qps <= 0 || *f.burst <= 0 {
+		return fmt.Errorf("--qps %g, --burst %d: both must be positive", *f.qps, *f.burst)
+	}
+	return nil
 }
 
 // client makes the live client the flags describe.

@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -134,6 +136,92 @@ func TestLiveBindFailureExit(t *testing.T) {
 	}
 	if n, err := livetest.NodeOf(k, ns, "ok"); err != nil || n != "e2e-fail-n" {
 		t.Errorf("ok on %q (%v)", n, err)
+	}
+}
+
+// TestLiveBindInterrupt: SIGINT stops kplace bind, which still writes its
+// report (every item not applied named: not attempted, or interrupted
+// during its request) and its summary, then exits 130; the journal holds
+// what was applied, and --resume applies the rest (finding bound the
+// interrupted Bindings the server took).
+func TestLiveBindInterrupt(t *testing.T) {
+	s := livetest.Shared(t)
+	k := s.Client(t)
+	ns := "e2e-sigint"
+	objs := []any{livetest.Namespace(ns), livetest.Node("e2e-sigint-n", 64000, "64Gi", nil)}
+	for i := range 40 {
+		objs = append(objs, livetest.Pod(ns, fmt.Sprintf("p%d", i), 10, "", 0, nil))
+	}
+	pods := livetest.Create(t, k, objs...)
+	dir := t.TempDir()
+	result := filepath.Join(dir, "r.jsonl")
+	var body strings.Builder
+	for i := range 40 {
+		name := fmt.Sprintf("p%d", i)
+		fmt.Fprintf(&body, `{"apiVersion":"v1","kind":"Binding","metadata":{"name":%q,"namespace":%q,"uid":%q},"target":{"kind":"Node","name":"e2e-sigint-n"}}`+"\n", name, ns, pods[name].UID)
+	}
+	if err := os.WriteFile(result, []byte(body.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	report := filepath.Join(dir, "report.json")
+	cmd := kplaceCmd("bind", "-f", result, "--kubeconfig", s.Kubeconfig, "--qps", "10", "--burst", "1", "--report", report)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The journal exists once the run has begun (its signals are its own
+	// by then): a second later, some Bindings are sent and most are not.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(result + ".journal"); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no journal after 30 s: %s", stderr.String())
+		}
+	}
+	time.Sleep(time.Second)
+	cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Fatalf("exit %d (%v), want 130: %s", code, err, stderr.String())
+	}
+	var rep struct {
+		Counts   map[string]int
+		Failures []struct{ Name, Reason string }
+	}
+	if b, err := os.ReadFile(report); err != nil || json.Unmarshal(b, &rep) != nil {
+		t.Fatalf("no report after SIGINT (%v): %s", err, stderr.String())
+	}
+	bound, interrupted, notAttempted := 0, 0, 0
+	for i := range 40 {
+		if n, err := livetest.NodeOf(k, ns, fmt.Sprintf("p%d", i)); err == nil && n != "" {
+			bound++
+		}
+	}
+	for _, f := range rep.Failures {
+		switch f.Reason {
+		case "interrupted":
+			interrupted++
+		case "not attempted":
+			notAttempted++
+		}
+	}
+	reported := rep.Counts["bound"]
+	if reported == 0 || notAttempted == 0 || reported+interrupted+notAttempted != 40 || bound < reported || bound > reported+interrupted {
+		t.Errorf("%d pods bound; report: bound %d, interrupted %d, not attempted %d, %d failures", bound, reported, interrupted, notAttempted, len(rep.Failures))
+	}
+	if !strings.Contains(stderr.String(), "interrupt: stopping, then reporting") || !strings.Contains(stderr.String(), "not attempted") {
+		t.Errorf("stderr:\n%s", stderr.String())
+	}
+	code, errs := runCapture(t, "bind", "-f", result, "--kubeconfig", s.Kubeconfig, "--resume")
+	if code != 0 || !strings.Contains(errs, fmt.Sprintf("%-14s %8d", "from journal", reported)) {
+		t.Errorf("bind --resume: exit %d: %s", code, errs)
+	}
+	for i := range 40 {
+		if n, err := livetest.NodeOf(k, ns, fmt.Sprintf("p%d", i)); err != nil || n != "e2e-sigint-n" {
+			t.Errorf("after --resume: p%d on %q (%v)", i, n, err)
+		}
 	}
 }
 

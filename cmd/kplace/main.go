@@ -5,6 +5,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/signal"
@@ -13,7 +14,10 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
+
+	"k8s.io/klog/v2"
 
 	"github.com/kplace/kplace/export"
 	"github.com/kplace/kplace/index"
@@ -25,6 +29,11 @@ import (
 var version = "dev"
 
 func main() {
+	// client-go logs through klog (client-side throttling waits, for
+	// one): kplace reports its requests, rate and peak itself, and keeps
+	// stderr to its own summary and errors.
+	klog.LogToStderr(false)
+	klog.SetOutput(io.Discard)
 	tuneGC()
 	handleSignals()
 	os.Exit(run(os.Args[1:]))
@@ -34,10 +43,16 @@ func main() {
 // writes in progress before the process exits, with 130 or 143 (128 plus
 // the signal's number, as a shell reports a process the signal killed).
 func handleSignals() {
-	ch := make(chan os.Signal, 1)
+	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		sig := <-ch
+		if ownSignals.Load() {
+			// The command stops on it and reports (bind); a second
+			// signal stops it at once.
+			fmt.Fprintf(os.Stderr, "kplace: %v: stopping, then reporting (again to stop at once)\n", sig)
+			sig = <-ch
+		}
 		export.RemoveTemps()
 		fmt.Fprintf(os.Stderr, "kplace: %v: stopped (no file is left half-written)\n", sig)
 		code := 130
@@ -47,6 +62,11 @@ func handleSignals() {
 		os.Exit(code)
 	}()
 }
+
+// ownSignals is set while a command stops on SIGINT and SIGTERM itself, to
+// report what it did not do (bind): handleSignals then leaves the first
+// signal to it.
+var ownSignals atomic.Bool
 
 // tuneGC trades memory for speed the way a batch tool can: the heap of an
 // ingested cluster is mostly long-lived, so collecting at 5x the live heap

@@ -174,6 +174,10 @@ multi-document YAML, optionally .gz or .zst), or one snapshot from kplace conver
 			fmt.Fprintln(os.Stderr, "kplace place: --kubeconfig and --context read a live cluster: not with -f or --sample")
 			return 2
 		}
+		if err := lf.check(); err != nil {
+			fmt.Fprintln(os.Stderr, "kplace place:", err)
+			return 2
+		}
 		if *sample {
 			if len(cfg.paths) > 0 {
 				fmt.Fprintln(os.Stderr, "kplace place: --sample and -f are exclusive")

@@ -47,6 +47,12 @@ would, or as an Arrow snapshot. See docs/binder.md.`,
 		if err := checkWrites("-o", *out, export.FormatList, true); err != nil {
 			return usagef(cmd, "%v", err)
 		}
+		if err := lf.check(); err != nil {
+			return usagef(cmd, "%v", err)
+		}
+		if *pageSize <= 0 {
+			return usagef(cmd, "--page-size %d: must be positive", *pageSize)
+		}
 		c, err := lf.client()
 		if err != nil {
 			return fail(err)
