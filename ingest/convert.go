@@ -25,8 +25,9 @@ type objCtx struct {
 	// mostly follow each other.
 	labelsOK, selectorOK map[string]string
 	// tolerationsOK is the last toleration list validPod found valid
-	// (shared alike).
+	// (shared alike); classOK the last priorityClassName.
 	tolerationsOK []index.Toleration
+	classOK       string
 }
 
 func (c *objCtx) errf(field, format string, args ...any) *Error {

@@ -20,7 +20,7 @@ func CopyInput(paths []string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	src, err := newSources(files)
+	src, err := newSources(files, DefaultMaxStdinSize)
 	if err != nil {
 		return err
 	}

@@ -75,8 +75,12 @@ func (e *Error) Unwrap() error { return e.Err }
 // printable returns a name as is when it is printable ASCII without
 // spaces, quoted otherwise: a name that validation refuses may hold
 // newlines, NUL bytes or invalid UTF-8, which the message must show, not
-// print.
+// print. A name of over 1 KiB (four times the longest valid one) is
+// shortened.
 func printable(s string) string {
+	if len(s) > 1024 {
+		return quoteName(s)
+	}
 	for i := 0; i < len(s); i++ {
 		if s[i] <= ' ' || s[i] >= 0x7f {
 			return strconv.Quote(s)

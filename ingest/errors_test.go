@@ -176,6 +176,12 @@ spec:
 			"p.json:1: Pod default/\"web-\ufffd\": metadata.name: invalid name \"web-\ufffd\": must be a DNS-1123 subdomain (at most 253 lower case alphanumerics, '-' and '.', each dot-separated part starting and ending alphanumeric)"},
 		{"name too long", "p.json", `{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "` + strings.Repeat("a", 254) + `"}}`,
 			`p.json:1: Node ` + strings.Repeat("a", 254) + `: metadata.name: invalid name "` + strings.Repeat("a", 60) + `"... (254 bytes): must be a DNS-1123 subdomain (at most 253 lower case alphanumerics, '-' and '.', each dot-separated part starting and ending alphanumeric)`},
+		{"a Node with items", "n.json", `{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "items": [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}]}`,
+			`n.json:1: a Node with items: only a List (kind List, PodList, ...) holds items`},
+		{"items before the kind", "n.json", `{"items": [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}], "kind": "Pod", "apiVersion": "v1"}`,
+			`n.json:1: a Pod with items: only a List (kind List, PodList, ...) holds items`},
+		{"priority class name with an escape", "p.json", `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"priorityClassName": "x\u001b[2J\ny", "containers": [{"name": "c"}]}}`,
+			`p.json:1: Pod default/p: spec.priorityClassName: invalid name "x\x1b[2J\ny": must be a DNS-1123 subdomain`},
 		{"namespace with capitals", "p.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: Shop}\n",
 			`p.yaml:1: Pod Shop/p: metadata.namespace: invalid namespace "Shop": must be a DNS-1123 label (at most 63 lower case alphanumerics and '-', starting and ending alphanumeric)`},
 		{"service name", "s.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: 1web}\n",
@@ -277,5 +283,15 @@ func TestFlowStyleYAMLFile(t *testing.T) {
 	_, err = loadText(t, "bad.json", "{\"kind\": \"Node\",, }")
 	if err == nil || !strings.Contains(err.Error(), "bad.json:1: invalid JSON") {
 		t.Errorf("bad JSON: %v", err)
+	}
+}
+
+// TestErrorShortensLongNames: an object's name past any valid length is
+// shortened in the error's prefix (a 1 MB name is not a 1 MB line).
+func TestErrorShortensLongNames(t *testing.T) {
+	e := &Error{File: "f.json", Kind: "Pod", Namespace: "ns", Name: strings.Repeat("a", 1<<20), Field: "metadata.name", Msg: "invalid"}
+	want := `f.json: Pod ns/"` + strings.Repeat("a", 60) + `"... (1048576 bytes): metadata.name: invalid`
+	if got := e.Error(); got != want {
+		t.Errorf("%.200s...\nwant %s", got, want)
 	}
 }

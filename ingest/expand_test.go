@@ -667,6 +667,18 @@ kind: Job
 metadata: {name: j}
 spec: {parallelism: 2, completionMode: Indexed, template: {spec: {containers: [{name: c, image: c}]}}}
 `, `in.yaml:2: Job default/j: spec.completions: required when completionMode is Indexed`},
+		{"negative completions", `
+apiVersion: batch/v1
+kind: Job
+metadata: {name: j}
+spec: {completions: -5, template: {spec: {containers: [{name: c, image: c}]}}}
+`, `in.yaml:2: Job default/j: spec.completions: must be greater than or equal to 0, not -5`},
+		{"completions -1 (not unset)", `
+apiVersion: batch/v1
+kind: Job
+metadata: {name: j}
+spec: {completions: -1, template: {spec: {containers: [{name: c, image: c}]}}}
+`, `in.yaml:2: Job default/j: spec.completions: must be greater than or equal to 0, not -1`},
 	}
 	for _, tc := range errs {
 		t.Run(tc.name, func(t *testing.T) {

@@ -361,6 +361,11 @@ func TestParseSize(t *testing.T) {
 	f("-1Mi", -1)
 	f("10 MB", -1)
 	f("", -1)
+	// Beyond MaxSize: no Kubernetes object, and a bomb would exhaust memory.
+	f("4Gi", 4<<30)
+	f("4097Mi", -1)
+	f("100Gi", -1)
+	f("9999999999999999999Ei", -1)
 	if got := FormatSize(DefaultMaxObjectSize); got != "64Mi" {
 		t.Errorf("FormatSize(DefaultMaxObjectSize) = %q", got)
 	}

@@ -431,6 +431,9 @@ func (w *jsonWalker) object() error {
 				return w.errAt(s.pos, io.ErrUnexpectedEOF, "")
 			}
 			if c == '[' {
+				if err := notAList(obj, src); err != nil {
+					return err
+				}
 				isList = true
 				s.pos++
 				if err := w.items(list); err != nil {
@@ -461,6 +464,9 @@ func (w *jsonWalker) object() error {
 		fields = append(fields, f)
 	}
 	if isList {
+		if err := notAList(obj, src); err != nil { // its kind came after its items
+			return err
+		}
 		if w.par != nil {
 			w.par.listEnd(list)
 			return nil
@@ -488,6 +494,17 @@ func (w *jsonWalker) object() error {
 		return &Error{File: src.File, Line: src.Line, Name: obj.Metadata.Name, Msg: "object has no kind"}
 	}
 	return w.emit(obj, obj.APIVersion, obj.Kind, src)
+}
+
+// notAList refuses items in an object of a kind other than a List (v1
+// List, PodList, ...): they are no field of a Node or a Pod, and reading
+// them as a List's would drop the object itself. An object without a kind
+// may be a List.
+func notAList(obj *wireObject, src index.Source) error {
+	if obj.Kind == "" || strings.HasSuffix(obj.Kind, "List") {
+		return nil
+	}
+	return &Error{File: src.File, Line: src.Line, Msg: fmt.Sprintf("a %s with items: only a List (kind List, PodList, ...) holds items", printable(obj.Kind))}
 }
 
 // parseField parses one kept field of a top-level object.

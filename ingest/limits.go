@@ -20,6 +20,12 @@ const (
 	DefaultMaxObjectSize = 64 << 20
 	// DefaultMaxLineSize bounds one line of YAML.
 	DefaultMaxLineSize = 4 << 20
+	// DefaultMaxStdinSize bounds standard input, held in memory whole.
+	DefaultMaxStdinSize = 4 << 30
+	// MaxSize bounds what the limit flags take: an object past it is no
+	// Kubernetes object (etcd stores at most a few MiB), and raising a
+	// limit that far would turn a bomb's error into memory exhausted.
+	MaxSize = 4 << 30
 )
 
 // Flags that raise the limits, named in the errors.
@@ -33,6 +39,22 @@ func (o *Options) maxObject() int64 {
 		return o.MaxObjectSize
 	}
 	return DefaultMaxObjectSize
+}
+
+// limitFlag is flag, the one that raises a limit, for errors to name; ""
+// when the limits are fixed (a file no flag sets the limits of).
+func (o *Options) limitFlag(flag string) string {
+	if o.fixedLimits {
+		return ""
+	}
+	return flag
+}
+
+func (o *Options) maxStdin() int64 {
+	if o.MaxStdinSize > 0 {
+		return o.MaxStdinSize
+	}
+	return DefaultMaxStdinSize
 }
 
 func (o *Options) maxLine() int64 {
@@ -68,6 +90,9 @@ func ParseSize(s string) (int64, error) {
 	v, ok := a.units()
 	if neg || !ok || v < 1 {
 		return 0, fmt.Errorf("invalid size %q (want at least 1 byte)", s)
+	}
+	if v > MaxSize {
+		return 0, fmt.Errorf("size %q is more than %s", s, FormatSize(MaxSize))
 	}
 	return v, nil
 }

@@ -38,6 +38,11 @@ type Options struct {
 	// DefaultMaxObjectSize. MaxLineSize bounds one line of YAML; 0 means
 	// DefaultMaxLineSize. Input beyond them is an error naming the limit.
 	MaxObjectSize, MaxLineSize int64
+	// MaxStdinSize bounds standard input, which is read into memory
+	// (files are streamed); 0 means DefaultMaxStdinSize.
+	MaxStdinSize int64
+	// fixedLimits: no flag raises the limits (errors name none).
+	fixedLimits bool
 	// Recursive reads the directories named in paths recursively; without
 	// it only the input files directly in them are read (kubectl -R).
 	Recursive bool
@@ -80,7 +85,7 @@ func LoadWithInfo(paths []string, opts Options) (*index.Input, Info, error) {
 	if len(files) == 0 {
 		return nil, Info{}, errors.New("ingest: no input files")
 	}
-	src, err := newSources(files)
+	src, err := newSources(files, opts.maxStdin())
 	if err != nil {
 		return nil, Info{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -264,5 +265,24 @@ func TestSourceLines(t *testing.T) {
 	}
 	for _, p := range in.Pods {
 		check(p.Name, p.Src)
+	}
+}
+
+// TestStdinBounded: standard input, read into memory whole, stops at
+// Options.MaxStdinSize with an error that says to give a file; input at
+// the limit is read.
+func TestStdinBounded(t *testing.T) {
+	old := StdinReader
+	defer func() { StdinReader = old }()
+	node := `{"apiVersion":"v1","kind":"Node","metadata":{"name":"n"}}`
+	StdinReader = strings.NewReader(node)
+	if in, err := Load([]string{Stdin}, Options{MaxStdinSize: int64(len(node))}); err != nil || len(in.Nodes) != 1 {
+		t.Fatalf("stdin at the limit: %v", err)
+	}
+	StdinReader = io.MultiReader(strings.NewReader(node), strings.NewReader(strings.Repeat(" ", 1<<20)))
+	_, err := Load([]string{Stdin}, Options{MaxStdinSize: 1 << 16})
+	want := "stdin: more than 64Ki bytes: standard input is read into memory, files are streamed: give the input as a file (-f FILE)"
+	if err == nil || err.Error() != want {
+		t.Errorf("stdin over the limit: %v, want %q", err, want)
 	}
 }

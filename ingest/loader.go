@@ -257,7 +257,7 @@ func (l *loader) apply(r *converted) error {
 }
 
 // admitSnapshot checks the objects of a snapshot (in l.in) as apply checks
-// converted ones, with the same functions: validation, duplicates, UIDs, a
+// converted ones, with the same functions: validation, duplicates, a
 // single globalDefault class. A snapshot of kplace convert passes; its
 // checksums catch accidents, not crafted or edited files. Errors name the
 // snapshot, the object, and the file and line it came from.

@@ -30,7 +30,7 @@ func LoadMore(paths []string, name string, data []byte, known []index.PriorityCl
 		if len(files) == 0 {
 			return nil, errors.New("ingest: no input files")
 		}
-		src, err := newSources(files)
+		src, err := newSources(files, opts.maxStdin())
 		if err != nil {
 			return nil, err
 		}

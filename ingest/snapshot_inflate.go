@@ -54,7 +54,7 @@ type inflater struct {
 func (in *inflater) inflate(meta, body []byte, max int64) (out []byte, err error) {
 	defer func() {
 		if p := recover(); p != nil { // an offset out of range in meta
-			out, err = nil, fmt.Errorf("corrupt message metadata: %v", p)
+			out, err = nil, fmt.Errorf("corrupt message metadata: %s", panicDetail(p))
 		}
 	}()
 	if len(meta) < 8 {

@@ -103,7 +103,7 @@ func decodeSnapshot(file string, r io.Reader, parallelism int) (in *index.Input,
 		default:
 			// A corrupt buffer the validation did not catch (the arrow
 			// package panics on some): still an input error.
-			msg = fmt.Sprintf("corrupt snapshot: %v", p)
+			msg = "corrupt snapshot: " + panicDetail(p)
 		}
 		if d.table != "" {
 			msg = fmt.Sprintf("snapshot table %q: %s", d.table, msg)
@@ -345,7 +345,11 @@ func (d *snapDecoder) endTable() {
 		if errors.As(err, &me) {
 			d.fail("%s", me.msg)
 		}
-		d.fail("corrupt data (%v)", strings.TrimPrefix(err.Error(), "arrow/ipc: "))
+		msg := strings.TrimPrefix(err.Error(), "arrow/ipc: ")
+		if strings.Contains(msg, "runtime error") { // the reader's recovered panic
+			msg = "its offsets or lengths are inconsistent"
+		}
+		d.fail("corrupt data (%s)", msg)
 	}
 	if !d.mr.eos {
 		d.fail("stream ends without its end-of-stream marker")
@@ -1403,7 +1407,7 @@ func (m *msgReader) Message() (msg *ipc.Message, err error) {
 		if p := recover(); p != nil {
 			me, ok := p.(msgError)
 			if !ok {
-				me = msgError{fmt.Sprintf("corrupt message at byte %d: %v", m.pos, p)}
+				me = msgError{fmt.Sprintf("corrupt message at byte %d: %s", m.pos, panicDetail(p))}
 			}
 			msg, err = nil, me
 		}
@@ -1513,4 +1517,14 @@ func (a *capAllocator) Free(b []byte) {
 	a.mu.Lock()
 	a.free[k] = append(a.free[k], b[:c])
 	a.mu.Unlock()
+}
+
+// panicDetail says what a panic on corrupt data was, for an error: a
+// runtime error (an index out of range inside a reader) only says the
+// data is inconsistent, the reader's internals being no help to a user.
+func panicDetail(p any) string {
+	if _, ok := p.(runtime.Error); ok {
+		return "its offsets or lengths are inconsistent"
+	}
+	return fmt.Sprint(p)
 }

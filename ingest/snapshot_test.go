@@ -510,6 +510,9 @@ func TestSnapshotEveryByteFlip(t *testing.T) {
 		if err != nil && !strings.HasPrefix(err.Error(), "cluster.arrow: ") {
 			t.Fatalf("byte %d flipped: error %q does not name the file", i, err)
 		}
+		if err != nil && strings.Contains(err.Error(), "runtime error") {
+			t.Fatalf("byte %d flipped: error %q shows a reader's internals", i, err)
+		}
 	}
 }
 

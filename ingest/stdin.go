@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 )
@@ -20,14 +21,18 @@ type sources struct {
 	stdin []byte
 }
 
-// newSources prepares files (from expandPaths) for reading.
-func newSources(files []string) (*sources, error) {
+// newSources prepares files (from expandPaths) for reading; standard
+// input beyond max bytes is an error, not memory exhausted.
+func newSources(files []string, max int64) (*sources, error) {
 	s := &sources{}
 	for _, f := range files {
 		if f == Stdin {
-			b, err := io.ReadAll(StdinReader)
+			b, err := io.ReadAll(io.LimitReader(StdinReader, max+1))
 			if err != nil {
 				return nil, &Error{File: s.name(f), Msg: err.Error(), Err: err}
+			}
+			if int64(len(b)) > max {
+				return nil, &Error{File: s.name(f), Msg: fmt.Sprintf("more than %s bytes: standard input is read into memory, files are streamed: give the input as a file (-f FILE)", FormatSize(max))}
 			}
 			s.stdin = b
 		}

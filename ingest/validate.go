@@ -16,11 +16,15 @@ import (
 // checks that need the wire form: syntax and types, presence (minDomains
 // set with ScheduleAnyway), and fields the model does not keep one to one
 // (each container's quantities and ports). The cross-object checks
-// (duplicates, UIDs, a second globalDefault class) are the loader's, run
+// (duplicates, a second globalDefault class) are the loader's, run
 // on both paths too (see loader.apply and loader.admitSnapshot).
 //
 // Errors name the object and the field; the field is the object's JSON
 // path where the model keeps the field one to one.
+
+// completionsMinusOne is a Job's spec.completions of -1 as given (refused):
+// the model's -1 means unset.
+const completionsMinusOne = math.MinInt32
 
 // Priority limits of scheduling.k8s.io (pkg/apis/scheduling).
 const (
@@ -180,6 +184,12 @@ func (c *objCtx) validPod(p *index.Pod) error {
 	}
 	if p.NodeName != "" && !index.ValidDNS1123Subdomain(p.NodeName) {
 		return c.errf("spec.nodeName", "invalid node name %s", quoteName(p.NodeName))
+	}
+	if p.PriorityClassName != "" && p.PriorityClassName != c.classOK {
+		if !index.ValidDNS1123Subdomain(p.PriorityClassName) {
+			return c.errf("spec.priorityClassName", "invalid name %s: must be a DNS-1123 subdomain", quoteName(p.PriorityClassName))
+		}
+		c.classOK = p.PriorityClassName
 	}
 	if err := c.validResources(p.Requests, "spec (effective requests)"); err != nil {
 		return err
@@ -583,6 +593,9 @@ func (c *objCtx) validWorkload(w *index.Workload) error {
 		{"spec.ordinals.start", w.OrdinalsStart, w.OrdinalsStart >= 0},
 	} {
 		if !f.ok {
+			if f.v == completionsMinusOne {
+				f.v = -1
+			}
 			return c.errf(f.name, "must be greater than or equal to 0, not %d", f.v)
 		}
 	}

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"bytes"
-	"math"
 	"strconv"
 
 	"github.com/kplace/kplace/index"
@@ -194,7 +193,11 @@ func (c *objCtx) controller(o *wireObject, w *index.Workload, tmpl []byte) error
 		}
 		w.Parallelism, w.Completions = orDefault(parallelism, 1), orDefault(completions, -1)
 		if completions != nil && *completions < 0 {
-			w.Completions = math.MinInt32 // negative: refused, not taken as unset
+			// Negative: refused, not taken as unset (-1 in the model).
+			w.Completions = *completions
+			if *completions == -1 {
+				w.Completions = completionsMinusOne
+			}
 		}
 		switch s.CompletionMode {
 		case "", "NonIndexed":

@@ -27,10 +27,16 @@ func (l *loader) readYAML(path string, r *bufio.Reader) error {
 
 // YAMLDocuments calls yield with each document of the YAML stream raw (read
 // from path, which errors name) and the line it starts on, as Load splits
-// its YAML files.
+// its YAML files, within the default limits (no flag raises them here).
 func YAMLDocuments(path string, raw []byte, yield func(doc []byte, firstLine int) error) error {
-	return splitYAML(path, bufio.NewReader(bytes.NewReader(raw)), &Options{}, yield)
+	return splitYAML(path, bufio.NewReader(bytes.NewReader(raw)), &Options{fixedLimits: true}, yield)
 }
+
+// ReadConfigFile reads a file of kplace's own (a scenario, a scheduler
+// configuration) within the input limits: at most DefaultMaxObjectSize
+// bytes, also as the JSON its YAML aliases expand to. A path such as
+// /dev/zero, or an alias bomb, is refused, not read to the end.
+func ReadConfigFile(path string) ([]byte, error) { return readConfig(path) }
 
 // splitYAML calls yield with each document of a YAML stream and the line
 // it starts on, within opts' limits.
@@ -44,7 +50,7 @@ func splitYAML(path string, r *bufio.Reader, opts *Options, yield func(doc []byt
 		chunk, err := r.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
 			if int64(len(partial)+len(chunk)) > maxLine {
-				return readErr(path, &limitError{what: fmt.Sprintf("line %d", line+1), limit: maxLine, flag: flagMaxLine, line: line + 1})
+				return readErr(path, &limitError{what: fmt.Sprintf("line %d", line+1), limit: maxLine, flag: opts.limitFlag(flagMaxLine), line: line + 1})
 			}
 			partial = append(partial, chunk...)
 			continue
@@ -61,7 +67,7 @@ func splitYAML(path string, r *bufio.Reader, opts *Options, yield func(doc []byt
 			line++
 		}
 		if int64(len(text)) > maxLine {
-			return readErr(path, &limitError{what: fmt.Sprintf("line %d", line), limit: maxLine, flag: flagMaxLine, line: line})
+			return readErr(path, &limitError{what: fmt.Sprintf("line %d", line), limit: maxLine, flag: opts.limitFlag(flagMaxLine), line: line})
 		}
 		if bytes.HasPrefix(text, []byte("---")) {
 			rest := strings.TrimSpace(string(text[3:]))
@@ -75,7 +81,7 @@ func splitYAML(path string, r *bufio.Reader, opts *Options, yield func(doc []byt
 			docStart = line + 1
 		} else {
 			if int64(doc.Len()+len(text)) > maxDoc {
-				return readErr(path, &limitError{what: fmt.Sprintf("the YAML document starting at line %d", docStart), limit: maxDoc, flag: flagMaxObject, line: docStart})
+				return readErr(path, &limitError{what: fmt.Sprintf("the YAML document starting at line %d", docStart), limit: maxDoc, flag: opts.limitFlag(flagMaxObject), line: docStart})
 			}
 			doc.Write(text)
 		}

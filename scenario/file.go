@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -124,7 +123,7 @@ func (e *Error) Error() string {
 
 // Load reads and validates a scenario file.
 func Load(path string) (*Scenario, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := ingest.ReadConfigFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +156,7 @@ func Parse(file string, raw []byte) (*Scenario, error) {
 	case err == nil:
 	case errors.As(err, &se):
 		return nil, err
-	case errors.As(err, &ie) && ie.Line > 0:
+	case errors.As(err, &ie) && ie.Line > 0 && !strings.HasPrefix(ie.Msg, fmt.Sprintf("line %d ", ie.Line)):
 		return nil, bad("", "line %d: %s", ie.Line, ie.Msg)
 	case errors.As(err, &ie):
 		return nil, bad("", "%s", ie.Msg)

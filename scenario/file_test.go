@@ -2,6 +2,8 @@ package scenario
 
 import (
 	"cmp"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -131,5 +133,23 @@ func TestParseOneDocument(t *testing.T) {
 	}
 	if len(sc.Steps) != 1 {
 		t.Errorf("%d steps, want 1", len(sc.Steps))
+	}
+}
+
+// TestLoadBounded: a scenario file is read within the input limits: an
+// endless one (/dev/zero) is refused at 64Mi, a line past 4Mi named.
+func TestLoadBounded(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	if _, err := Load("/dev/zero"); err == nil || err.Error() != "/dev/zero: larger than 64Mi bytes" {
+		t.Errorf("Load(/dev/zero): %v", err)
+	}
+	long := filepath.Join(t.TempDir(), "long.yaml")
+	if err := os.WriteFile(long, []byte("kind: Scenario\nsteps: []\nx: "+strings.Repeat("a", 5<<20)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(long); err == nil || err.Error() != long+": line 3 is larger than the limit of 4Mi bytes" {
+		t.Errorf("Load(long line): %v", err)
 	}
 }

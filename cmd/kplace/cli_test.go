@@ -295,6 +295,9 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"version", "-o", "xml"}, 2},
 		{[]string{"completion", "tcsh"}, 2},
 		{[]string{"help", "nosuch"}, 2},
+		{[]string{"explain", "a/b/c", "-f", cluster}, 2},
+		{[]string{"explain", "", "-f", cluster}, 2},
+		{[]string{"simulate", "-f", cluster, "--drain", "x", "--until", "-10m"}, 2},
 	} {
 		code, _, stderr := runAll(t, tc.args...)
 		prefix := "kplace " + tc.args[0] + ": "

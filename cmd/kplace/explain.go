@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/kplace/kplace/explain"
 	"github.com/kplace/kplace/index"
@@ -52,6 +53,9 @@ func runExplain(cmd *cobra.Command, pod string, input inputFlags, node string, a
 	}
 	if output != "table" && output != "json" {
 		return usageErr(fmt.Sprintf("-o %q: want table or json", output))
+	}
+	if ns, name, _ := strings.Cut(pod, "/"); name == "" && ns == "" || strings.Contains(name, "/") || strings.Contains(pod, "/") && (ns == "" || name == "") {
+		return usageErr(fmt.Sprintf("pod %q: want NAMESPACE/NAME, or NAME in the default namespace", pod))
 	}
 	paths, err := input.files()
 	if err != nil {

@@ -153,6 +153,9 @@ stderr and the final state. The scenario format is in docs/scenarios.md.`,
 		default:
 			return usage("no scenario: give --scenario FILE or a shorthand step (--fail-nodes, --drain, --cordon, --remove-nodes, --taint-nodes)")
 		}
+		if *until < 0 {
+			return usage("--until %v: must not be negative", *until)
+		}
 		if *until > 0 {
 			cfg.sc.Until = *until
 		}
