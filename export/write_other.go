@@ -14,3 +14,6 @@ type fileOwner struct{}
 func ownerOf(fs.FileInfo) fileOwner { return fileOwner{} }
 
 func (fileOwner) apply(*os.File) {}
+
+// CanCreateIn is not checked here: the write finds out.
+func CanCreateIn(string) error { return nil }

@@ -292,3 +292,24 @@ func TestWriteToDescriptor(t *testing.T) {
 	}
 	noTemps(t, dir)
 }
+
+// TestCanCreateIn: a directory without write permission is refused before
+// any work (the atomic writer creates its temporary file there); a
+// writable one is not. Root may write anywhere: the refusal is not
+// checked then.
+func TestCanCreateIn(t *testing.T) {
+	dir := t.TempDir()
+	if err := CanCreateIn(dir); err != nil {
+		t.Fatalf("a writable directory: %v", err)
+	}
+	if os.Geteuid() == 0 {
+		t.Skip("root writes in read-only directories")
+	}
+	ro := filepath.Join(dir, "ro")
+	if err := os.Mkdir(ro, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	if err := CanCreateIn(ro); err == nil || !strings.Contains(err.Error(), "create a file in "+ro) {
+		t.Errorf("a read-only directory: %v", err)
+	}
+}

@@ -36,3 +36,14 @@ func (o fileOwner) apply(f *os.File) {
 		f.Chown(o.uid, o.gid)
 	}
 }
+
+// CanCreateIn reports whether the process may create a file in dir (write
+// and search permission), as the atomic writer does: nil when it may, or
+// an error saying why not. Checked before a run's work, so that an output
+// that cannot be written fails the run before the others are written.
+func CanCreateIn(dir string) error {
+	if err := syscall.Access(dir, 0x2|0x1); err != nil { // W_OK|X_OK
+		return &fs.PathError{Op: "create a file in", Path: dir, Err: err}
+	}
+	return nil
+}

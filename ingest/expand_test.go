@@ -673,6 +673,24 @@ kind: Job
 metadata: {name: j}
 spec: {completions: -5, template: {spec: {containers: [{name: c, image: c}]}}}
 `, `in.yaml:2: Job default/j: spec.completions: must be greater than or equal to 0, not -5`},
+		{"ordinals past 2^31-1", `
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec: {replicas: 10, ordinals: {start: 2147483643}, selector: {matchLabels: {app: db}}, template: {metadata: {labels: {app: db}}, spec: {containers: [{name: c, image: c}]}}}
+`, `in.yaml:2: StatefulSet default/db: spec.ordinals.start: 2147483643 plus 10 replicas: ordinals past 2147483647, more than kplace numbers`},
+		{"claim template without a name", `
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec: {replicas: 1, volumeClaimTemplates: [{metadata: {name: data}}, null], selector: {matchLabels: {app: db}}, template: {metadata: {labels: {app: db}}, spec: {containers: [{name: c, image: c}]}}}
+`, `in.yaml:2: StatefulSet default/db: spec.volumeClaimTemplates[1].metadata.name: missing`},
+		{"claim templates of one name", `
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec: {replicas: 1, volumeClaimTemplates: [{metadata: {name: data}}, {metadata: {name: data}}], selector: {matchLabels: {app: db}}, template: {metadata: {labels: {app: db}}, spec: {containers: [{name: c, image: c}]}}}
+`, `in.yaml:2: StatefulSet default/db: spec.volumeClaimTemplates[1].metadata.name: duplicate name "data"`},
 		{"completions -1 (not unset)", `
 apiVersion: batch/v1
 kind: Job

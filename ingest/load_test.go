@@ -286,3 +286,15 @@ func TestStdinBounded(t *testing.T) {
 		t.Errorf("stdin over the limit: %v, want %q", err, want)
 	}
 }
+
+// TestYAMLDocumentEnd: "..." ends a YAML document; what follows is the
+// next one, with or without a "---" (a Pod after a Node was lost).
+func TestYAMLDocumentEnd(t *testing.T) {
+	in, err := loadYAML(t, "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n...\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{name: c}]}\n...\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: q}\nspec: {containers: [{name: c}]}\n", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Nodes) != 1 || len(in.Pods) != 2 || in.Pods[1].Name != "q" {
+		t.Errorf("%d nodes, %d pods; want 1 node and pods p, q", len(in.Nodes), len(in.Pods))
+	}
+}

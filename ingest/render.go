@@ -387,6 +387,21 @@ func (x *expander) render(c *ctl, pin bool) (stencil, []stencil, error) {
 				return stencil{}, nil, x.templateErr(w, "spec.volumeClaimTemplates", err)
 			}
 		}
+		// Each claim names a volume of the pods: a DNS-1123 label, one
+		// per name (API validation of the StatefulSet and of its pods).
+		seen := map[string]bool{}
+		for i := range claims {
+			name, field := claims[i].Name, fmt.Sprintf("spec.volumeClaimTemplates[%d].metadata.name", i)
+			switch {
+			case name == "":
+				return stencil{}, nil, &Error{File: w.Src.File, Line: w.Src.Line, Kind: w.Kind, Namespace: w.Namespace, Name: w.Name, Field: field, Msg: "missing"}
+			case !index.ValidDNS1123Label(name):
+				return stencil{}, nil, &Error{File: w.Src.File, Line: w.Src.Line, Kind: w.Kind, Namespace: w.Namespace, Name: w.Name, Field: field, Msg: "invalid name " + quoteName(name) + ": must be " + dns1123LabelRule}
+			case seen[name]:
+				return stencil{}, nil, &Error{File: w.Src.File, Line: w.Src.Line, Kind: w.Kind, Namespace: w.Namespace, Name: w.Name, Field: field, Msg: "duplicate name " + quoteName(name)}
+			}
+			seen[name] = true
+		}
 		for i := range claims {
 			edit.claims = append(edit.claims, corev1.Volume{Name: claims[i].Name, VolumeSource: corev1.VolumeSource{
 				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claimName(&claims[i], w.Name)}}})

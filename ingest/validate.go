@@ -602,5 +602,9 @@ func (c *objCtx) validWorkload(w *index.Workload) error {
 	if w.Indexed && w.Completions < 0 {
 		return c.errf("spec.completions", "required when completionMode is Indexed")
 	}
+	if w.Kind == index.KindStatefulSet && int64(w.OrdinalsStart)+int64(w.Replicas) > math.MaxInt32+1 {
+		// The controller's ordinals would pass 2^31-1; kplace's are 32-bit.
+		return c.errf("spec.ordinals.start", "%d plus %d replicas: ordinals past %d, more than kplace numbers", w.OrdinalsStart, w.Replicas, math.MaxInt32)
+	}
 	return c.validSelectorOps(w.Selector)
 }

@@ -69,10 +69,12 @@ func splitYAML(path string, r *bufio.Reader, opts *Options, yield func(doc []byt
 		if int64(len(text)) > maxLine {
 			return readErr(path, &limitError{what: fmt.Sprintf("line %d", line), limit: maxLine, flag: opts.limitFlag(flagMaxLine), line: line})
 		}
-		if bytes.HasPrefix(text, []byte("---")) {
+		// "---" starts a document; "..." ends one (what follows starts the
+		// next, with or without its "---").
+		if bytes.HasPrefix(text, []byte("---")) || bytes.HasPrefix(text, []byte("...")) {
 			rest := strings.TrimSpace(string(text[3:]))
 			if rest != "" && rest[0] != '#' {
-				return &Error{File: path, Line: line, Msg: "invalid YAML document separator: " + rest}
+				return &Error{File: path, Line: line, Msg: "invalid YAML document marker: " + strings.TrimSpace(string(text))}
 			}
 			if err := yield(doc.Bytes(), docStart); err != nil {
 				return err

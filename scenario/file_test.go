@@ -86,7 +86,7 @@ func TestParseErrors(t *testing.T) {
 		{"kind: Scenario\nsteps:\n  - at: 1s\n   cordon: x", "s.yaml: yaml: line 3"},
 		// One document: a second would be ignored, its steps with it.
 		{"kind: Scenario\nsteps: []\n---\nkind: Scenario\nsteps:\n- at: 1s\n  cordon: {nodes: a}", "s.yaml: a second YAML document at line 4: a scenario file holds one"},
-		{"kind: Scenario\nsteps: []\n--- junk", "s.yaml: line 3: invalid YAML document separator: junk"},
+		{"kind: Scenario\nsteps: []\n--- junk", "s.yaml: line 3: invalid YAML document marker: --- junk"},
 		{"# nothing\n---\n", "s.yaml: empty: want a Scenario object"},
 	} {
 		_, err := Parse("s.yaml", []byte(c.doc))

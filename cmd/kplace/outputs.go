@@ -87,18 +87,25 @@ func checkOutputPath(flag, path string) error {
 	if err != nil {
 		target = path
 	}
-	if _, err := os.Stat(target); err == nil {
-		return nil // it exists: so does its directory
-	}
 	dir := filepath.Dir(target)
-	st, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s %s: no directory %s: create it first", flag, path, dir)
-	case err != nil:
+	if fi, err := os.Stat(target); err == nil {
+		if !fi.Mode().IsRegular() {
+			return nil // a device, a FIFO: written through, in place
+		}
+	} else {
+		st, err := os.Stat(dir)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("%s %s: no directory %s: create it first", flag, path, dir)
+		case err != nil:
+			return fmt.Errorf("%s %s: %w", flag, path, err)
+		case !st.IsDir():
+			return fmt.Errorf("%s %s: %s is not a directory", flag, path, dir)
+		}
+	}
+	// The writer creates a temporary file beside the target.
+	if err := export.CanCreateIn(dir); err != nil {
 		return fmt.Errorf("%s %s: %w", flag, path, err)
-	case !st.IsDir():
-		return fmt.Errorf("%s %s: %s is not a directory", flag, path, dir)
 	}
 	return nil
 }
