@@ -666,7 +666,7 @@ func (b *binder) evict(ctx context.Context, i int) {
 	case apierrors.IsConflict(err):
 		// The uid precondition: the pod of that name is not the victim.
 		b.fail(i, ReasonUIDChanged, err.Error())
-	case apierrors.IsTooManyRequests(err):
+	case apierrors.IsTooManyRequests(err) && budgetRefusal(err):
 		b.fail(i, ReasonBudget, err.Error())
 	default:
 		b.fail(i, ReasonAPIError, err.Error())
@@ -710,6 +710,22 @@ func (b *binder) preemptorGone(ctx context.Context, it *Item) string {
 	b.preempting[it.Preemptor] = why
 	b.mu.Unlock()
 	return why
+}
+
+// budgetRefusal tells a 429 of a PodDisruptionBudget (its status cause
+// says so) from one of the API server's own throttling (priority and
+// fairness), which is no budget's.
+func budgetRefusal(err error) bool {
+	var st apierrors.APIStatus
+	if !errors.As(err, &st) || st.Status().Details == nil {
+		return false
+	}
+	for _, c := range st.Status().Details.Causes {
+		if c.Type == policyv1.DisruptionBudgetCause {
+			return true
+		}
+	}
+	return false
 }
 
 // errNotSent is a request not sent: the run was stopped first.

@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"errors"
 	"os"
 	"slices"
 	"strings"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -185,5 +188,17 @@ func TestLinkOrdersEvictionsByNamespace(t *testing.T) {
 	b.mu.Unlock()
 	if b.pending[1] != 0 || b.blocked[1] != -1 || b.blocked[3] != 0 {
 		t.Errorf("after v0 failed: v1 pending %d blocked %d, v3 blocked %d", b.pending[1], b.blocked[1], b.blocked[3])
+	}
+}
+
+// TestBudgetRefusal: a 429 is a budget's refusal only when its status
+// cause says DisruptionBudget (as the eviction subresource answers); the
+// API server's own throttling (a 429 without it) is no budget's.
+func TestBudgetRefusal(t *testing.T) {
+	throttled := apierrors.NewTooManyRequests("Too many requests, please try again later.", 1)
+	budget := apierrors.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0)
+	budget.ErrStatus.Details.Causes = append(budget.ErrStatus.Details.Causes, metav1.StatusCause{Type: policyv1.DisruptionBudgetCause, Message: "The disruption budget pdb needs 1 healthy pods and has 1 currently"})
+	if budgetRefusal(throttled) || !budgetRefusal(budget) || budgetRefusal(errors.New("429")) {
+		t.Errorf("throttled %t, budget %t", budgetRefusal(throttled), budgetRefusal(budget))
 	}
 }
