@@ -176,6 +176,8 @@ spec:
 			"p.json:1: Pod default/\"web-\ufffd\": metadata.name: invalid name \"web-\ufffd\": must be a DNS-1123 subdomain (at most 253 lower case alphanumerics, '-' and '.', each dot-separated part starting and ending alphanumeric)"},
 		{"name too long", "p.json", `{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "` + strings.Repeat("a", 254) + `"}}`,
 			`p.json:1: Node ` + strings.Repeat("a", 254) + `: metadata.name: invalid name "` + strings.Repeat("a", 60) + `"... (254 bytes): must be a DNS-1123 subdomain (at most 253 lower case alphanumerics, '-' and '.', each dot-separated part starting and ending alphanumeric)`},
+		{"a label's error before the name (YAML sorts the keys)", "p.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: web-1, namespace: shop, labels: {app: yes}}\nspec: {containers: [{name: c}]}\n",
+			`p.yaml:1: Pod shop/web-1: metadata.labels.app: expected a string value, found a boolean`},
 		{"junk after a document end", "x.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n... junk\n",
 			`x.yaml:4: invalid YAML document marker: ... junk`},
 		{"a Node with items", "n.json", `{"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}, "items": [{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}]}`,

@@ -522,6 +522,11 @@ func (w *jsonWalker) parseField(obj *wireObject, f topField, src index.Source) e
 		}
 		e := &Error{File: w.file, Line: line, Kind: obj.Kind, Namespace: obj.Metadata.Namespace,
 			Name: obj.Metadata.Name, Field: field, Msg: err.Error(), Err: err}
+		if e.Name == "" && f.key == "metadata" {
+			// The error came before the name (YAML's keys come sorted:
+			// labels before name): look past it.
+			_, e.Namespace, e.Name = peekIdentity(append(append([]byte(`{"metadata":`), f.raw...), '}'))
+		}
 		defaultNamespace(e)
 		return e
 	}
@@ -796,12 +801,25 @@ func peekIdentity(raw []byte) (kind, ns, name string) {
 			case "kind":
 				kind = p.str()
 			case "metadata":
-				var m wireMeta
-				func() {
-					defer func() { recover() }()
-					p.meta(&m)
-				}()
-				ns, name = m.Namespace, m.Name
+				// Only the name and namespace, every other field skipped:
+				// the error may be in one of them (labels, sorted first
+				// in YAML's conversion).
+				if p.objStart() {
+					for mf := true; ; {
+						mk := p.next(&mf)
+						if mk == nil {
+							break
+						}
+						switch string(mk) {
+						case "name":
+							name = p.str()
+						case "namespace":
+							ns = p.str()
+						default:
+							p.skip()
+						}
+					}
+				}
 				if kind != "" {
 					return
 				}
