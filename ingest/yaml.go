@@ -153,6 +153,12 @@ func (l *loader) yamlDoc(path string, doc []byte, firstLine int) error {
 			return err
 		}
 	}
+	if e, ok := werr.(*Error); ok {
+		// The walker reads the document's JSON form: say what the user wrote.
+		if rest, cut := strings.CutPrefix(e.Msg, "invalid JSON: "); cut {
+			e.Msg = "invalid YAML document: " + rest
+		}
+	}
 	return werr
 }
 
