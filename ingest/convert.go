@@ -235,6 +235,9 @@ func (c *objCtx) convertPod(o *wireObject) (index.Pod, error) {
 		}
 	}
 
+	if err := c.containerNames(s); err != nil {
+		return p, err
+	}
 	// Resources.
 	var pr podRes
 	var err error
@@ -344,6 +347,46 @@ func (c *objCtx) appendHostPorts(dst []index.HostPort, ports []wirePort, hostNet
 		dst = append(dst, index.HostPort{HostIP: pt.HostIP, Protocol: proto, Port: hp})
 	}
 	return dst, nil
+}
+
+// containerNames checks what API validation requires of a pod's
+// containers: each named with a DNS-1123 label, no two (init containers
+// included) with one name; an init container's restartPolicy Always (a
+// sidecar) or unset. (A pod without containers, which the API server
+// refuses too, is read: it requests nothing.)
+func (c *objCtx) containerNames(s *wireSpec) error {
+	for _, l := range [...]struct {
+		field string
+		cs    []wireContainer
+	}{{"spec.initContainers", s.InitContainers}, {"spec.containers", s.Containers}} {
+		for i := range l.cs {
+			name := l.cs[i].Name
+			at := fieldPath{l.field, i, ".name"}
+			switch {
+			case name == "":
+				return c.errf(at.String(), "required")
+			case !index.ValidDNS1123Label(name):
+				return c.errf(at.String(), "invalid name %s: must be %s", quoteName(name), dns1123LabelRule)
+			case containerNamed(s.InitContainers, name)+containerNamed(s.Containers, name) > 1:
+				return c.errf(at.String(), "duplicate name %s", quoteName(name))
+			}
+			if rp := l.cs[i].RestartPolicy; l.field == "spec.initContainers" && rp != "" && rp != "Always" {
+				return c.errf(fieldPath{l.field, i, ".restartPolicy"}.String(), "unsupported value %s: an init container's is Always (a sidecar) or unset", quoteName(rp))
+			}
+		}
+	}
+	return nil
+}
+
+// containerNamed counts the containers of cs named name.
+func containerNamed(cs []wireContainer, name string) int {
+	n := 0
+	for i := range cs {
+		if cs[i].Name == name {
+			n++
+		}
+	}
+	return n
 }
 
 // containers parses container resources, defaulting requests from limits.
