@@ -355,6 +355,10 @@ func (c *objCtx) appendHostPorts(dst []index.HostPort, ports []wirePort, hostNet
 // sidecar) or unset. (A pod without containers, which the API server
 // refuses too, is read: it requests nothing.)
 func (c *objCtx) containerNames(s *wireSpec) error {
+	var seen map[string]bool // past a few containers: a set, not a scan
+	if len(s.InitContainers)+len(s.Containers) > 8 {
+		seen = make(map[string]bool, len(s.InitContainers)+len(s.Containers))
+	}
 	for _, l := range [...]struct {
 		field string
 		cs    []wireContainer
@@ -367,8 +371,12 @@ func (c *objCtx) containerNames(s *wireSpec) error {
 				return c.errf(at.String(), "required")
 			case !index.ValidDNS1123Label(name):
 				return c.errf(at.String(), "invalid name %s: must be %s", quoteName(name), dns1123LabelRule)
-			case containerNamed(s.InitContainers, name)+containerNamed(s.Containers, name) > 1:
+			case seen == nil && containerNamed(s.InitContainers, name)+containerNamed(s.Containers, name) > 1,
+				seen != nil && seen[name]:
 				return c.errf(at.String(), "duplicate name %s", quoteName(name))
+			}
+			if seen != nil {
+				seen[name] = true
 			}
 			if rp := l.cs[i].RestartPolicy; l.field == "spec.initContainers" && rp != "" && rp != "Always" {
 				return c.errf(fieldPath{l.field, i, ".restartPolicy"}.String(), "unsupported value %s: an init container's is Always (a sidecar) or unset", quoteName(rp))

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -180,6 +181,8 @@ spec:
 			`p.yaml:1: Pod shop/web-1: metadata.labels.app: expected a string value, found a boolean`},
 		{"two containers of one name", "p.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {initContainers: [{name: c}], containers: [{name: a}, {name: c}]}\n",
 			`p.yaml:1: Pod default/p: spec.initContainers[0].name: duplicate name "c"`},
+		{"two of many containers of one name", "p.json", `{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [` + manyContainers(20) + `, {"name": "c7"}]}}`,
+			`p.json:1: Pod default/p: spec.containers[20].name: duplicate name "c7"`},
 		{"a container without a name", "p.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{image: x}]}\n",
 			`p.yaml:1: Pod default/p: spec.containers[0].name: required`},
 		{"an init container's restart policy", "p.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {initContainers: [{name: i, restartPolicy: Sometimes}], containers: [{name: c}]}\n",
@@ -306,4 +309,13 @@ func TestErrorShortensLongNames(t *testing.T) {
 	if got := e.Error(); got != want {
 		t.Errorf("%.200s...\nwant %s", got, want)
 	}
+}
+
+// manyContainers is n containers named c0 to c(n-1), as JSON list items.
+func manyContainers(n int) string {
+	cs := make([]string, n)
+	for i := range cs {
+		cs[i] = fmt.Sprintf(`{"name": "c%d"}`, i)
+	}
+	return strings.Join(cs, ", ")
 }
