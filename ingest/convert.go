@@ -351,9 +351,10 @@ func (c *objCtx) appendHostPorts(dst []index.HostPort, ports []wirePort, hostNet
 
 // containerNames checks what API validation requires of a pod's
 // containers: each named with a DNS-1123 label, no two (init containers
-// included) with one name; an init container's restartPolicy Always (a
-// sidecar) or unset. (A pod without containers, which the API server
-// refuses too, is read: it requests nothing.)
+// included) with one name; a restartPolicy, where set, one of the known
+// values (which ones a container may take depends on feature gates: the
+// values are checked, not the gates). A pod without containers, which the
+// API server refuses too, is read: it requests nothing.
 func (c *objCtx) containerNames(s *wireSpec) error {
 	var seen map[string]bool // past a few containers: a set, not a scan
 	if len(s.InitContainers)+len(s.Containers) > 8 {
@@ -378,8 +379,12 @@ func (c *objCtx) containerNames(s *wireSpec) error {
 			if seen != nil {
 				seen[name] = true
 			}
-			if rp := l.cs[i].RestartPolicy; l.field == "spec.initContainers" && rp != "" && rp != "Always" {
-				return c.errf(fieldPath{l.field, i, ".restartPolicy"}.String(), "unsupported value %s: an init container's is Always (a sidecar) or unset", quoteName(rp))
+			switch rp := l.cs[i].RestartPolicy; rp {
+			case "", "Always", "OnFailure", "Never":
+				// Always makes an init container a sidecar; the others
+				// (container restart rules) change nothing here.
+			default:
+				return c.errf(fieldPath{l.field, i, ".restartPolicy"}.String(), "unsupported value %s: want Always, OnFailure or Never", quoteName(rp))
 			}
 		}
 	}

@@ -186,7 +186,7 @@ spec:
 		{"a container without a name", "p.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {containers: [{image: x}]}\n",
 			`p.yaml:1: Pod default/p: spec.containers[0].name: required`},
 		{"an init container's restart policy", "p.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {initContainers: [{name: i, restartPolicy: Sometimes}], containers: [{name: c}]}\n",
-			`p.yaml:1: Pod default/p: spec.initContainers[0].restartPolicy: unsupported value "Sometimes": an init container's is Always (a sidecar) or unset`},
+			`p.yaml:1: Pod default/p: spec.initContainers[0].restartPolicy: unsupported value "Sometimes": want Always, OnFailure or Never`},
 		{"a YAML list of strings", "x.yaml", "- a\n- b\n",
 			`x.yaml:1: invalid YAML document: expected a list item (an object), found a string`},
 		{"junk after a document end", "x.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n... junk\n",
