@@ -20,7 +20,9 @@ const (
 	DefaultMaxObjectSize = 64 << 20
 	// DefaultMaxLineSize bounds one line of YAML.
 	DefaultMaxLineSize = 4 << 20
-	// DefaultMaxStdinSize bounds standard input, held in memory whole.
+	// DefaultMaxStdinSize bounds standard input, held in memory whole,
+	// when Options.MaxStdinSize does not (kplace sets half the machine's
+	// memory, when that is more).
 	DefaultMaxStdinSize = 4 << 30
 	// MaxSize bounds what the limit flags take: an object past it is no
 	// Kubernetes object (etcd stores at most a few MiB), and raising a

@@ -95,6 +95,11 @@ func tuneGC() {
 // through it.
 func loadInput(paths []string, opts ingest.Options) (*index.Input, ingest.Info, error) {
 	opts.SnapshotGC = pauseGC
+	if opts.MaxStdinSize == 0 {
+		// Standard input is held whole: up to half this machine's memory
+		// (the cluster it holds needs the rest), at least the default.
+		opts.MaxStdinSize = max(ingest.DefaultMaxStdinSize, physicalMemory()/2)
+	}
 	return ingest.LoadWithInfo(paths, opts)
 }
 
