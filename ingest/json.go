@@ -406,6 +406,7 @@ func (w *jsonWalker) object() error {
 	isList := false
 	var fields []topField
 	kept := int64(0) // bytes of fields kept
+	var seen uint8   // the top-level fields read (topFieldBit)
 	for first := true; ; first = false {
 		c, ok := s.peek()
 		if !ok {
@@ -443,6 +444,13 @@ func (w *jsonWalker) object() error {
 			return w.errAt(s.pos, nil, "expected ':' after object key %q, found %s", key, quoteByte(c))
 		}
 		s.pos++
+		if b := topFieldBit(key); b != 0 {
+			if seen&b != 0 {
+				// Valid JSON (not retried as YAML), refused all the same.
+				return &Error{File: w.file, Line: w.line(s.pos, -2), Field: key, Msg: "duplicate field"}
+			}
+			seen |= b
+		}
 		if key == "items" {
 			c, ok := s.peek()
 			if !ok {
@@ -512,6 +520,28 @@ func (w *jsonWalker) object() error {
 		return &Error{File: src.File, Line: src.Line, Name: obj.Metadata.Name, Msg: "object has no kind"}
 	}
 	return w.emit(obj, obj.APIVersion, obj.Kind, src)
+}
+
+// topFieldBit is the bit of a top-level field whose repetition would be
+// read wrong (the last kind winning, two items arrays read as one): a
+// duplicate is an error, as kube-apiserver's strict field validation
+// makes it; 0 for other fields.
+func topFieldBit[K string | []byte](key K) uint8 {
+	switch string(key) {
+	case "apiVersion":
+		return 1
+	case "kind":
+		return 2
+	case "metadata":
+		return 4
+	case "spec":
+		return 8
+	case "status":
+		return 16
+	case "items":
+		return 32
+	}
+	return 0
 }
 
 // notAList refuses items in an object of a kind other than a List (v1

@@ -273,10 +273,17 @@ func (p *jp) object(o *wireObject) {
 	if !p.objStart() {
 		p.fail("expected an object, found null")
 	}
+	var seen uint8
 	for first := true; ; {
 		k := p.next(&first)
 		if k == nil {
 			return
+		}
+		if b := topFieldBit(k); b != 0 {
+			if seen&b != 0 {
+				p.fail("duplicate field")
+			}
+			seen |= b
 		}
 		p.objectField(o, k)
 	}
