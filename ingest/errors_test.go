@@ -191,6 +191,8 @@ spec:
 			`x.yaml:1: invalid YAML document: expected a list item (an object), found a string`},
 		{"junk after a document end", "x.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n... junk\n",
 			`x.yaml:4: invalid YAML document marker: ... junk`},
+		{"lines ending in a lone CR", "n.yaml", "apiVersion: v1\rkind: Node\rmetadata: {name: n1}\r---\rapiVersion: v1\rkind: Pod\rmetadata: {name: p}\r",
+			`n.yaml:1: lines end in a lone CR (\r): convert them to LF (\n) or CRLF`},
 		{"two kinds", "n.json", `{"apiVersion": "v1", "kind": "Pod", "kind": "Node", "metadata": {"name": "x"}}`,
 			`n.json:1: kind: duplicate field`},
 		{"two kinds in a list item", "n.json", `{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Pod", "kind": "Node", "metadata": {"name": "x"}}]}`,

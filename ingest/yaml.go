@@ -66,6 +66,13 @@ func splitYAML(path string, r *bufio.Reader, opts *Options, yield func(doc []byt
 		if len(text) > 0 {
 			line++
 		}
+		if line == 1 {
+			// Lines ended by a lone CR (classic Mac OS) read as one line
+			// here, and the YAML parser would read only the first document.
+			if i := bytes.IndexByte(text, '\r'); i >= 0 && i+1 < len(text) && text[i+1] != '\n' {
+				return &Error{File: path, Line: 1, Msg: "lines end in a lone CR (\\r): convert them to LF (\\n) or CRLF"}
+			}
+		}
 		if int64(len(text)) > maxLine {
 			return readErr(path, &limitError{what: fmt.Sprintf("line %d", line), limit: maxLine, flag: opts.limitFlag(flagMaxLine), line: line})
 		}
