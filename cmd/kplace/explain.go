@@ -35,17 +35,19 @@ with place, change nothing here). See docs/explain.md.`,
 	node := fs.String("node", "", "detail this node only: every filter plugin's verdict and reason, every score plugin's score")
 	all := fs.Bool("all", false, fmt.Sprintf("list every node even above %d nodes (default there: the per-plugin counts and the top %d nodes)", explain.SummaryAbove, explain.TopNodes))
 	output := fs.StringP("output", "o", "table", "output format: table or json")
+	expand := fs.Bool("expand", true, "also explain the pods the input's controllers would create now (as place adds them: the same --seed gives the\n"+
+		"names place reports)")
 	solveFlags := addSolveFlags(fs)
 	completeValues(cmd, "output", "table", "json")
 	completeSolveFlags(cmd)
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
-		return codeErr(runExplain(cmd, args[0], input, *node, *all, *output, solveFlags))
+		return codeErr(runExplain(cmd, args[0], input, *node, *all, *output, *expand, solveFlags))
 	}
 	return cmd
 }
 
 // runExplain explains pod; it returns the exit code.
-func runExplain(cmd *cobra.Command, pod string, input inputFlags, node string, all bool, output string, solveFlags *solveFlags) int {
+func runExplain(cmd *cobra.Command, pod string, input inputFlags, node string, all bool, output string, expand bool, solveFlags *solveFlags) int {
 	fs := cmd.Flags()
 	usageErr := func(msg string) int { return usagef(cmd, "%s", msg) }
 	if len(*input.paths) == 0 {
@@ -65,15 +67,28 @@ func runExplain(cmd *cobra.Command, pod string, input inputFlags, node string, a
 	if err != nil {
 		return usageErr(err.Error())
 	}
-	in, _, err := loadInput(paths, ingest.Options{AdmissionDefaults: *solveFlags.admission, AdmissionDefaultsSet: fs.Changed("admission-defaults")})
+	in, info, err := loadInput(paths, ingest.Options{AdmissionDefaults: *solveFlags.admission, AdmissionDefaultsSet: fs.Changed("admission-defaults")})
 	if err != nil {
 		return fail(err)
+	}
+	var warnings []string
+	if expand {
+		// The pods place would add, pending, under the names it gives
+		// them: they change no node (pending pods hold nothing).
+		exp, err := ingest.Expand(in, ingest.ExpandOptions{Seed: cfg.Seed, AdmissionDefaults: info.AdmissionDefaults})
+		if err != nil {
+			return fail(err)
+		}
+		warnings = exp.Warnings
 	}
 	c, err := index.Build(in)
 	if err != nil {
 		return fail(err)
 	}
 	pid, err := explain.FindPod(c, pod)
+	if err != nil && !expand {
+		err = fmt.Errorf("%w (without --expand=false, the pods its controllers would create are in it too)", err)
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -81,7 +96,7 @@ func runExplain(cmd *cobra.Command, pod string, input inputFlags, node string, a
 	if err != nil {
 		return fail(err)
 	}
-	for _, warn := range append(c.Warnings, solveFlags.warnings...) {
+	for _, warn := range append(append(c.Warnings, warnings...), solveFlags.warnings...) {
 		fmt.Fprintf(os.Stderr, "kplace explain: warning: %s\n", warn)
 	}
 	w := bufio.NewWriterSize(os.Stdout, 1<<16)

@@ -253,3 +253,68 @@ func TestExplainSummaryAndBound(t *testing.T) {
 		t.Errorf("bound pod on %s: unbound %v, node now %d, its node %+v", node, rb.Unbound, c.PodNode[bound], rb.Rows[0])
 	}
 }
+
+// TestExplainCreatedPod: a pod that place adds for a controller (here a
+// Deployment of a manifest, with no pods yet) is explained under the name
+// place gives it with the same seed, and kube-scheduler's pick is the node
+// place binds it to (it is the batch's only pod); --expand=false leaves it
+// out, and the error says how to have it.
+func TestExplainCreatedPod(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	nodes := write("nodes.yaml", `apiVersion: v1
+kind: Node
+metadata: {name: small}
+status: {allocatable: {cpu: "1", memory: 1Gi, pods: "10"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: big}
+status: {allocatable: {cpu: "8", memory: 16Gi, pods: "10"}}
+`)
+	app := write("app.yaml", `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: c, image: nginx, resources: {requests: {cpu: 500m, memory: 256Mi}}}]}
+`)
+	result := filepath.Join(dir, "r.json")
+	if code, stderr := runCapture(t, "place", "-q", "-f", nodes, "-f", app, "-o", result); code != 0 {
+		t.Fatalf("place: exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The Binding's metadata.name, then its target's name.
+	var name, node string
+	for _, f := range strings.Split(string(b), `"name":"`)[1:] {
+		v, _, _ := strings.Cut(f, `"`)
+		if strings.HasPrefix(v, "web-") {
+			name = v
+		} else if name != "" && node == "" {
+			node = v
+		}
+	}
+	if name == "" || node != "big" {
+		t.Fatalf("place bound %q to %q, want a web pod on big:\n%s", name, node, b)
+	}
+	code, stdout, stderr := runAll(t, "explain", "default/"+name, "-f", nodes, "-f", app)
+	if code != 0 || !strings.HasPrefix(stdout, "pod default/"+name+": 2 nodes, 2 feasible; kube-scheduler would pick big") {
+		t.Errorf("explain: exit %d:\n%s%s", code, stdout, stderr)
+	}
+	code, _, stderr = runAll(t, "explain", "default/"+name, "-f", nodes, "-f", app, "--expand=false")
+	if code != 1 || !strings.Contains(stderr, "without --expand=false") {
+		t.Errorf("explain --expand=false: exit %d: %s", code, stderr)
+	}
+}
