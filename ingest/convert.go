@@ -228,11 +228,14 @@ func (c *objCtx) convertPod(o *wireObject) (index.Pod, error) {
 		return p, c.errf("status.startTime", "invalid time %q (want RFC 3339)", bad)
 	}
 	p.StartUnix = o.Status.Started
-	for _, or := range o.Metadata.OwnerReferences {
-		if or.Controller {
-			p.Owner = &index.OwnerRef{Kind: or.Kind, Name: or.Name, APIVersion: or.APIVersion, UID: or.UID}
-			break
+	for i, or := range o.Metadata.OwnerReferences {
+		if !or.Controller {
+			continue
 		}
+		if p.Owner != nil { // API validation: one controller at most
+			return p, c.errf(fieldPath{"metadata.ownerReferences", i, ".controller"}.String(), "only one reference can have controller set to true (also %s/%s)", p.Owner.Kind, p.Owner.Name)
+		}
+		p.Owner = &index.OwnerRef{Kind: or.Kind, Name: or.Name, APIVersion: or.APIVersion, UID: or.UID}
 	}
 
 	if err := c.containerNames(s); err != nil {

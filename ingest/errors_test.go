@@ -193,6 +193,8 @@ spec:
 			`x.yaml:4: invalid YAML document marker: ... junk`},
 		{"lines ending in a lone CR", "n.yaml", "apiVersion: v1\rkind: Node\rmetadata: {name: n1}\r---\rapiVersion: v1\rkind: Pod\rmetadata: {name: p}\r",
 			`n.yaml:1: lines end in a lone CR (\r): convert them to LF (\n) or CRLF`},
+		{"two controllers", "p.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  ownerReferences:\n  - {apiVersion: apps/v1, kind: ReplicaSet, name: a, uid: u1, controller: true}\n  - {apiVersion: apps/v1, kind: ReplicaSet, name: b, uid: u2, controller: true}\nspec: {containers: [{name: c}]}\n",
+			`p.yaml:1: Pod default/p: metadata.ownerReferences[1].controller: only one reference can have controller set to true (also ReplicaSet/a)`},
 		{"two kinds", "n.json", `{"apiVersion": "v1", "kind": "Pod", "kind": "Node", "metadata": {"name": "x"}}`,
 			`n.json:1: kind: duplicate field`},
 		{"two kinds in a list item", "n.json", `{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Pod", "kind": "Node", "metadata": {"name": "x"}}]}`,
