@@ -229,6 +229,10 @@ func errorsAs(err error, target **Error) bool {
 
 func show(v any) string {
 	b, _ := json.Marshal(v)
+	if _, ok := v.(bool); ok {
+		// YAML 1.1 reads y, n, yes, no, on and off as booleans too.
+		return string(b) + " (a YAML boolean: quote the value for a string)"
+	}
 	return string(b)
 }
 
@@ -344,6 +348,15 @@ func parseStep(i int, item any) (Step, error) {
 	case ActTaint:
 		if st.Add, err = taintList(body["add"], true, at+base+".add"); err != nil {
 			return st, err
+		}
+		// kubectl taint refuses two taints of one key and effect: a node
+		// carrying both would be no valid Node (place refuses it).
+		for i := range st.Add {
+			for j := range i {
+				if st.Add[j].Key == st.Add[i].Key && st.Add[j].Effect == st.Add[i].Effect {
+					return st, bad(fmt.Sprintf("%s.add[%d]", base, i), "a second taint of key %q and effect %s in one step", st.Add[i].Key, st.Add[i].Effect)
+				}
+			}
 		}
 		if st.Remove, err = taintList(body["remove"], false, at+base+".remove"); err != nil {
 			return st, err

@@ -84,6 +84,8 @@ func TestParseErrors(t *testing.T) {
 		{"kind: Scenario\nsteps:\n- at: 1s\n  drain: {nodes: a, timeout: forever}", "s.yaml: steps[0].drain.timeout: \"forever\" is not a duration"},
 		{"kind: Scenario\nsteps: [1, 2]", "s.yaml: steps[0]: want an object"},
 		{"kind: Scenario\nsteps:\n  - at: 1s\n   cordon: x", "s.yaml: yaml: line 3"},
+		{"kind: Scenario\nsteps:\n- at: 1s\n  taint: {nodes: a, add: [{key: k, value: v1, effect: NoSchedule}, {key: k, value: v2, effect: NoSchedule}]}", "s.yaml: steps[0].taint.add[1]: a second taint of key \"k\" and effect NoSchedule in one step"},
+		{"kind: Scenario\nsteps:\n- at: 1s\n  taint: {nodes: a, add: [{key: k, value: y, effect: NoSchedule}]}", "s.yaml: steps[0].taint.add[0].value: want a string, not true (a YAML boolean: quote the value for a string)"},
 		// One document: a second would be ignored, its steps with it.
 		{"kind: Scenario\nsteps: []\n---\nkind: Scenario\nsteps:\n- at: 1s\n  cordon: {nodes: a}", "s.yaml: a second YAML document at line 4: a scenario file holds one"},
 		{"kind: Scenario\nsteps: []\n--- junk", "s.yaml: line 3: invalid YAML document marker: --- junk"},

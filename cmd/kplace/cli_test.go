@@ -298,6 +298,10 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"explain", "a/b/c", "-f", cluster}, 2},
 		{[]string{"explain", "", "-f", cluster}, 2},
 		{[]string{"simulate", "-f", cluster, "--drain", "x", "--until", "-10m"}, 2},
+		{[]string{"simulate", "-f", cluster, "--drain", "x", "--at", "30s", "--until", "10s"}, 2},
+		{[]string{"simulate", "-f", cluster, "--drain", "x", "--drain-timeout", "-1s"}, 2},
+		{[]string{"simulate", "-f", cluster, "--drain", "x", "-o", cluster}, 2},
+		{[]string{"simulate", "-f", cluster, "--drain", "x", "-o", out, "--timeline", out}, 2},
 	} {
 		code, _, stderr := runAll(t, tc.args...)
 		prefix := "kplace " + tc.args[0] + ": "

@@ -121,6 +121,18 @@ stderr and the final state. The scenario format is in docs/scenarios.md.`,
 		if err != nil {
 			return fail(err)
 		}
+		// No output may overwrite another, an input or the scenario file.
+		inputs := paths
+		if *scenarioFile != "" {
+			inputs = append(slices.Clip(paths), *scenarioFile)
+		}
+		if err := checkOutputs(inputs, output{"-o", *out}, output{"--placements-state", *placementsState}, output{"--placements", *placements},
+			output{"--timeline", *timeline}, output{"--report", *report}, output{"--html", *html}, output{"--cpuprofile", *cpuprofile}); err != nil {
+			return usage("%v", err)
+		}
+		if *drainTimeout < 0 {
+			return usage("--drain-timeout %v: must not be negative (0: none)", *drainTimeout)
+		}
 		solve, err := solveFlags.config()
 		if err != nil {
 			return usage("%v", err)
@@ -158,6 +170,13 @@ stderr and the final state. The scenario format is in docs/scenarios.md.`,
 		}
 		if *until > 0 {
 			cfg.sc.Until = *until
+		}
+		if u := cfg.sc.Until; u > 0 {
+			for _, st := range cfg.sc.Steps {
+				if st.At > u {
+					return usage("a step at %v comes after the end (until %v): it would never run", st.At, u)
+				}
+			}
 		}
 		stop, err := cpuProfile(*cpuprofile)
 		if err != nil {
