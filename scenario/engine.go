@@ -207,6 +207,7 @@ func New(in *index.Input, sc *Scenario, cfg Config) (*Engine, error) {
 		e.pods[pid].deleted = true // never existed
 	}
 	e.nlc = nodelifecycle.New(cfg.Lifecycle, (*lifecycleView)(e))
+	var tainted []*nodeInfo // nodes with NoExecute taints in the input
 	for i := range c.Nodes {
 		n := &c.Nodes[i]
 		ni := &nodeInfo{name: n.Name, id: index.NodeID(i), alive: true, initial: slices.Clone(n.Taints), cause: -1,
@@ -221,14 +222,31 @@ func New(in *index.Input, sc *Scenario, cfg Config) (*Engine, error) {
 		e.nodes[n.Name] = ni
 		e.nlc.Known(n.Name, n.Labels, ready, ni.alive)
 		if len(tainteviction.NoExecuteTaints(n.Taints)) > 0 {
-			// The taint manager has run on the input already: pods there
-			// now are the ones it lets stay, for now.
-			e.tm.NodeUpdated(n.Name, n.Taints, nil, 0, nil)
+			e.tm.NodeUpdated(n.Name, n.Taints, nil, 0, nil) // its taints, known from the start
+			tainted = append(tainted, ni)
 		}
 	}
 	e.pdb = newPDBModel(e)
 	e.rep = newReportState(e)
 	e.sess = solver.NewSession(c, cfg.Solve)
+	if len(tainted) > 0 {
+		// The taint manager starts as the real one does: every node's
+		// NoExecute taints, with the pods bound there (handleNodeUpdate
+		// at its start). A pod that does not tolerate them goes at once,
+		// one that tolerates them for a while that long after t = 0 (the
+		// controller's timers start when it sees the pod).
+		e.at(0, func() {
+			for _, ni := range tainted {
+				var pods []tainteviction.Pod[index.PodID]
+				for _, pid := range e.c.PodsOn[ni.id] {
+					pods = append(pods, tainteviction.Pod[index.PodID]{Key: pid, Tolerations: e.c.Pods[pid].Tolerations})
+				}
+				for _, ch := range e.tm.NodeUpdated(ni.name, e.c.Nodes[ni.id].Taints, pods, e.now, nil) {
+					e.taintOutcome(ch, ni.name)
+				}
+			}
+		})
+	}
 	for i := range sc.Steps {
 		st := &sc.Steps[i]
 		e.at(st.At, func() { e.step(st) })
