@@ -121,6 +121,12 @@ func (c *Controller) Known(name string, labels map[string]string, ready Status, 
 	if ready == ReadyFalse && c.hasTaint(n, notReadyNoExec) || ready == ReadyUnknown && c.hasTaint(n, unreachableNoExec) {
 		n.inSet = true
 	}
+	// One whose taints do not match its condition yet (not Ready without
+	// the NoExecute taint, or Ready with one) is what upstream's first
+	// monitor pass acts on: queued for tainting, or made reachable.
+	if !n.inSet && ready != ReadyTrue || ready == ReadyTrue && (c.hasTaint(n, notReadyNoExec) || c.hasTaint(n, unreachableNoExec)) {
+		c.attention[n] = true
+	}
 }
 
 // AddNode adds a node that registers at now (Ready, its kubelet posting).

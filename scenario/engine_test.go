@@ -543,3 +543,25 @@ steps:
 		}
 	}
 }
+
+// TestFailedInInput: a node that failed before the export (unreachable,
+// its NoSchedule taint only) is queued for its NoExecute taint by the
+// lifecycle controller's first pass, as upstream's monitor pass queues
+// every not-Ready node: it is tainted at t = 0 (the zone is Normal, its
+// queue's first token free), and its pod, tolerating that for 300 s, is
+// deleted at 300 s.
+func TestFailedInInput(t *testing.T) {
+	_, tl, _ := play(t, "testdata/failed-in-input.yaml", "kind: Scenario\nsteps: []\nuntil: 10m\n", nil)
+	tainted, deleted := -1.0, -1.0
+	for _, l := range tl {
+		switch {
+		case l.Event == "taint-added" && l.Node == "b" && strings.HasPrefix(l.Taint, "node.kubernetes.io/unreachable") && strings.HasSuffix(l.Taint, "NoExecute"):
+			tainted = l.T
+		case l.Event == "pod-deleted" && l.Pod == "default/p":
+			deleted = l.T
+		}
+	}
+	if tainted != 0 || deleted != 300 {
+		t.Errorf("b tainted NoExecute at %v, p deleted at %v: want 0 and 300\n%+v", tainted, deleted, tl)
+	}
+}
