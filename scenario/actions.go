@@ -239,6 +239,9 @@ func (e *Engine) addNodes(fresh []index.Node, cause int32) ([]*nodeInfo, error) 
 		out = append(out, ni)
 		e.nlc.AddNode(n.Name, n.Labels)
 		e.tl.add(e.now, "node-added", "", n.Name, "scenario: a Node registers", cause)
+		// doNoScheduleTaintingPass on the new node: one that registers
+		// cordoned gets node.kubernetes.io/unschedulable.
+		e.nlc.SyncNoSchedule(n.Name, n.Unschedulable)
 		if len(tainteviction.NoExecuteTaints(n.Taints)) > 0 {
 			e.tm.NodeUpdated(n.Name, n.Taints, nil, e.now, nil)
 		}

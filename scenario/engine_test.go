@@ -565,3 +565,24 @@ func TestFailedInInput(t *testing.T) {
 		t.Errorf("b tainted NoExecute at %v, p deleted at %v: want 0 and 300\n%+v", tainted, deleted, tl)
 	}
 }
+
+// TestAddedCordonedNode: a node that registers cordoned (spec.unschedulable)
+// gets the node.kubernetes.io/unschedulable:NoSchedule taint when it is
+// added, as an input node or a cordon step's node does.
+func TestAddedCordonedNode(t *testing.T) {
+	_, tl, _ := play(t, "testdata/failed-in-input.yaml", `kind: Scenario
+until: 1m
+steps:
+- at: 10s
+  addNodes: {count: 1, namePrefix: new-, template: {spec: {unschedulable: true}, status: {allocatable: {cpu: "4", memory: 8Gi, pods: "10"}}}}
+`, nil)
+	for _, l := range tl {
+		if l.Event == "taint-added" && l.Node == "new-0" && strings.HasPrefix(l.Taint, "node.kubernetes.io/unschedulable") {
+			if l.T != 10 {
+				t.Errorf("new-0 cordon taint at %v, want 10", l.T)
+			}
+			return
+		}
+	}
+	t.Errorf("new-0 never got the unschedulable taint:\n%+v", tl)
+}
