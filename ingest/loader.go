@@ -20,9 +20,12 @@ type loader struct {
 	in      *index.Input
 	objects int      // objects seen, of any kind
 	empty   []string // files with nothing but whitespace
-	filters resourceFilter
-	intern  *interner
-	scratch converted // emit's conversion, reused
+	// creating: the objects are created now (LoadMore), not exported:
+	// admission's defaults go to bound pods too.
+	creating bool
+	filters  resourceFilter
+	intern   *interner
+	scratch  converted // emit's conversion, reused
 
 	// Duplicate detection by (kind, namespace, name): a 64-bit hash maps to
 	// a reference (>= 0: index of a pod; < 0: -(i+1) into others); exact
@@ -601,6 +604,7 @@ func (l *loader) finish() error {
 	}
 	adm := newAdmitter(in.PriorityClasses, l.opts.AdmissionDefaults)
 	adm.share = l.share
+	adm.creating = l.creating
 
 	var missingNS []string
 	kept := make([]index.Pod, 0, l.npods)
@@ -639,6 +643,9 @@ type admitter struct {
 	classes      map[string]*index.PriorityClass
 	defaultClass *index.PriorityClass
 	tolerations  bool
+	// creating: the pods are created now, bound ones too (a pod created
+	// with spec.nodeName goes through admission as any other).
+	creating bool
 	// share, when set, makes the pods whose tolerations were equal share
 	// the defaulted list too; defaulted remembers it by the shared list's
 	// first element (nil: no tolerations).
@@ -682,7 +689,7 @@ func (a *admitter) admit(p *index.Pod, hasPriority bool) bool {
 	if pending && p.SchedulerName != defaultScheduler {
 		return false
 	}
-	if pending && a.tolerations {
+	if (pending || a.creating) && a.tolerations {
 		p.Tolerations = a.defaultTolerations(p.Tolerations)
 	}
 	return true

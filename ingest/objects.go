@@ -16,6 +16,7 @@ import (
 // snapshot is refused: it holds a whole cluster.
 func LoadMore(paths []string, name string, data []byte, known []index.PriorityClass, opts Options) (*index.Input, error) {
 	l := newLoader(opts)
+	l.creating = true
 	l.in.PriorityClasses = append(l.in.PriorityClasses, known...)
 	if len(paths) == 0 {
 		open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }

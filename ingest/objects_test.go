@@ -28,6 +28,11 @@ apiVersion: v1
 kind: Pod
 metadata: {name: c, namespace: web}
 spec: {priorityClassName: nope, containers: [{name: c, image: x}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: pinned, namespace: web}
+spec: {nodeName: n1, containers: [{name: c, image: x}]}
 `)
 	in, err := LoadMore(nil, "apply.yaml", data, known, Options{AdmissionDefaults: true})
 	if err != nil {
@@ -48,6 +53,11 @@ spec: {priorityClassName: nope, containers: [{name: c, image: x}]}
 	}
 	if c := got["c"]; c.Rejected == "" {
 		t.Error("pod c names no class: it must be rejected")
+	}
+	// Created now, so admitted as any pod is: a bound one gets the
+	// DefaultTolerationSeconds tolerations too (an exported one would not).
+	if p := got["pinned"]; len(p.Tolerations) != 2 {
+		t.Errorf("pod pinned (created bound): %d tolerations, want the 2 defaults", len(p.Tolerations))
 	}
 	if _, err := LoadMore(nil, "bad.yaml", []byte("kind: Pod\nmetadata: {name: x}\nspec: {containers: [{name: c, resources: {requests: {cpu: lots}}}]}\n"), nil, Options{}); err == nil {
 		t.Error("a bad quantity must be an error")
