@@ -138,10 +138,12 @@ func Parse(file string, raw []byte) (*Scenario, error) {
 	// One document: a second one would be ignored, steps and all.
 	var js []byte
 	err := ingest.YAMLDocuments(file, raw, func(doc []byte, line int) error {
-		j, err := yaml.YAMLToJSON(doc)
+		j, err := yaml.YAMLToJSONStrict(doc) // a key given twice is an error, not the last one
 		switch {
 		case err != nil:
-			return bad("", "%v", strings.TrimPrefix(err.Error(), "error converting YAML to JSON: "))
+			msg := strings.TrimPrefix(err.Error(), "error converting YAML to JSON: ")
+			msg = strings.Join(strings.Fields(strings.TrimPrefix(msg, "yaml: unmarshal errors:")), " ")
+			return bad("", "%s", msg)
 		case string(bytes.TrimSpace(j)) == "null": // nothing but comments
 		case js != nil:
 			return bad("", "a second YAML document at line %d: a scenario file holds one (its steps: one list)", line)

@@ -86,6 +86,7 @@ func TestParseErrors(t *testing.T) {
 		{"kind: Scenario\nsteps:\n  - at: 1s\n   cordon: x", "s.yaml: yaml: line 3"},
 		{"kind: Scenario\nsteps:\n- at: 1s\n  taint: {nodes: a, add: [{key: k, value: v1, effect: NoSchedule}, {key: k, value: v2, effect: NoSchedule}]}", "s.yaml: steps[0].taint.add[1]: a second taint of key \"k\" and effect NoSchedule in one step"},
 		{"kind: Scenario\nsteps:\n- at: 1s\n  taint: {nodes: a, add: [{key: k, value: y, effect: NoSchedule}]}", "s.yaml: steps[0].taint.add[0].value: want a string, not true (a YAML boolean: quote the value for a string)"},
+		{"kind: Scenario\nsteps:\n- at: 30s\n  at: 40s\n  cordon: {nodes: a}", "s.yaml: line 4: key \"at\" already set in map"},
 		// One document: a second would be ignored, its steps with it.
 		{"kind: Scenario\nsteps: []\n---\nkind: Scenario\nsteps:\n- at: 1s\n  cordon: {nodes: a}", "s.yaml: a second YAML document at line 4: a scenario file holds one"},
 		{"kind: Scenario\nsteps: []\n--- junk", "s.yaml: line 3: invalid YAML document marker: --- junk"},
