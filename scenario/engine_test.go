@@ -586,3 +586,29 @@ steps:
 	}
 	t.Errorf("new-0 never got the unschedulable taint:\n%+v", tl)
 }
+
+// TestReplayDropsAPreemptorsEvictions: p preempts v at t = 0 and is bound;
+// a NoExecute taint at 10 s deletes p (no controller: gone for good). The
+// replay leaves p's Binding out, and its Eviction of v with it: without
+// p, the eviction freed room for nothing the replay holds (oracle
+// validate called it invalid).
+func TestReplayDropsAPreemptorsEvictions(t *testing.T) {
+	e, tl, _ := play(t, "testdata/preemptor-deleted.yaml", `kind: Scenario
+until: 1m
+steps:
+- at: 10s
+  taint: {nodes: n1, add: [{key: k, value: v, effect: NoExecute}]}
+`, nil)
+	evicted, deleted := false, false
+	for _, l := range tl {
+		evicted = evicted || l.Event == "pod-preempted" && l.Pod == "default/v"
+		deleted = deleted || l.Event == "pod-deleted" && l.Pod == "default/p" && l.T == 10
+	}
+	if !evicted || !deleted {
+		t.Fatalf("v preempted %t, p deleted at 10 s %t:\n%+v", evicted, deleted, tl)
+	}
+	_, _, res := e.Replay()
+	if len(res.Commits) != 0 {
+		t.Errorf("replay commits %+v, want none (p's Binding and its Eviction left out)", res.Commits)
+	}
+}

@@ -51,20 +51,34 @@ func (e *Engine) base0() *index.Input {
 // during the run pending again, and the pods it preempted still there;
 // and the scheduler's Bindings and Evictions of those pods in commit
 // order, over cluster c (the current one). Pods the scheduler placed that
-// something else deleted later are left out of both, as are placements on
-// nodes removed since. Valid as long as no later change made a node refuse
-// a pod placed on it before (a zone failure: yes; a drain after
-// placements: no).
+// something else deleted later are left out of both (a preemptor with its
+// Evictions), as are placements on nodes removed since. Valid as long as
+// no later change made a node refuse a pod placed on it before, or changed
+// what its filters counted (a drain after placements, or pods of a failed
+// zone that a spread constraint counted, deleted after the placement).
 func (e *Engine) Replay() (state *index.Input, c *index.Cluster, res *solver.Result) {
 	c = e.c
 	keep := make([]bool, len(c.Pods))
 	res = &solver.Result{}
-	for _, cm := range e.commits {
+	kept := func(cm *commit) bool {
 		info := &e.pods[cm.pod]
-		n, ok := c.NodeByName[cm.node]
-		if !ok || info.deleted && !info.preempted {
+		_, ok := c.NodeByName[cm.node]
+		return ok && (!info.deleted || info.preempted)
+	}
+	// A preemptor whose Binding is left out (deleted later) takes its
+	// Evictions with it: they freed room for a pod the replay lacks.
+	bound := map[index.PodID]bool{}
+	for i := range e.commits {
+		if cm := &e.commits[i]; !cm.evict && kept(cm) {
+			bound[cm.pod] = true
+		}
+	}
+	for i := range e.commits {
+		cm := &e.commits[i]
+		if !kept(cm) || cm.evict && !bound[cm.preemptor] {
 			continue
 		}
+		n := c.NodeByName[cm.node]
 		keep[cm.pod] = true
 		action := solver.Bind
 		if cm.evict {
