@@ -110,7 +110,17 @@ func (p *jp) describe() string {
 	if p.i >= len(p.b) {
 		return "end of input"
 	}
-	switch c := p.b[p.i]; {
+	if c := p.b[p.i]; c == 'n' && !bytes.HasPrefix(p.b[p.i:], []byte("null")) {
+		return quoteByte(c)
+	}
+	return describeByte(p.b[p.i])
+}
+
+// describeByte names the kind of JSON value that starts with c ("an
+// object", "a string", ...), for an error saying what was found; another
+// byte is quoted.
+func describeByte(c byte) string {
+	switch {
 	case c == '{':
 		return "an object"
 	case c == '[':
@@ -119,15 +129,12 @@ func (p *jp) describe() string {
 		return "a string"
 	case c == 't' || c == 'f':
 		return "a boolean"
-	case c == 'n' && bytes.HasPrefix(p.b[p.i:], []byte("null")):
+	case c == 'n':
 		return "null"
 	case c == '-' || (c >= '0' && c <= '9'):
 		return "a number"
-	case c >= 0x20 && c < 0x7f:
-		return strconv.QuoteRune(rune(c))
-	default:
-		return fmt.Sprintf("byte 0x%02x", c)
 	}
+	return quoteByte(c)
 }
 
 func (p *jp) expect(c byte) {

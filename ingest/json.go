@@ -346,27 +346,9 @@ func (w *jsonWalker) walk() error {
 				return err
 			}
 		default:
-			return w.errAt(s.pos, nil, "expected an object or an array of objects, found %s", valueStart(c))
+			return w.errAt(s.pos, nil, "expected an object or an array of objects, found %s", describeByte(c))
 		}
 	}
-}
-
-// valueStart names the kind of value that starts with c, for an error
-// where an object was expected ("found a string"), or quotes c.
-func valueStart(c byte) string {
-	switch {
-	case c == '"':
-		return "a string"
-	case c == 'n':
-		return "null"
-	case c == 't' || c == 'f':
-		return "a boolean"
-	case c == '-' || c >= '0' && c <= '9':
-		return "a number"
-	case c == '[':
-		return "a list"
-	}
-	return quoteByte(c)
 }
 
 func quoteByte(c byte) string {
@@ -725,7 +707,7 @@ func (w *jsonWalker) itemStart(i int) (end bool, err error) {
 		}
 	}
 	if c != '{' {
-		return false, w.errAt(s.pos, nil, "expected a list item (an object), found %s", valueStart(c))
+		return false, w.errAt(s.pos, nil, "expected a list item (an object), found %s", describeByte(c))
 	}
 	return false, nil
 }
