@@ -369,15 +369,9 @@ func (c *objCtx) containerNames(s *wireSpec) error {
 	}{{"spec.initContainers", s.InitContainers}, {"spec.containers", s.Containers}} {
 		for i := range l.cs {
 			name := l.cs[i].Name
-			at := fieldPath{l.field, i, ".name"}
-			switch {
-			case name == "":
-				return c.errf(at.String(), "required")
-			case !index.ValidDNS1123Label(name):
-				return c.errf(at.String(), "invalid name %s: must be %s", quoteName(name), dns1123LabelRule)
-			case seen == nil && containerNamed(s.InitContainers, name)+containerNamed(s.Containers, name) > 1,
-				seen != nil && seen[name]:
-				return c.errf(at.String(), "duplicate name %s", quoteName(name))
+			dup := seen[name] || seen == nil && containerNamed(s.InitContainers, name)+containerNamed(s.Containers, name) > 1
+			if msg := labelNameProblem(name, dup); msg != "" {
+				return c.errf(fieldPath{l.field, i, ".name"}.String(), "%s", msg)
 			}
 			if seen != nil {
 				seen[name] = true

@@ -684,7 +684,7 @@ apiVersion: apps/v1
 kind: StatefulSet
 metadata: {name: db}
 spec: {replicas: 1, volumeClaimTemplates: [{metadata: {name: data}}, null], selector: {matchLabels: {app: db}}, template: {metadata: {labels: {app: db}}, spec: {containers: [{name: c, image: c}]}}}
-`, `in.yaml:2: StatefulSet default/db: spec.volumeClaimTemplates[1].metadata.name: missing`},
+`, `in.yaml:2: StatefulSet default/db: spec.volumeClaimTemplates[1].metadata.name: required`},
 		{"claim templates of one name", `
 apiVersion: apps/v1
 kind: StatefulSet

@@ -391,14 +391,10 @@ func (x *expander) render(c *ctl, pin bool) (stencil, []stencil, error) {
 		// per name (API validation of the StatefulSet and of its pods).
 		seen := map[string]bool{}
 		for i := range claims {
-			name, field := claims[i].Name, fmt.Sprintf("spec.volumeClaimTemplates[%d].metadata.name", i)
-			switch {
-			case name == "":
-				return stencil{}, nil, &Error{File: w.Src.File, Line: w.Src.Line, Kind: w.Kind, Namespace: w.Namespace, Name: w.Name, Field: field, Msg: "missing"}
-			case !index.ValidDNS1123Label(name):
-				return stencil{}, nil, &Error{File: w.Src.File, Line: w.Src.Line, Kind: w.Kind, Namespace: w.Namespace, Name: w.Name, Field: field, Msg: "invalid name " + quoteName(name) + ": must be " + dns1123LabelRule}
-			case seen[name]:
-				return stencil{}, nil, &Error{File: w.Src.File, Line: w.Src.Line, Kind: w.Kind, Namespace: w.Namespace, Name: w.Name, Field: field, Msg: "duplicate name " + quoteName(name)}
+			name := claims[i].Name
+			if msg := labelNameProblem(name, seen[name]); msg != "" {
+				return stencil{}, nil, &Error{File: w.Src.File, Line: w.Src.Line, Kind: w.Kind, Namespace: w.Namespace, Name: w.Name,
+					Field: fmt.Sprintf("spec.volumeClaimTemplates[%d].metadata.name", i), Msg: msg}
 			}
 			seen[name] = true
 		}

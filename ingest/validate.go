@@ -62,6 +62,22 @@ func (c *objCtx) validName() error {
 
 const dns1123LabelRule = "a DNS-1123 label (at most 63 lower case alphanumerics and '-', starting and ending alphanumeric)"
 
+// labelNameProblem says what API validation finds wrong with name, which
+// must be a DNS-1123 label and unique among its peers (duplicate: an
+// earlier one has it): a container's, a volume claim template's. "" when
+// nothing.
+func labelNameProblem(name string, duplicate bool) string {
+	switch {
+	case name == "":
+		return "required"
+	case !index.ValidDNS1123Label(name):
+		return "invalid name " + quoteName(name) + ": must be " + dns1123LabelRule
+	case duplicate:
+		return "duplicate name " + quoteName(name)
+	}
+	return ""
+}
+
 // quoteName quotes a name for an error, shortened when very long.
 func quoteName(s string) string {
 	if len(s) > 80 {
