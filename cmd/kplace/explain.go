@@ -56,7 +56,8 @@ func runExplain(cmd *cobra.Command, pod string, input inputFlags, node string, a
 	if output != "table" && output != "json" {
 		return usageErr(fmt.Sprintf("-o %q: want table or json", output))
 	}
-	if ns, name, _ := strings.Cut(pod, "/"); name == "" && ns == "" || strings.Contains(name, "/") || strings.Contains(pod, "/") && (ns == "" || name == "") {
+	// NAME, or NAMESPACE/NAME: nothing empty, at most one slash.
+	if ns, name, slash := strings.Cut(pod, "/"); ns == "" || slash && (name == "" || strings.Contains(name, "/")) {
 		return usageErr(fmt.Sprintf("pod %q: want NAMESPACE/NAME, or NAME in the default namespace", pod))
 	}
 	paths, err := input.files()
